@@ -1,0 +1,184 @@
+#pragma once
+// The model: neuron groups, synapse groups and current sources, each holding a snippet struct,
+// its parameter values and its variable initialisers. `finalise()` validates everything and
+// checks every code string; a Simulation builds from a finalised model.
+#include "spikeforge/errors.hpp"
+#include "spikeforge/snippets.hpp"
+#include "spikeforge/types.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace spikeforge {
+
+enum class MatrixType { Dense, Sparse };
+
+class NeuronGroup;
+
+// Values bound to a snippet: parameters, variable initialisers and dynamic-parameter marks.
+template <typename Snippet> struct Bound {
+    Snippet model;
+    ParamValues params;
+    VarInitMap varInits;
+    std::set<std::string> dynamicParams; // changed between steps with Simulation::setDynamicParam
+};
+
+class NeuronGroup {
+public:
+    NeuronGroup(std::string name, unsigned numNeurons, NeuronModel model, ParamValues params,
+                VarInitMap varInits);
+
+    const std::string& name() const { return m_name; }
+    unsigned size() const { return m_numNeurons; }
+    const NeuronModel& model() const { return m_bound.model; }
+    const Bound<NeuronModel>& bound() const { return m_bound; }
+
+    // Record spikes into a bit-packed buffer (see Simulation::setRecordingWindow).
+    void setSpikeRecording(bool on) { m_spikeRecording = on; }
+    bool spikeRecording() const { return m_spikeRecording; }
+    // Mark a parameter as dynamic: it becomes a runtime value instead of a folded constant.
+    void setParamDynamic(const std::string& param, bool dynamic = true);
+
+    // Filled in by Model::finalise.
+    unsigned numDelaySlots() const { return m_numDelaySlots; }
+
+private:
+    friend class Model;
+    std::string m_name;
+    unsigned m_numNeurons;
+    Bound<NeuronModel> m_bound;
+    bool m_spikeRecording = false;
+    unsigned m_numDelaySlots = 1;
+};
+
+struct WeightUpdateInit {
+    WeightUpdateModel model;
+    ParamValues params;
+    VarInitMap varInits;     // per synapse
+    VarInitMap preVarInits;  // per presynaptic neuron
+    VarInitMap postVarInits; // per postsynaptic neuron
+};
+
+struct PostsynapticInit {
+    PostsynapticModel model;
+    ParamValues params;
+    VarInitMap varInits;
+};
+
+class SynapseGroup {
+public:
+    SynapseGroup(std::string name, MatrixType matrixType, unsigned axonalDelaySteps,
+                 NeuronGroup* source, NeuronGroup* target, WeightUpdateInit wu, PostsynapticInit ps,
+                 std::optional<SparseConnectivityInit> connectivity);
+
+    const std::string& name() const { return m_name; }
+    MatrixType matrixType() const { return m_matrixType; }
+    unsigned axonalDelaySteps() const { return m_axonalDelaySteps; }
+    const NeuronGroup& source() const { return *m_source; }
+    const NeuronGroup& target() const { return *m_target; }
+    const Bound<WeightUpdateModel>& wu() const { return m_wu; }
+    const Bound<PostsynapticModel>& ps() const { return m_ps; }
+    const VarInitMap& wuPreVarInits() const { return m_wuPreVarInits; }
+    const VarInitMap& wuPostVarInits() const { return m_wuPostVarInits; }
+    const std::optional<SparseConnectivityInit>& connectivity() const { return m_connectivity; }
+
+    // Dendritic delay: addToPostDelay(x, d) needs a ring of maxDendriticDelaySteps slots.
+    void setMaxDendriticDelaySteps(unsigned steps) { m_maxDendriticDelaySteps = steps; }
+    unsigned maxDendriticDelaySteps() const { return m_maxDendriticDelaySteps; }
+    void setWUParamDynamic(const std::string& param, bool dynamic = true);
+    void setPSParamDynamic(const std::string& param, bool dynamic = true);
+
+    // Filled in by Model::finalise for Sparse groups: the row stride.
+    unsigned maxRowLength() const { return m_maxRowLength; }
+    // Column stride, only for Sparse groups with postSpikeSynCode.
+    unsigned maxColLength() const { return m_maxColLength; }
+
+private:
+    friend class Model;
+    std::string m_name;
+    MatrixType m_matrixType;
+    unsigned m_axonalDelaySteps;
+    NeuronGroup* m_source;
+    NeuronGroup* m_target;
+    Bound<WeightUpdateModel> m_wu;
+    Bound<PostsynapticModel> m_ps;
+    VarInitMap m_wuPreVarInits;
+    VarInitMap m_wuPostVarInits;
+    std::optional<SparseConnectivityInit> m_connectivity;
+    unsigned m_maxDendriticDelaySteps = 1;
+    unsigned m_maxRowLength = 0;
+    unsigned m_maxColLength = 0;
+};
+
+class CurrentSource {
+public:
+    CurrentSource(std::string name, CurrentSourceModel model, NeuronGroup* target,
+                  ParamValues params, VarInitMap varInits);
+    const std::string& name() const { return m_name; }
+    const NeuronGroup& target() const { return *m_target; }
+    const Bound<CurrentSourceModel>& bound() const { return m_bound; }
+    void setParamDynamic(const std::string& param, bool dynamic = true);
+
+private:
+    std::string m_name;
+    NeuronGroup* m_target;
+    Bound<CurrentSourceModel> m_bound;
+};
+
+class Model {
+public:
+    explicit Model(std::string name = "model");
+    Model(const Model&) = delete;
+    Model& operator=(const Model&) = delete;
+
+    const std::string& name() const { return m_name; }
+    void setDT(double dt) { m_dt = dt; } // [ms]
+    double dt() const { return m_dt; }
+    void setPrecision(Precision p) { m_precision = p; }
+    Precision precision() const { return m_precision; }
+    void setBatchSize(unsigned b) { m_batchSize = b; }
+    unsigned batchSize() const { return m_batchSize; }
+    void setSeed(uint64_t seed) { m_seed = seed; }
+    uint64_t seed() const { return m_seed; }
+
+    NeuronGroup& addNeuronGroup(const std::string& name, unsigned size, const NeuronModel& model,
+                                const ParamValues& params, const VarInitMap& varInits);
+    SynapseGroup& addSynapseGroup(const std::string& name, MatrixType matrixType,
+                                  unsigned axonalDelaySteps, const std::string& source,
+                                  const std::string& target, const WeightUpdateInit& wu,
+                                  const PostsynapticInit& ps,
+                                  std::optional<SparseConnectivityInit> connectivity = {});
+    CurrentSource& addCurrentSource(const std::string& name, const CurrentSourceModel& model,
+                                    const std::string& target, const ParamValues& params,
+                                    const VarInitMap& varInits);
+
+    NeuronGroup& neuronGroup(const std::string& name);
+    const NeuronGroup& neuronGroup(const std::string& name) const;
+    SynapseGroup& synapseGroup(const std::string& name);
+    const SynapseGroup& synapseGroup(const std::string& name) const;
+    const std::vector<std::unique_ptr<NeuronGroup>>& neuronGroups() const { return m_neuronGroups; }
+    const std::vector<std::unique_ptr<SynapseGroup>>& synapseGroups() const { return m_synapseGroups; }
+    const std::vector<std::unique_ptr<CurrentSource>>& currentSources() const { return m_currentSources; }
+
+    // Validates the model and checks every code string; throws ModelError. Idempotent.
+    void finalise();
+    bool isFinalised() const { return m_finalised; }
+
+private:
+    void checkNameFree(const std::string& name, const char* what) const;
+    std::string m_name;
+    double m_dt = 0.1; // [ms]
+    Precision m_precision = Precision::Float;
+    unsigned m_batchSize = 1;
+    uint64_t m_seed = 1234;
+    bool m_finalised = false;
+    std::vector<std::unique_ptr<NeuronGroup>> m_neuronGroups;
+    std::vector<std::unique_ptr<SynapseGroup>> m_synapseGroups;
+    std::vector<std::unique_ptr<CurrentSource>> m_currentSources;
+};
+
+} // namespace spikeforge

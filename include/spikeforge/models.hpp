@@ -1,0 +1,69 @@
+#pragma once
+// The built-in model library. Every entry is an ordinary snippet struct (snippets.hpp): copy one
+// and edit its code to make a variant. Parameter names and units are documented in
+// docs/models.md. Lookups by name serve the TOML front end.
+#include "spikeforge/snippets.hpp"
+
+#include <string>
+#include <vector>
+
+namespace spikeforge::models {
+
+// ---- neurons ----
+const NeuronModel& LIF();              // C [nF], TauM [ms], Vrest, Vreset, Vthresh [mV], Ioffset [nA], TauRefrac [ms]
+const NeuronModel& Izhikevich();       // a, b, c, d; vars V [mV], U
+const NeuronModel& Poisson();          // rate [Hz]; var timeStepToSpike-free Bernoulli per step
+const NeuronModel& SpikeSourceArray(); // vars startSpike, endSpike; EGP spikeTimes [ms]
+const NeuronModel& LeakyIntegrate();   // C, TauM, Vrest; var V; never spikes
+
+// ---- postsynaptic ----
+const PostsynapticModel& ExpCurr();   // tau [ms]
+const PostsynapticModel& ExpCond();   // tau [ms], E [mV]; target must have V
+const PostsynapticModel& DeltaCurr(); // none
+
+// ---- weight update ----
+const WeightUpdateModel& StaticPulse();               // var g
+const WeightUpdateModel& StaticPulseDendriticDelay(); // vars g, d [steps]
+const WeightUpdateModel& STDPNearest();   // tauPlus, tauMinus, Aplus, Aminus, Wmin, Wmax; var g
+const WeightUpdateModel& STDPAllToAll();  // same parameters, trace based
+
+// ---- current sources ----
+const CurrentSourceModel& DC();            // amp [nA]
+const CurrentSourceModel& GaussianNoise(); // mean, sd [nA]
+
+// Lookups by name (nullptr when unknown) and the lists of names, for "did you mean".
+const NeuronModel* findNeuronModel(const std::string& name);
+const PostsynapticModel* findPostsynapticModel(const std::string& name);
+const WeightUpdateModel* findWeightUpdateModel(const std::string& name);
+const CurrentSourceModel* findCurrentSourceModel(const std::string& name);
+std::vector<std::string> neuronModelNames();
+std::vector<std::string> postsynapticModelNames();
+std::vector<std::string> weightUpdateModelNames();
+std::vector<std::string> currentSourceModelNames();
+
+} // namespace spikeforge::models
+
+namespace spikeforge::init {
+
+// ---- variable initialisers ----
+VarInit Constant(double value);
+VarInit Uniform(double min, double max);
+VarInit Normal(double mean, double sd);
+VarInit NormalClipped(double mean, double sd, double min, double max);
+VarInit Exponential(double lambda); // rate; mean 1/lambda
+VarInit Gamma(double a, double b);  // shape a, scale b
+VarInit Binomial(double n, double p);
+
+// ---- sparse connectivity initialisers ----
+SparseConnectivityInit OneToOne();
+SparseConnectivityInit FixedProbability(double prob);
+SparseConnectivityInit FixedProbabilityNoAutapse(double prob);
+SparseConnectivityInit FixedNumberPostWithReplacement(unsigned rowLength);
+SparseConnectivityInit FixedNumberTotalWithReplacement(unsigned total);
+
+const InitSnippet* findVarInitSnippet(const std::string& name);
+const SparseInitSnippet* findSparseInitSnippet(const std::string& name);
+std::vector<std::string> varInitSnippetNames();
+std::vector<std::string> sparseInitSnippetNames();
+
+} // namespace spikeforge::init

@@ -1,0 +1,97 @@
+#pragma once
+// A compiled, initialised model on a backend. All host logic lives here; generated code contains
+// kernels only.
+#include "spikeforge/model.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace spikeforge {
+
+struct BackendPreferences {
+    std::string backend = "cpu";
+    int threads = 0;                // 0 = all cores
+    std::string cacheDir;           // empty = $SPIKEFORGE_CACHE or ~/.cache/spikeforge
+    std::string compiler;           // empty = $CXX or c++
+    bool debugCode = false;         // -O0 -g instead of -O3
+};
+
+struct BuildInfo {
+    double generateSeconds = 0.0; // code generation
+    double compileSeconds = 0.0;  // system compiler (0 when the cache hit)
+    double initSeconds = 0.0;     // allocation + initialisation kernels
+    bool cacheHit = false;
+    std::string sourcePath;       // generated source, for inspection
+};
+
+struct SpikeEvent {
+    double time; // [ms]
+    uint32_t neuron;
+    uint32_t batch;
+    bool operator==(const SpikeEvent&) const = default;
+};
+
+class Simulation {
+public:
+    // Finalises the model if needed, generates and compiles code, allocates and initialises.
+    explicit Simulation(Model& model, const BackendPreferences& prefs = {});
+    ~Simulation();
+    Simulation(const Simulation&) = delete;
+    Simulation& operator=(const Simulation&) = delete;
+
+    void step();
+    void run(uint64_t steps);
+    double time() const;        // [ms]
+    uint64_t timestep() const;
+    // Re-run every initialiser (same seed ⇒ same state) and rewind time to 0.
+    void reset();
+
+    // ---- state ----
+    // Host views of a variable: group may name a neuron group, synapse group (weight-update
+    // vars, pre/post vars, postsynaptic vars; also "inSyn") or current source. Layout is
+    // [batch][element] for batched vars; sparse weights are [row * rowStride + k].
+    void pull(const std::string& group, const std::string& var);
+    void push(const std::string& group, const std::string& var);
+    template <typename T> std::span<T> view(const std::string& group, const std::string& var);
+    // Sparse connectivity (after pullConnectivity): row lengths and column indices as uint32.
+    void pullConnectivity(const std::string& synapseGroup);
+    std::vector<uint32_t> rowLengths(const std::string& synapseGroup) const;
+    std::vector<uint32_t> columnIndices(const std::string& synapseGroup) const; // row*stride+k
+    unsigned rowStride(const std::string& synapseGroup) const;
+
+    // ---- parameters ----
+    void setDynamicParam(const std::string& group, const std::string& param, double value);
+    // Extra global parameters: replace the array (values converted to the EGP's type).
+    void setEGP(const std::string& group, const std::string& egp, std::span<const double> values);
+
+    // ---- spikes ----
+    // Spikes emitted in the last step by a neuron group, per batch element.
+    std::vector<std::vector<uint32_t>> currentSpikes(const std::string& group);
+    // Record spikes of every group with spike recording on, for the next `steps` steps
+    // (allocates a bit-packed device buffer; recording stops when it is full).
+    void setRecordingWindow(uint64_t steps);
+    void pullRecording();
+    std::vector<SpikeEvent> spikes(const std::string& group) const; // sorted by time, batch, neuron
+
+    const BuildInfo& buildInfo() const;
+    const Model& model() const;
+    std::string backendName() const;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> m_impl;
+};
+
+// Backends compiled into this library and whether each is usable here (with the reason if not).
+struct BackendStatus {
+    std::string name;
+    bool usable;
+    std::string reason;
+};
+std::vector<BackendStatus> availableBackends();
+
+} // namespace spikeforge

@@ -1,0 +1,130 @@
+#pragma once
+// Model descriptions: plain structs of names and code strings. Built-in models are values of
+// these same types (see models.hpp), so a user-defined model is a first-class citizen.
+#include "spikeforge/types.hpp"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace spikeforge {
+
+// A state variable. `type` is a snippet-language type: "scalar" (the model precision), "float",
+// "double", "int", "unsigned int", "uint8_t" … .
+struct VarDecl {
+    std::string name;
+    std::string type = "scalar";
+    VarAccess access = VarAccess::ReadWrite;
+};
+
+// Extra global parameter: an array attached to a group, sized and filled from the host.
+// `type` is the element type ("scalar", "unsigned int", …).
+struct EGPDecl {
+    std::string name;
+    std::string type = "scalar";
+};
+
+// A parameter computed on the host from the others (and dt [ms]) before code generation.
+struct DerivedParamDecl {
+    std::string name;
+    std::function<double(const ParamValues&, double dt)> func;
+};
+
+// Common part of every snippet.
+struct SnippetBase {
+    std::string name;                       // shown in diagnostics
+    std::vector<std::string> params;        // constants (folded into code unless dynamic)
+    std::vector<DerivedParamDecl> derivedParams;
+    std::vector<EGPDecl> egps;
+};
+
+// Variable initialiser: `code` assigns `value` for one element. Built-ins: id (element index),
+// batch, num_batch, and the random functions rand_uniform(), rand_normal(), rand_exponential(),
+// rand_gamma(a), rand_binomial(n, p).
+struct InitSnippet : SnippetBase {
+    std::string code;
+};
+
+// Sparse connectivity initialiser. `rowBuildCode` runs once per presynaptic row (`id_pre`) and
+// calls `addSynapse(j)` for each target; `num_pre`, `num_post` and the random functions are
+// available. Optional `preCalcRowLengthCode` runs once, serially, before the rows are built and
+// fills `preCalcRowLength[i]` for every row i (for initialisers such as FixedNumberTotal whose
+// rows are not independent); rowBuildCode may then read `preCalcRowLength[id_pre]`.
+// calcMaxRowLength bounds a row's length (it sets the row stride); a row that would exceed it
+// is reported as an error at initialisation, never truncated.
+struct SparseInitSnippet : SnippetBase {
+    std::string rowBuildCode;
+    std::string preCalcRowLengthCode;
+    std::function<unsigned(unsigned numPre, unsigned numPost, const ParamValues&)> calcMaxRowLength;
+};
+
+// Neuron model. simCode advances the state by one step of dt; thresholdConditionCode is an
+// expression; resetCode runs after a spike. Built-ins: t, dt, id, batch, Isyn (summed input),
+// st (last spike time [ms], -inf before the first), the random functions.
+struct NeuronModel : SnippetBase {
+    std::vector<VarDecl> vars;
+    std::string simCode;
+    std::string thresholdConditionCode;
+    std::string resetCode;
+};
+
+// Postsynaptic model: turns the accumulated input `inSyn` into current with injectCurrent(x) and
+// decays it. May read the target neuron's variables by name.
+struct PostsynapticModel : SnippetBase {
+    std::vector<VarDecl> vars;
+    std::string simCode;
+};
+
+// Weight update model.
+//  preSpikeSynCode   per synapse, for each presynaptic spike (addToPost(x), addToPostDelay(x, d))
+//  postSpikeSynCode  per synapse, for each postsynaptic spike ("learn post")
+//  preSpikeCode / postSpikeCode   per neuron, updating preVars / postVars when it spikes
+//  preDynamicsCode / postDynamicsCode per neuron, every step
+// Synapse code may read V_pre-style neighbour variables (any var of the source neuron with
+// suffix _pre, of the target with _post), st_pre, st_post, id_pre, id_post.
+struct WeightUpdateModel : SnippetBase {
+    std::vector<VarDecl> vars;     // per synapse
+    std::vector<VarDecl> preVars;  // per presynaptic neuron
+    std::vector<VarDecl> postVars; // per postsynaptic neuron
+    std::string preSpikeSynCode;
+    std::string postSpikeSynCode;
+    std::string preSpikeCode;
+    std::string postSpikeCode;
+    std::string preDynamicsCode;
+    std::string postDynamicsCode;
+};
+
+// Current source: injectCurrent(x) adds to the target's Isyn every step.
+struct CurrentSourceModel : SnippetBase {
+    std::vector<VarDecl> vars;
+    std::string injectionCode;
+};
+
+// ---- initialisers bound to values -----------------------------------------------------------
+
+// How one variable is initialised: a constant or an InitSnippet with its parameters.
+struct VarInit {
+    VarInit() = default;
+    VarInit(double constant); // NOLINT: implicit by design, `{"V", -65.0}` reads naturally
+    VarInit(InitSnippet snippet, ParamValues params);
+
+    bool isConstant() const { return m_snippet.code.empty(); }
+    double constant() const { return m_constant; }
+    const InitSnippet& snippet() const { return m_snippet; }
+    const ParamValues& params() const { return m_params; }
+
+private:
+    double m_constant = 0.0;
+    InitSnippet m_snippet;
+    ParamValues m_params;
+};
+
+using VarInitMap = std::map<std::string, VarInit>;
+
+struct SparseConnectivityInit {
+    SparseInitSnippet snippet;
+    ParamValues params;
+};
+
+} // namespace spikeforge

@@ -1,0 +1,317 @@
+#include "commands.hpp"
+
+#include "config.hpp"
+#include "json.hpp"
+#include "suggest.hpp"
+
+#include "spikeforge/simulation.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+
+namespace spikeforge::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// A bad command-line value that only shows once the run is set up (exit code 2).
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct PopulationResult {
+    std::string name;
+    unsigned size = 0;
+    bool recorded = false;
+    std::vector<SpikeEvent> spikes;
+    double rateHz = 0.0; // mean over neurons and batch elements
+};
+
+struct RunResult {
+    std::string model;
+    std::string backend;
+    uint64_t steps = 0;
+    double dt = 0.0;         // [ms]
+    double durationMs = 0.0; // steps * dt
+    unsigned batch = 1;
+    uint64_t neurons = 0;
+    uint64_t synapses = 0;
+    BuildInfo build;
+    double simWallSeconds = 0.0;
+    std::vector<PopulationResult> populations;
+
+    uint64_t totalSpikes() const {
+        uint64_t total = 0;
+        for (const PopulationResult& p : populations)
+            total += p.spikes.size();
+        return total;
+    }
+};
+
+void checkBackendName(const std::string& name) {
+    std::vector<std::string> names;
+    for (const BackendStatus& b : availableBackends()) {
+        if (b.name == name) return;
+        names.push_back(b.name);
+    }
+    throw UsageError("unknown backend '" + name + "'" + suggestion(name, names) +
+                     "; `spikeforge info` lists the backends");
+}
+
+uint64_t runSteps(const Config& cfg, const SimulateOptions& options) {
+    const std::optional<double> duration = options.durationMs ? options.durationMs : cfg.durationMs;
+    if (!duration)
+        throw ConfigError(cfg.file, 0, 0,
+                          "no run length: set duration_ms in [model] or pass --duration-ms");
+    const double steps = std::round(*duration / cfg.model->dt());
+    if (steps < 1.0)
+        throw ConfigError(cfg.file, 0, 0, "the run length is shorter than one time step");
+    return static_cast<uint64_t>(steps);
+}
+
+std::ofstream openRecordFile(const std::string& path) {
+    std::ofstream out;
+    if (path.empty()) return out;
+    out.open(path);
+    if (!out) throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
+    return out;
+}
+
+// Actual synapse count: every pair for dense projections, the built rows for sparse ones.
+uint64_t countSynapses(Simulation& sim, const Model& model) {
+    uint64_t total = 0;
+    for (const auto& sg : model.synapseGroups()) {
+        if (sg->matrixType() == MatrixType::Dense) {
+            total += uint64_t{sg->source().size()} * sg->target().size();
+            continue;
+        }
+        sim.pullConnectivity(sg->name());
+        for (const uint32_t length : sim.rowLengths(sg->name()))
+            total += length;
+    }
+    return total;
+}
+
+void collectSpikes(Simulation& sim, RunResult& result) {
+    const double seconds = result.durationMs / 1000.0;
+    for (const auto& group : sim.model().neuronGroups()) {
+        PopulationResult p;
+        p.name = group->name();
+        p.size = group->size();
+        p.recorded = group->spikeRecording();
+        if (p.recorded) {
+            p.spikes = sim.spikes(p.name);
+            p.rateHz = static_cast<double>(p.spikes.size()) / (double(p.size) * result.batch * seconds);
+        }
+        result.populations.push_back(std::move(p));
+    }
+}
+
+RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps) {
+    BackendPreferences prefs;
+    prefs.backend = options.backend;
+    prefs.threads = options.threads;
+    Simulation sim(*cfg.model, prefs);
+
+    bool anyRecorded = false;
+    for (const auto& group : cfg.model->neuronGroups())
+        anyRecorded = anyRecorded || group->spikeRecording();
+    if (anyRecorded) sim.setRecordingWindow(steps);
+    const Clock::time_point start = Clock::now();
+    sim.run(steps);
+    RunResult result;
+    result.simWallSeconds = secondsSince(start);
+    if (anyRecorded) sim.pullRecording();
+
+    result.model = cfg.model->name();
+    result.backend = sim.backendName();
+    result.steps = steps;
+    result.dt = cfg.model->dt();
+    result.durationMs = double(steps) * cfg.model->dt();
+    result.batch = cfg.model->batchSize();
+    result.build = sim.buildInfo();
+    for (const auto& group : cfg.model->neuronGroups())
+        result.neurons += group->size();
+    result.synapses = countSynapses(sim, *cfg.model);
+    collectSpikes(sim, result);
+    return result;
+}
+
+std::string formatTime(double ms) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.10g", ms);
+    return buffer;
+}
+
+// One row per spike, population by population, each sorted by time, batch, neuron.
+void writeSpikeCsv(std::ostream& out, const RunResult& result) {
+    out << "time_ms,population,neuron,batch\n";
+    for (const PopulationResult& p : result.populations)
+        for (const SpikeEvent& s : p.spikes)
+            out << formatTime(s.time) << ',' << p.name << ',' << s.neuron << ',' << s.batch << '\n';
+}
+
+void printReport(std::ostream& out, const RunResult& r) {
+    out << "model " << r.model << " on backend " << r.backend << ": batch " << r.batch << ", "
+        << r.steps << " steps of " << formatTime(r.dt) << " ms (" << formatTime(r.durationMs)
+        << " ms)\n\n";
+    out << std::left << std::setw(20) << "population" << std::right << std::setw(12) << "size"
+        << std::setw(14) << "spikes" << std::setw(14) << "rate [Hz]" << '\n';
+    for (const PopulationResult& p : r.populations) {
+        out << std::left << std::setw(20) << p.name << std::right << std::setw(12) << p.size;
+        if (p.recorded)
+            out << std::setw(14) << p.spikes.size() << std::setw(14) << std::fixed
+                << std::setprecision(3) << p.rateHz << std::defaultfloat << '\n';
+        else
+            out << std::setw(28) << "(not recorded)" << '\n';
+    }
+    out << std::left << std::setw(20) << "total" << std::right << std::setw(12) << r.neurons
+        << std::setw(14) << r.totalSpikes() << "\n\n";
+    out << "synapses   " << r.synapses << '\n' << std::fixed << std::setprecision(3);
+    out << "build      " << r.build.generateSeconds + r.build.compileSeconds << " s (generate "
+        << r.build.generateSeconds << " s, compile " << r.build.compileSeconds << " s"
+        << (r.build.cacheHit ? ", cached" : "") << ")\n";
+    out << "init       " << r.build.initSeconds << " s\n";
+    out << "simulate   " << r.simWallSeconds << " s wall\n" << std::defaultfloat;
+}
+
+std::string resultJson(const RunResult& r) {
+    JsonObject rates;
+    JsonObject counts;
+    for (const PopulationResult& p : r.populations) {
+        if (!p.recorded) continue;
+        rates.addNumber(p.name, p.rateHz);
+        counts.addInteger(p.name, p.spikes.size());
+    }
+    JsonObject o;
+    o.addString("model", r.model).addString("backend", r.backend);
+    o.addInteger("neurons", r.neurons).addInteger("synapses", r.synapses);
+    o.addNumber("dt_ms", r.dt).addInteger("steps", r.steps).addNumber("duration_ms", r.durationMs);
+    o.addInteger("batch", r.batch);
+    o.addNumber("build_s", r.build.generateSeconds + r.build.compileSeconds);
+    o.addNumber("generate_s", r.build.generateSeconds).addNumber("compile_s", r.build.compileSeconds);
+    o.addBool("cache_hit", r.build.cacheHit).addNumber("init_s", r.build.initSeconds);
+    o.addNumber("sim_wall_s", r.simWallSeconds).addInteger("spikes", r.totalSpikes());
+    o.addObject("rates_hz", rates).addObject("spike_counts", counts);
+    return o.str();
+}
+
+int simulateCommand(const SimulateOptions& options, std::ostream& out) {
+    checkBackendName(options.backend);
+    Config cfg = loadConfig(options.config, options.sets);
+    if (options.batch) cfg.model->setBatchSize(*options.batch);
+    const uint64_t steps = runSteps(cfg, options);
+    std::ofstream csv = openRecordFile(options.recordPath);
+    const RunResult result = simulate(cfg, options, steps);
+    printReport(out, result);
+    if (csv.is_open()) {
+        writeSpikeCsv(csv, result);
+        csv.close();
+        if (!csv) throw std::runtime_error("cannot write '" + options.recordPath + "'");
+        out << "spikes written to " << options.recordPath << '\n';
+    }
+    if (options.json) out << resultJson(result) << '\n';
+    out.flush();
+    return exitOk;
+}
+
+} // namespace
+
+int runInfo(bool json, std::ostream& out, std::ostream& err) {
+    try {
+        const std::vector<BackendStatus> backends = availableBackends();
+        if (json) {
+            std::string list;
+            for (const BackendStatus& b : backends) {
+                JsonObject o;
+                o.addString("name", b.name).addBool("usable", b.usable).addString("reason", b.reason);
+                list += (list.empty() ? "" : ", ") + o.str();
+            }
+            out << JsonObject().addRaw("backends", "[" + list + "]").str() << '\n';
+            return exitOk;
+        }
+        out << std::left << std::setw(10) << "backend" << std::setw(8) << "usable" << "note\n";
+        for (const BackendStatus& b : backends)
+            out << std::setw(10) << b.name << std::setw(8) << (b.usable ? "yes" : "no") << b.reason
+                << '\n';
+        return exitOk;
+    } catch (const std::exception& e) {
+        err << "error: " << e.what() << '\n';
+        return exitFailure;
+    }
+}
+
+int runSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
+    try {
+        return simulateCommand(options, out);
+    } catch (const ModelError& e) { // ConfigError included
+        err << "error: " << e.what() << '\n';
+        return exitUsage;
+    } catch (const UsageError& e) {
+        err << "error: " << e.what() << '\n';
+        return exitUsage;
+    } catch (const std::exception& e) { // BackendError, InternalError, I/O
+        err << "error: " << e.what() << '\n';
+        return exitFailure;
+    } catch (...) {
+        err << "error: unknown failure\n";
+        return exitFailure;
+    }
+}
+
+int runCli(int argc, char** argv) {
+    CLI::App app{"spikeforge: generate, compile and run spiking neural networks"};
+    app.require_subcommand(1);
+
+    bool infoJson = false;
+    CLI::App* info = app.add_subcommand("info", "List the backends and whether each is usable");
+    info->add_flag("--json", infoJson, "Print one JSON object instead of a table");
+
+    SimulateOptions options;
+    double durationMs = 0.0;
+    unsigned batch = 1;
+    CLI::App* sim = app.add_subcommand("simulate", "Build and run a network from a TOML config");
+    sim->add_option("config", options.config, "TOML network config (docs/config.md)")->required();
+    sim->add_option("--backend,-b", options.backend, "Backend to run on (see `info`)")
+        ->capture_default_str();
+    CLI::Option* durationOpt =
+        sim->add_option("--duration-ms", durationMs, "Run length [ms] (default: [model] duration_ms)")
+            ->check(CLI::PositiveNumber);
+    CLI::Option* batchOpt =
+        sim->add_option("--batch", batch, "Batch size (default: [model] batch)")
+            ->check(CLI::Range(1u, std::numeric_limits<unsigned>::max()));
+    sim->add_option("--threads", options.threads, "CPU threads (0 = all cores)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    sim->add_option("--record", options.recordPath,
+                    "Write every recorded spike to this CSV file (time_ms,population,neuron,batch)");
+    sim->add_option("--set", options.sets, "Override a [parameters] entry: NAME=VALUE (repeatable)")
+        ->allow_extra_args(false);
+    sim->add_flag("--json", options.json, "End the output with one JSON line of results");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? exitOk : exitUsage;
+    }
+    if (info->parsed()) return runInfo(infoJson, std::cout, std::cerr);
+    if (durationOpt->count() > 0) options.durationMs = durationMs;
+    if (batchOpt->count() > 0) options.batch = batch;
+    return runSimulate(options, std::cout, std::cerr);
+}
+
+} // namespace spikeforge::cli

@@ -1,0 +1,34 @@
+#pragma once
+// The `spikeforge` command: `info` and `simulate` (usage: docs/cli.md).
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace spikeforge::cli {
+
+// Exit codes.
+constexpr int exitOk = 0;
+constexpr int exitFailure = 1; // backend, toolchain or I/O failure
+constexpr int exitUsage = 2;   // bad command line, bad config or a model the engine rejects
+
+struct SimulateOptions {
+    std::string config;                // path of the TOML config
+    std::string backend = "cpu";
+    std::optional<double> durationMs;  // [ms] overrides [model] duration_ms
+    std::optional<unsigned> batch;     // overrides [model] batch
+    int threads = 0;                   // 0 = all cores
+    std::string recordPath;            // CSV of every recorded spike; empty = none
+    std::vector<std::string> sets;     // "NAME=VALUE" overrides of [parameters]
+    bool json = false;                 // end stdout with one JSON line
+};
+
+// Each returns an exit code and reports errors on `err` as "error: <message>".
+int runInfo(bool json, std::ostream& out, std::ostream& err);
+int runSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err);
+
+// Parses the command line and runs the chosen subcommand.
+int runCli(int argc, char** argv);
+
+} // namespace spikeforge::cli

@@ -1,0 +1,300 @@
+// Top level of the config loader: [model], populations, projections and current sources.
+#include "config.hpp"
+
+#include "config_parts.hpp"
+#include "suggest.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace spikeforge::cli {
+
+namespace {
+
+constexpr uint64_t maxUnsigned = std::numeric_limits<unsigned>::max();
+
+// Group names share one namespace (populations, projections, current sources).
+class GroupNames {
+public:
+    explicit GroupNames(const Reader& r) : m_r(r) {}
+    void claim(const toml::node& node, const std::string& name, const std::string& where) {
+        const auto [it, added] = m_used.emplace(name, Reader::positionOf(node));
+        if (!added)
+            m_r.fail(node, where + ": name: '" + name + "' is already used by the group at " +
+                               m_r.file() + ":" + std::to_string(it->second.line) + ":" +
+                               std::to_string(it->second.column));
+    }
+
+private:
+    const Reader& m_r;
+    std::map<std::string, toml::source_position> m_used;
+};
+
+// [[section]] entries; each must be a table.
+std::vector<const toml::table*> entries(const Reader& r, const toml::node& node,
+                                        const std::string& section) {
+    const toml::array& list = r.array(node, section + " (write each entry as [[" + section + "]])");
+    std::vector<const toml::table*> tables;
+    for (std::size_t i = 0; i < list.size(); ++i)
+        tables.push_back(&r.table(list[i], section + "[" + std::to_string(i) + "]"));
+    return tables;
+}
+
+// "population 'E'" when the entry has a usable name, otherwise "populations[3]".
+std::string entryLabel(const toml::table& t, const std::string& kind, const std::string& section,
+                       std::size_t index) {
+    if (const auto* name = t.get_as<std::string>("name"); name && isIdentifier(name->get()))
+        return kind + " '" + name->get() + "'";
+    return section + "[" + std::to_string(index) + "]";
+}
+
+// Model::add* reports its own ModelErrors without a position: add the entry's.
+template <typename F> auto addToModel(const Reader& r, const toml::table& t,
+                                      const std::string& where, F add) -> decltype(add()) {
+    try {
+        return add();
+    } catch (const ConfigError&) {
+        throw;
+    } catch (const ModelError& e) {
+        r.fail(t, where + ": " + e.what());
+    }
+}
+
+std::string defaultModelName(const std::string& sourceName) {
+    const std::string stem = std::filesystem::path(sourceName).stem().string();
+    return isIdentifier(stem) ? stem : std::string("model");
+}
+
+Precision readPrecision(const Reader& r, const toml::node& node) {
+    const std::string text = r.string(node, "model: precision");
+    if (text == "float") return Precision::Float;
+    if (text == "double") return Precision::Double;
+    r.fail(node, "model: precision: unknown precision '" + text + "'" +
+                     suggestion(text, {"float", "double"}));
+}
+
+void readModelSection(const Reader& r, const toml::table& root, Config& cfg) {
+    const toml::table& t = r.table(r.require(root, "model", "top level"), "model");
+    r.checkKeys(t, "model", {"name", "dt", "precision", "batch", "seed", "duration_ms"});
+    const toml::node* name = t.get("name");
+    cfg.model = std::make_unique<Model>(name ? r.string(*name, "model: name")
+                                             : defaultModelName(cfg.file));
+    cfg.model->setDT(r.positive(r.require(t, "dt", "model"), "model: dt"));
+    if (const toml::node* p = t.get("precision")) cfg.model->setPrecision(readPrecision(r, *p));
+    if (const toml::node* b = t.get("batch"))
+        cfg.model->setBatchSize(static_cast<unsigned>(r.count(*b, "model: batch", 1, maxUnsigned)));
+    if (const toml::node* s = t.get("seed"))
+        cfg.model->setSeed(r.count(*s, "model: seed", 0, std::numeric_limits<uint64_t>::max()));
+    if (const toml::node* d = t.get("duration_ms"))
+        cfg.durationMs = r.positive(*d, "model: duration_ms");
+}
+
+void readPopulation(const Reader& r, const toml::table& t, const std::string& where,
+                    const UserModels& models, Model& model, GroupNames& names) {
+    r.checkKeys(t, where, {"name", "size", "model", "params", "vars", "record_spikes"});
+    const toml::node& nameNode = r.require(t, "name", where);
+    const std::string name = r.identifier(nameNode, where + ": name");
+    const auto size =
+        static_cast<unsigned>(r.count(r.require(t, "size", where), where + ": size", 1, maxUnsigned));
+    const toml::node& modelNode = r.require(t, "model", where);
+    const NeuronModel& neuron = lookupNeuronModel(r, models, modelNode, where + ": model");
+    const std::string desc = "neuron model '" + r.string(modelNode, where) + "'";
+    const ParamValues params = readParams(r, t, "params", where, neuron.params, desc);
+    const VarInitMap vars = readVarInits(r, t, "vars", where, neuron.vars, desc);
+    const toml::node* record = t.get("record_spikes");
+    const bool recordSpikes = record ? r.boolean(*record, where + ": record_spikes") : true;
+    names.claim(nameNode, name, where);
+    addToModel(r, t, where, [&]() -> NeuronGroup& {
+        return model.addNeuronGroup(name, size, neuron, params, vars);
+    }).setSpikeRecording(recordSpikes);
+}
+
+// The name of an existing population, for a projection's source/target or a current source.
+std::string populationRef(const Reader& r, const toml::table& t, const std::string& key,
+                          const std::string& where, const Model& model) {
+    const toml::node& node = r.require(t, key, where);
+    const std::string name = r.string(node, where + ": " + key);
+    std::vector<std::string> populations;
+    for (const auto& group : model.neuronGroups()) {
+        if (group->name() == name) return name;
+        populations.push_back(group->name());
+    }
+    r.fail(node, where + ": " + key + ": unknown population '" + name + "'" +
+                     suggestion(name, populations));
+}
+
+MatrixType readMatrixType(const Reader& r, const toml::node& node, const std::string& where) {
+    const std::string text = r.string(node, where + ": matrix");
+    if (text == "dense") return MatrixType::Dense;
+    if (text == "sparse") return MatrixType::Sparse;
+    r.fail(node, where + ": matrix: unknown matrix type '" + text + "'" +
+                     suggestion(text, {"dense", "sparse"}));
+}
+
+WeightUpdateInit readWeightUpdate(const Reader& r, const toml::table& entry,
+                                  const std::string& outer, const UserModels& models) {
+    const std::string where = outer + ": weight_update";
+    const toml::table& t = r.table(r.require(entry, "weight_update", outer), where);
+    r.checkKeys(t, where, {"model", "params", "vars", "pre_vars", "post_vars"});
+    const toml::node& modelNode = r.require(t, "model", where);
+    WeightUpdateInit wu;
+    wu.model = lookupWeightUpdateModel(r, models, modelNode, where + ": model");
+    const std::string desc = "weight update model '" + r.string(modelNode, where) + "'";
+    wu.params = readParams(r, t, "params", where, wu.model.params, desc);
+    wu.varInits = readVarInits(r, t, "vars", where, wu.model.vars, desc);
+    wu.preVarInits = readVarInits(r, t, "pre_vars", where, wu.model.preVars, desc);
+    wu.postVarInits = readVarInits(r, t, "post_vars", where, wu.model.postVars, desc);
+    return wu;
+}
+
+PostsynapticInit readPostsynaptic(const Reader& r, const toml::table& entry,
+                                  const std::string& outer, const UserModels& models) {
+    const std::string where = outer + ": postsynaptic";
+    const toml::table& t = r.table(r.require(entry, "postsynaptic", outer), where);
+    r.checkKeys(t, where, {"model", "params", "vars"});
+    const toml::node& modelNode = r.require(t, "model", where);
+    PostsynapticInit ps;
+    ps.model = lookupPostsynapticModel(r, models, modelNode, where + ": model");
+    const std::string desc = "postsynaptic model '" + r.string(modelNode, where) + "'";
+    ps.params = readParams(r, t, "params", where, ps.model.params, desc);
+    ps.varInits = readVarInits(r, t, "vars", where, ps.model.vars, desc);
+    return ps;
+}
+
+std::optional<SparseConnectivityInit> readProjectionConnectivity(const Reader& r,
+                                                                 const toml::table& t,
+                                                                 const std::string& where,
+                                                                 MatrixType matrix) {
+    const toml::node* node = t.get("connectivity");
+    if (matrix == MatrixType::Dense) {
+        if (node)
+            r.fail(*node, where + ": connectivity: only sparse projections take a connectivity "
+                                  "initialiser (a dense projection connects every pair)");
+        return std::nullopt;
+    }
+    if (!node)
+        r.fail(t, where + ": missing required key 'connectivity' (a sparse projection needs an "
+                          "initialiser such as {init = \"FixedProbability\", prob = 0.1})");
+    return readConnectivity(r, *node, where + ": connectivity");
+}
+
+void readProjection(const Reader& r, const toml::table& t, const std::string& where,
+                    const UserModels& models, Model& model, GroupNames& names) {
+    r.checkKeys(t, where,
+                {"name", "source", "target", "matrix", "delay_steps", "max_dendritic_delay_steps",
+                 "connectivity", "weight_update", "postsynaptic"});
+    const toml::node& nameNode = r.require(t, "name", where);
+    const std::string name = r.identifier(nameNode, where + ": name");
+    const std::string source = populationRef(r, t, "source", where, model);
+    const std::string target = populationRef(r, t, "target", where, model);
+    const MatrixType matrix = readMatrixType(r, r.require(t, "matrix", where), where);
+    const toml::node* delayNode = t.get("delay_steps");
+    const auto delay = static_cast<unsigned>(
+        delayNode ? r.count(*delayNode, where + ": delay_steps", 0, maxUnsigned) : 0);
+    const auto connectivity = readProjectionConnectivity(r, t, where, matrix);
+    const WeightUpdateInit wu = readWeightUpdate(r, t, where, models);
+    const PostsynapticInit ps = readPostsynaptic(r, t, where, models);
+    names.claim(nameNode, name, where);
+    SynapseGroup& group = addToModel(r, t, where, [&]() -> SynapseGroup& {
+        return model.addSynapseGroup(name, matrix, delay, source, target, wu, ps, connectivity);
+    });
+    if (const toml::node* d = t.get("max_dendritic_delay_steps"))
+        group.setMaxDendriticDelaySteps(static_cast<unsigned>(
+            r.count(*d, where + ": max_dendritic_delay_steps", 1, maxUnsigned)));
+}
+
+void readCurrentSource(const Reader& r, const toml::table& t, const std::string& where,
+                       const UserModels& models, Model& model, GroupNames& names) {
+    r.checkKeys(t, where, {"name", "target", "model", "params", "vars"});
+    const toml::node& nameNode = r.require(t, "name", where);
+    const std::string name = r.identifier(nameNode, where + ": name");
+    const std::string target = populationRef(r, t, "target", where, model);
+    const toml::node& modelNode = r.require(t, "model", where);
+    const CurrentSourceModel& cs = lookupCurrentSourceModel(r, models, modelNode, where + ": model");
+    const std::string desc = "current source model '" + r.string(modelNode, where) + "'";
+    const ParamValues params = readParams(r, t, "params", where, cs.params, desc);
+    const VarInitMap vars = readVarInits(r, t, "vars", where, cs.vars, desc);
+    names.claim(nameNode, name, where);
+    addToModel(r, t, where, [&]() -> CurrentSource& {
+        return model.addCurrentSource(name, cs, target, params, vars);
+    });
+}
+
+// Calls read(reader, table, where, …) for every [[section]] entry.
+template <typename Read>
+void readEntries(const Reader& r, const toml::table& root, const std::string& section,
+                 const std::string& kind, bool required, Read read) {
+    const toml::node* node = root.get(section);
+    if (!node) {
+        if (required) r.require(root, section, "top level");
+        return;
+    }
+    const std::vector<const toml::table*> tables = entries(r, *node, section);
+    for (std::size_t i = 0; i < tables.size(); ++i)
+        read(*tables[i], entryLabel(*tables[i], kind, section, i));
+}
+
+Config buildConfig(const toml::table& root, const std::string& sourceName,
+                   const std::vector<std::string>& overrides) {
+    Reader r(sourceName);
+    r.checkKeys(root, "top level",
+                {"model", "parameters", "neuron_models", "postsynaptic_models",
+                 "weight_update_models", "current_source_models", "populations", "projections",
+                 "current_sources"});
+    const toml::node* parameters = root.get("parameters");
+    r.setParameters(parameters ? &r.table(*parameters, "parameters") : nullptr, overrides);
+
+    Config cfg;
+    cfg.file = sourceName;
+    readModelSection(r, root, cfg);
+    cfg.parameters = r.parameters();
+    const UserModels models = readUserModels(r, root);
+    GroupNames names(r);
+    Model& model = *cfg.model;
+    readEntries(r, root, "populations", "population", true, [&](auto& t, const auto& where) {
+        readPopulation(r, t, where, models, model, names);
+    });
+    readEntries(r, root, "projections", "projection", false, [&](auto& t, const auto& where) {
+        readProjection(r, t, where, models, model, names);
+    });
+    readEntries(r, root, "current_sources", "current source", false,
+                [&](auto& t, const auto& where) {
+                    readCurrentSource(r, t, where, models, model, names);
+                });
+    return cfg;
+}
+
+} // namespace
+
+Config parseConfig(std::string_view text, const std::string& sourceName,
+                   const std::vector<std::string>& overrides) {
+    toml::table root;
+    try {
+        root = toml::parse(text, std::string_view(sourceName));
+    } catch (const toml::parse_error& e) {
+        const toml::source_position at = e.source().begin;
+        throw ConfigError(sourceName, at.line, at.column,
+                          "invalid TOML: " + std::string(e.description()));
+    }
+    return buildConfig(root, sourceName, overrides);
+}
+
+Config loadConfig(const std::string& path, const std::vector<std::string>& overrides) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw ConfigError(path, 0, 0, "cannot read the config file: it is a directory");
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw ConfigError(path, 0, 0,
+                          "cannot open the config file: " + std::string(std::strerror(errno)));
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) throw ConfigError(path, 0, 0, "cannot read the config file");
+    return parseConfig(text.str(), path, overrides);
+}
+
+} // namespace spikeforge::cli

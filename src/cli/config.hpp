@@ -1,0 +1,52 @@
+#pragma once
+// TOML network configs → spikeforge::Model. The schema is documented in docs/config.md.
+#include "spikeforge/errors.hpp"
+#include "spikeforge/model.hpp"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace spikeforge::cli {
+
+// A mistake in a config file or in a --set option. The message always starts with the file
+// name, and with "FILE:LINE:COLUMN: " whenever the mistake has a place in the file; it then names
+// the section or group and the key.
+class ConfigError : public ModelError {
+public:
+    // line and column are 1-based; 0 means "no position" (e.g. a bad --set option).
+    ConfigError(std::string file, unsigned line, unsigned column, const std::string& what);
+
+    const std::string& file() const { return m_file; }
+    unsigned line() const { return m_line; }
+    unsigned column() const { return m_column; }
+
+private:
+    std::string m_file;
+    unsigned m_line;
+    unsigned m_column;
+};
+
+// A loaded config: the model (not yet finalised) and the run settings that are not part of it.
+// Spike recording is already switched on for every population with record_spikes = true.
+struct Config {
+    std::string file;
+    std::unique_ptr<Model> model;
+    std::optional<double> durationMs;         // [ms] default run length ([model] duration_ms)
+    std::map<std::string, double> parameters; // [parameters] after --set and evaluation
+};
+
+// Reads and checks a config file. `overrides` are "NAME=VALUE" strings from --set; each must
+// name an entry of [parameters] and give a number. Throws ConfigError; what Model::add* rejects
+// is rethrown as a ConfigError at the offending entry. The model is not finalised here (the CLI
+// may still change its batch size); Model::finalise reports snippet errors as ModelError.
+Config loadConfig(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// The same from text in memory; `sourceName` is used as FILE in diagnostics.
+Config parseConfig(std::string_view text, const std::string& sourceName,
+                   const std::vector<std::string>& overrides = {});
+
+} // namespace spikeforge::cli

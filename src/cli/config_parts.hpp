@@ -1,0 +1,51 @@
+#pragma once
+// Private to the config loader: user-defined models, model lookups and the values bound to a
+// model (parameters, variable initialisers, connectivity).
+#include "config_reader.hpp"
+
+#include "spikeforge/models.hpp"
+#include "spikeforge/snippets.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace spikeforge::cli {
+
+// Models defined in [neuron_models.NAME], [postsynaptic_models.NAME], … .
+struct UserModels {
+    std::map<std::string, NeuronModel> neurons;
+    std::map<std::string, PostsynapticModel> postsynaptic;
+    std::map<std::string, WeightUpdateModel> weightUpdate;
+    std::map<std::string, CurrentSourceModel> currentSources;
+};
+
+UserModels readUserModels(const Reader& r, const toml::table& root);
+
+// A model named by the string `node`: a user model first, then a built-in one.
+const NeuronModel& lookupNeuronModel(const Reader& r, const UserModels& models,
+                                     const toml::node& node, const std::string& where);
+const PostsynapticModel& lookupPostsynapticModel(const Reader& r, const UserModels& models,
+                                                 const toml::node& node, const std::string& where);
+const WeightUpdateModel& lookupWeightUpdateModel(const Reader& r, const UserModels& models,
+                                                 const toml::node& node, const std::string& where);
+const CurrentSourceModel& lookupCurrentSourceModel(const Reader& r, const UserModels& models,
+                                                   const toml::node& node,
+                                                   const std::string& where);
+
+// entry[key] must give exactly the parameters in `declared`. `modelDesc` names the model in
+// diagnostics ("neuron model 'LIF'").
+ParamValues readParams(const Reader& r, const toml::table& entry, const std::string& key,
+                       const std::string& where, const std::vector<std::string>& declared,
+                       const std::string& modelDesc);
+
+// entry[key] must give an initial value for exactly the variables in `declared`.
+VarInitMap readVarInits(const Reader& r, const toml::table& entry, const std::string& key,
+                        const std::string& where, const std::vector<VarDecl>& declared,
+                        const std::string& modelDesc);
+
+// {init = "FixedProbability", prob = 0.1}
+SparseConnectivityInit readConnectivity(const Reader& r, const toml::node& node,
+                                        const std::string& where);
+
+} // namespace spikeforge::cli

@@ -1,0 +1,127 @@
+// Values bound to a model: parameters, variable initialisers and sparse connectivity.
+#include "config_parts.hpp"
+#include "suggest.hpp"
+
+#include <algorithm>
+
+namespace spikeforge::cli {
+
+namespace {
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// Every key of `t` except `skip` is a parameter of `desc`; all of `declared` must be present.
+ParamValues readParamTable(const Reader& r, const toml::table& t, const std::string& where,
+                           const std::vector<std::string>& declared, const std::string& desc,
+                           const std::string& skip) {
+    ParamValues values;
+    for (auto&& [key, value] : t) {
+        const std::string name(key.str());
+        if (name == skip) continue;
+        if (!contains(declared, name))
+            r.fail(key, where + ": unknown parameter '" + name + "' of " + desc +
+                            suggestion(name, declared));
+        values[name] = r.number(value, where + "." + name);
+    }
+    for (const std::string& name : declared)
+        if (!values.count(name))
+            r.fail(t, where + ": missing parameter '" + name + "' of " + desc);
+    return values;
+}
+
+std::vector<std::string> varNames(const std::vector<VarDecl>& vars) {
+    std::vector<std::string> names;
+    for (const VarDecl& v : vars)
+        names.push_back(v.name);
+    return names;
+}
+
+// {init = "Constant", value = x}: not a snippet, so that VarInit::isConstant() stays true.
+VarInit readConstantInit(const Reader& r, const toml::table& t, const std::string& where) {
+    r.checkKeys(t, where, {"init", "value"});
+    return VarInit(r.number(r.require(t, "value", where), where + ".value"));
+}
+
+VarInit readVarInit(const Reader& r, const toml::node& node, const std::string& where) {
+    if (!node.is_table()) {
+        if (!node.is_number() && !node.is_string())
+            r.fail(node, where + ": expected a number, an expression string or an initialiser "
+                                 "table such as {init = \"Uniform\", min = 0, max = 1}, got " +
+                             typeName(node));
+        return VarInit(r.number(node, where));
+    }
+    const toml::table& t = *node.as_table();
+    const toml::node& initNode = r.require(t, "init", where);
+    const std::string init = r.string(initNode, where + ".init");
+    if (init == "Constant") return readConstantInit(r, t, where);
+    const InitSnippet* snippet = init::findVarInitSnippet(init);
+    if (!snippet) {
+        std::vector<std::string> names = init::varInitSnippetNames();
+        if (!contains(names, "Constant")) names.push_back("Constant");
+        r.fail(initNode, where + ".init: unknown variable initialiser '" + init + "'" +
+                             suggestion(init, names));
+    }
+    const ParamValues params =
+        readParamTable(r, t, where, snippet->params, "initialiser '" + init + "'", "init");
+    return VarInit(*snippet, params);
+}
+
+} // namespace
+
+ParamValues readParams(const Reader& r, const toml::table& entry, const std::string& key,
+                       const std::string& where, const std::vector<std::string>& declared,
+                       const std::string& modelDesc) {
+    const toml::node* node = entry.get(key);
+    if (!node) {
+        if (declared.empty()) return {};
+        r.fail(entry, where + ": missing key '" + key + "': " + modelDesc + " needs parameters " +
+                          quotedList(declared));
+    }
+    const std::string here = where + ": " + key;
+    return readParamTable(r, r.table(*node, here), here, declared, modelDesc, "");
+}
+
+VarInitMap readVarInits(const Reader& r, const toml::table& entry, const std::string& key,
+                        const std::string& where, const std::vector<VarDecl>& declared,
+                        const std::string& modelDesc) {
+    const std::vector<std::string> names = varNames(declared);
+    const toml::node* node = entry.get(key);
+    if (!node) {
+        if (declared.empty()) return {};
+        r.fail(entry, where + ": missing key '" + key + "': " + modelDesc +
+                          " needs initial values for " + quotedList(names));
+    }
+    const std::string here = where + ": " + key;
+    const toml::table& t = r.table(*node, here);
+    VarInitMap inits;
+    for (auto&& [k, value] : t) {
+        const std::string name(k.str());
+        if (!contains(names, name))
+            r.fail(k, here + ": unknown variable '" + name + "' of " + modelDesc +
+                          suggestion(name, names));
+        inits[name] = readVarInit(r, value, here + "." + name);
+    }
+    for (const std::string& name : names)
+        if (!inits.count(name))
+            r.fail(t, here + ": missing initial value for variable '" + name + "' of " +
+                          modelDesc);
+    return inits;
+}
+
+SparseConnectivityInit readConnectivity(const Reader& r, const toml::node& node,
+                                        const std::string& where) {
+    const toml::table& t = r.table(node, where);
+    const toml::node& initNode = r.require(t, "init", where);
+    const std::string init = r.string(initNode, where + ".init");
+    const SparseInitSnippet* snippet = init::findSparseInitSnippet(init);
+    if (!snippet)
+        r.fail(initNode, where + ".init: unknown connectivity initialiser '" + init + "'" +
+                             suggestion(init, init::sparseInitSnippetNames()));
+    const ParamValues params =
+        readParamTable(r, t, where, snippet->params, "initialiser '" + init + "'", "init");
+    return SparseConnectivityInit{*snippet, params};
+}
+
+} // namespace spikeforge::cli

@@ -1,0 +1,21 @@
+#pragma once
+// "Did you mean" suggestions for config diagnostics.
+#include <string>
+#include <vector>
+
+namespace spikeforge::cli {
+
+// Edit (Levenshtein) distance between two strings, case-insensitive.
+std::size_t editDistance(const std::string& a, const std::string& b);
+
+// The candidate closest to `name`, or "" when none is close enough to be a plausible typo.
+std::string closestName(const std::string& name, const std::vector<std::string>& candidates);
+
+// " (did you mean 'x'?)" when a candidate is close, otherwise " (expected one of: 'a', 'b')"
+// (or " (none are defined)" when there are no candidates).
+std::string suggestion(const std::string& name, const std::vector<std::string>& candidates);
+
+// 'a', 'b', 'c'
+std::string quotedList(const std::vector<std::string>& names);
+
+} // namespace spikeforge::cli

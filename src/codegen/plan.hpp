@@ -1,0 +1,66 @@
+#pragma once
+// The plan: what the runtime needs to run generated code, independent of the backend.
+//  - arrays: every device array, by name ("Exc.V"), element type and count;
+//  - merged groups: for each kernel phase, a table of structs (one per group in the merge set),
+//    whose fields are bound to arrays, numbers or dynamic parameters;
+//  - the generated source.
+#include "spikeforge/types.hpp"
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace spikeforge::codegen {
+
+struct ArrayDecl {
+    std::string name;  // "<group>.<var>"
+    std::string ctype; // C element type after precision is applied ("float", "uint32_t", …)
+    size_t count = 0;  // elements; 0 = allocated later (EGPs, recording)
+};
+
+// What one struct field holds for one group.
+struct FieldBinding {
+    enum class Kind { Number, Array, Dynamic } kind = Kind::Number;
+    double number = 0.0;   // Number: the value; Dynamic: the build-time value
+    std::string array;     // Array: array name
+    std::string owner;     // Dynamic: owning group
+    std::string param;     // Dynamic: parameter name
+};
+
+struct FieldDecl {
+    std::string name;
+    std::string ctype; // C type as declared in the struct ("float*", "unsigned int", …)
+};
+
+struct MergedGroupTable {
+    std::string symbol;                   // name of the struct array in generated code
+    std::string structName;
+    std::vector<FieldDecl> fields;
+    std::vector<std::string> groupNames;  // one per struct, in order
+    std::vector<std::vector<FieldBinding>> bindings; // [group][field]
+};
+
+struct Plan {
+    Precision precision = Precision::Float;
+    unsigned batchSize = 1;
+    std::vector<ArrayDecl> arrays;
+    std::vector<MergedGroupTable> mergedGroups;
+    std::string source;      // generated code, kernels only
+    std::string sourceHash;  // content hash (hex) used as the cache key
+};
+
+// Size and alignment of a field's C type in the struct (pointers are 8 bytes on every backend
+// spikeforge targets; scalars follow the precision).
+size_t fieldSize(const std::string& ctype);
+
+struct StructLayout {
+    std::vector<size_t> offsets;
+    size_t size = 0;
+};
+StructLayout layoutOf(const std::vector<FieldDecl>& fields);
+
+// The C element type for a snippet type under a precision ("scalar" → "float").
+std::string resolveType(const std::string& snippetType, Precision p);
+
+} // namespace spikeforge::codegen

@@ -1,0 +1,37 @@
+#pragma once
+// The names each code field may use. Model::finalise checks snippets against these contexts and
+// the code generator renders them against the same ones, so validation and generation agree.
+#include "snippet/scanner.hpp"
+#include "spikeforge/model.hpp"
+
+namespace spikeforge::contexts {
+
+// Every code field of the model, with the context it is checked in.
+struct CodeField {
+    std::string group; // owner group name
+    std::string field; // e.g. "simCode", "ps.simCode", "init.V"
+    const std::string* code;
+    snippet::Context context;
+};
+
+snippet::Context neuronContext(const Model& m, const NeuronGroup& ng, const std::string& field);
+snippet::Context thresholdContext(const Model& m, const NeuronGroup& ng);
+snippet::Context postsynapticContext(const Model& m, const SynapseGroup& sg);
+snippet::Context currentSourceContext(const Model& m, const CurrentSource& cs);
+// kind: "preSpikeSynCode" or "postSpikeSynCode"
+snippet::Context synapseContext(const Model& m, const SynapseGroup& sg, const std::string& kind);
+// pre = true: preSpikeCode / preDynamicsCode; false: the post versions
+snippet::Context wuNeuronContext(const Model& m, const SynapseGroup& sg, bool pre,
+                                 const std::string& field);
+snippet::Context varInitContext(const Model& m, const std::string& group, const std::string& var,
+                                const VarInit& init);
+snippet::Context rowBuildContext(const Model& m, const SynapseGroup& sg);
+snippet::Context preCalcRowLengthContext(const Model& m, const SynapseGroup& sg);
+
+// Every code field of the model (for validation).
+std::vector<CodeField> allCodeFields(const Model& m);
+
+// Parameters plus derived parameters, evaluated with the model's dt.
+ParamValues evaluateParams(const SnippetBase& snippet, const ParamValues& params, double dt);
+
+} // namespace spikeforge::contexts

@@ -1,0 +1,306 @@
+// Model construction and validation. Every failure is a ModelError naming the group and field.
+#include "spikeforge/model.hpp"
+
+#include "model/contexts.hpp"
+#include "snippet/scanner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace spikeforge {
+
+namespace {
+
+std::string where(const std::string& group, const std::string& field) {
+    return "group '" + group + "', " + field + ": ";
+}
+
+std::vector<std::string> varNames(const std::vector<VarDecl>& vars) {
+    std::vector<std::string> out;
+    for (const auto& v : vars) out.push_back(v.name);
+    return out;
+}
+
+std::string suggestion(const std::string& name, const std::vector<std::string>& candidates) {
+    const auto s = snippet::closestName(name, candidates);
+    return s.empty() ? "" : " (did you mean '" + s + "'?)";
+}
+
+// Every declared parameter has a value and every value names a declared parameter.
+void checkParams(const std::string& group, const std::string& field, const SnippetBase& snippet,
+                 const ParamValues& values) {
+    for (const auto& p : snippet.params)
+        if (!values.count(p))
+            throw ModelError(where(group, field) + "missing value for parameter '" + p +
+                             "' of model '" + snippet.name + "'");
+    for (const auto& [name, value] : values) {
+        if (std::find(snippet.params.begin(), snippet.params.end(), name) == snippet.params.end())
+            throw ModelError(where(group, field) + "model '" + snippet.name +
+                             "' has no parameter '" + name + "'" +
+                             suggestion(name, snippet.params));
+        if (!std::isfinite(value))
+            throw ModelError(where(group, field) + "parameter '" + name + "' is not finite");
+    }
+    std::set<std::string> seen;
+    for (const auto& p : snippet.params)
+        if (!seen.insert(p).second)
+            throw ModelError(where(group, field) + "model '" + snippet.name +
+                             "' declares parameter '" + p + "' twice");
+}
+
+const std::set<std::string>& allowedVarTypes() {
+    static const std::set<std::string> types = {
+        "scalar",  "float",    "double",  "int",     "unsigned int", "int8_t", "uint8_t",
+        "int16_t", "uint16_t", "int32_t", "uint32_t", "bool"};
+    return types;
+}
+
+void checkVars(const std::string& group, const std::string& field,
+               const std::vector<VarDecl>& vars, const VarInitMap& inits, const std::string& model,
+               bool synaptic) {
+    std::set<std::string> seen;
+    for (const auto& v : vars) {
+        if (!seen.insert(v.name).second)
+            throw ModelError(where(group, field) + "model '" + model + "' declares variable '" +
+                             v.name + "' twice");
+        if (!allowedVarTypes().count(v.type))
+            throw ModelError(where(group, field) + "variable '" + v.name + "' has type '" +
+                             v.type + "', which is not a snippet type");
+        if (synaptic && v.access == VarAccess::ReadOnlySharedNeuron)
+            throw ModelError(where(group, field) + "variable '" + v.name +
+                             "': ReadOnlySharedNeuron is for neuron-shaped variables only");
+        if (!inits.count(v.name))
+            throw ModelError(where(group, field) + "missing initialiser for variable '" + v.name +
+                             "' of model '" + model + "'");
+    }
+    const auto names = varNames(vars);
+    for (const auto& [name, init] : inits) {
+        if (!seen.count(name))
+            throw ModelError(where(group, field) + "model '" + model + "' has no variable '" +
+                             name + "'" + suggestion(name, names));
+        if (!init.isConstant())
+            checkParams(group, field + "." + name, init.snippet(), init.params());
+    }
+}
+
+// A dynamic parameter may not feed a derived parameter: derived values are computed once, at
+// build time, so a change would silently not reach them. Detected by perturbing the value.
+void checkDynamic(const std::string& group, const SnippetBase& snippet, const ParamValues& values,
+                  const std::set<std::string>& dynamic, double dt) {
+    for (const auto& p : dynamic) {
+        if (std::find(snippet.params.begin(), snippet.params.end(), p) == snippet.params.end())
+            throw ModelError(where(group, "dynamic parameters") + "model '" + snippet.name +
+                             "' has no parameter '" + p + "'" + suggestion(p, snippet.params));
+        ParamValues perturbed = values;
+        perturbed[p] = values.at(p) * 1.5 + 1.0;
+        for (const auto& d : snippet.derivedParams) {
+            const double a = d.func(values, dt), b = d.func(perturbed, dt);
+            if (a != b && !(std::isnan(a) && std::isnan(b)))
+                throw ModelError(where(group, "dynamic parameters") + "parameter '" + p +
+                                 "' cannot be dynamic: derived parameter '" + d.name +
+                                 "' depends on it");
+        }
+    }
+}
+
+void scanAllCode(const Model& m) {
+    for (const auto& f : contexts::allCodeFields(m)) snippet::scan(*f.code, f.context);
+}
+
+} // namespace
+
+// ---- groups ------------------------------------------------------------------------------
+
+NeuronGroup::NeuronGroup(std::string name, unsigned numNeurons, NeuronModel model,
+                         ParamValues params, VarInitMap varInits)
+    : m_name(std::move(name)), m_numNeurons(numNeurons),
+      m_bound{std::move(model), std::move(params), std::move(varInits), {}} {}
+
+void NeuronGroup::setParamDynamic(const std::string& param, bool dynamic) {
+    if (dynamic) m_bound.dynamicParams.insert(param);
+    else m_bound.dynamicParams.erase(param);
+}
+
+SynapseGroup::SynapseGroup(std::string name, MatrixType matrixType, unsigned axonalDelaySteps,
+                           NeuronGroup* source, NeuronGroup* target, WeightUpdateInit wu,
+                           PostsynapticInit ps,
+                           std::optional<SparseConnectivityInit> connectivity)
+    : m_name(std::move(name)), m_matrixType(matrixType), m_axonalDelaySteps(axonalDelaySteps),
+      m_source(source), m_target(target),
+      m_wu{std::move(wu.model), std::move(wu.params), std::move(wu.varInits), {}},
+      m_ps{std::move(ps.model), std::move(ps.params), std::move(ps.varInits), {}},
+      m_wuPreVarInits(std::move(wu.preVarInits)), m_wuPostVarInits(std::move(wu.postVarInits)),
+      m_connectivity(std::move(connectivity)) {}
+
+void SynapseGroup::setWUParamDynamic(const std::string& param, bool dynamic) {
+    if (dynamic) m_wu.dynamicParams.insert(param);
+    else m_wu.dynamicParams.erase(param);
+}
+
+void SynapseGroup::setPSParamDynamic(const std::string& param, bool dynamic) {
+    if (dynamic) m_ps.dynamicParams.insert(param);
+    else m_ps.dynamicParams.erase(param);
+}
+
+CurrentSource::CurrentSource(std::string name, CurrentSourceModel model, NeuronGroup* target,
+                             ParamValues params, VarInitMap varInits)
+    : m_name(std::move(name)), m_target(target),
+      m_bound{std::move(model), std::move(params), std::move(varInits), {}} {}
+
+void CurrentSource::setParamDynamic(const std::string& param, bool dynamic) {
+    if (dynamic) m_bound.dynamicParams.insert(param);
+    else m_bound.dynamicParams.erase(param);
+}
+
+// ---- model -------------------------------------------------------------------------------
+
+Model::Model(std::string name) : m_name(std::move(name)) {}
+
+void Model::checkNameFree(const std::string& name, const char* what) const {
+    if (name.empty()) throw ModelError(std::string(what) + " name must not be empty");
+    const bool valid = std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    }) && !std::isdigit(static_cast<unsigned char>(name[0]));
+    if (!valid)
+        throw ModelError(std::string(what) + " name '" + name +
+                         "' must be an identifier (letters, digits, '_')");
+    auto taken = [&](const auto& groups) {
+        return std::any_of(groups.begin(), groups.end(),
+                           [&](const auto& g) { return g->name() == name; });
+    };
+    if (taken(m_neuronGroups) || taken(m_synapseGroups) || taken(m_currentSources))
+        throw ModelError(std::string(what) + " name '" + name + "' is already used");
+}
+
+NeuronGroup& Model::addNeuronGroup(const std::string& name, unsigned size,
+                                   const NeuronModel& model, const ParamValues& params,
+                                   const VarInitMap& varInits) {
+    checkNameFree(name, "neuron group");
+    if (size == 0) throw ModelError(where(name, "size") + "a neuron group needs at least 1 neuron");
+    m_finalised = false;
+    m_neuronGroups.push_back(std::make_unique<NeuronGroup>(name, size, model, params, varInits));
+    return *m_neuronGroups.back();
+}
+
+SynapseGroup& Model::addSynapseGroup(const std::string& name, MatrixType matrixType,
+                                     unsigned axonalDelaySteps, const std::string& source,
+                                     const std::string& target, const WeightUpdateInit& wu,
+                                     const PostsynapticInit& ps,
+                                     std::optional<SparseConnectivityInit> connectivity) {
+    checkNameFree(name, "synapse group");
+    auto find = [&](const std::string& n, const char* role) -> NeuronGroup* {
+        for (auto& g : m_neuronGroups)
+            if (g->name() == n) return g.get();
+        std::vector<std::string> names;
+        for (auto& g : m_neuronGroups) names.push_back(g->name());
+        throw ModelError(where(name, role) + "no neuron group '" + n + "'" +
+                         suggestion(n, names));
+    };
+    NeuronGroup* src = find(source, "source");
+    NeuronGroup* tgt = find(target, "target");
+    if (matrixType == MatrixType::Dense && connectivity)
+        throw ModelError(where(name, "connectivity") +
+                         "a Dense synapse group takes no connectivity initialiser");
+    if (matrixType == MatrixType::Sparse && !connectivity)
+        throw ModelError(where(name, "connectivity") +
+                         "a Sparse synapse group needs a connectivity initialiser");
+    m_finalised = false;
+    m_synapseGroups.push_back(std::make_unique<SynapseGroup>(
+        name, matrixType, axonalDelaySteps, src, tgt, wu, ps, std::move(connectivity)));
+    return *m_synapseGroups.back();
+}
+
+CurrentSource& Model::addCurrentSource(const std::string& name, const CurrentSourceModel& model,
+                                       const std::string& target, const ParamValues& params,
+                                       const VarInitMap& varInits) {
+    checkNameFree(name, "current source");
+    NeuronGroup* tgt = nullptr;
+    for (auto& g : m_neuronGroups)
+        if (g->name() == target) tgt = g.get();
+    if (!tgt) throw ModelError(where(name, "target") + "no neuron group '" + target + "'");
+    m_finalised = false;
+    m_currentSources.push_back(
+        std::make_unique<CurrentSource>(name, model, tgt, params, varInits));
+    return *m_currentSources.back();
+}
+
+template <typename G>
+static G& findGroup(const std::vector<std::unique_ptr<G>>& groups, const std::string& name,
+                    const char* what) {
+    std::vector<std::string> names;
+    for (const auto& g : groups) {
+        if (g->name() == name) return *g;
+        names.push_back(g->name());
+    }
+    throw ModelError(std::string("no ") + what + " '" + name + "'" + suggestion(name, names));
+}
+
+NeuronGroup& Model::neuronGroup(const std::string& n) {
+    return findGroup(m_neuronGroups, n, "neuron group");
+}
+const NeuronGroup& Model::neuronGroup(const std::string& n) const {
+    return findGroup(m_neuronGroups, n, "neuron group");
+}
+SynapseGroup& Model::synapseGroup(const std::string& n) {
+    return findGroup(m_synapseGroups, n, "synapse group");
+}
+const SynapseGroup& Model::synapseGroup(const std::string& n) const {
+    return findGroup(m_synapseGroups, n, "synapse group");
+}
+
+void Model::finalise() {
+    if (!(m_dt > 0.0) || !std::isfinite(m_dt))
+        throw ModelError("model '" + m_name + "': dt must be a positive number of ms");
+    if (m_batchSize == 0) throw ModelError("model '" + m_name + "': batch size must be at least 1");
+    for (auto& ng : m_neuronGroups) {
+        const auto& b = ng->bound();
+        checkParams(ng->name(), "params", b.model, b.params);
+        checkVars(ng->name(), "vars", b.model.vars, b.varInits, b.model.name, false);
+        checkDynamic(ng->name(), b.model, b.params, b.dynamicParams, m_dt);
+        ng->m_numDelaySlots = 1;
+    }
+    for (auto& sg : m_synapseGroups) {
+        const auto& wu = sg->wu();
+        checkParams(sg->name(), "weight update params", wu.model, wu.params);
+        checkVars(sg->name(), "weight update vars", wu.model.vars, wu.varInits, wu.model.name,
+                  true);
+        checkVars(sg->name(), "weight update pre vars", wu.model.preVars, sg->wuPreVarInits(),
+                  wu.model.name, false);
+        checkVars(sg->name(), "weight update post vars", wu.model.postVars, sg->wuPostVarInits(),
+                  wu.model.name, false);
+        checkDynamic(sg->name(), wu.model, wu.params, wu.dynamicParams, m_dt);
+        const auto& ps = sg->ps();
+        checkParams(sg->name(), "postsynaptic params", ps.model, ps.params);
+        checkVars(sg->name(), "postsynaptic vars", ps.model.vars, ps.varInits, ps.model.name,
+                  false);
+        checkDynamic(sg->name(), ps.model, ps.params, ps.dynamicParams, m_dt);
+        if (sg->maxDendriticDelaySteps() == 0)
+            throw ModelError(where(sg->name(), "max dendritic delay") + "must be at least 1");
+        auto& src = *sg->m_source;
+        src.m_numDelaySlots = std::max(src.m_numDelaySlots, sg->axonalDelaySteps() + 1);
+        if (sg->connectivity()) {
+            const auto& c = *sg->connectivity();
+            checkParams(sg->name(), "connectivity", c.snippet, c.params);
+            if (!c.snippet.calcMaxRowLength)
+                throw ModelError(where(sg->name(), "connectivity") + "initialiser '" +
+                                 c.snippet.name + "' has no calcMaxRowLength");
+            // Rows may hold multapses (initialisers with replacement), so the bound is the
+            // initialiser's own and is not clipped to the target size.
+            sg->m_maxRowLength = std::max(
+                1u, c.snippet.calcMaxRowLength(sg->source().size(), sg->target().size(),
+                                               contexts::evaluateParams(c.snippet, c.params,
+                                                                        m_dt)));
+        }
+    }
+    for (auto& cs : m_currentSources) {
+        const auto& b = cs->bound();
+        checkParams(cs->name(), "params", b.model, b.params);
+        checkVars(cs->name(), "vars", b.model.vars, b.varInits, b.model.name, false);
+        checkDynamic(cs->name(), b.model, b.params, b.dynamicParams, m_dt);
+    }
+    scanAllCode(*this);
+    m_finalised = true;
+}
+
+} // namespace spikeforge

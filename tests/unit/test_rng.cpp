@@ -1,0 +1,279 @@
+// Host tests of the device random number code (src/backends/common/rng.h). The header is included
+// twice, under the C++ backend's prelude, once per model precision, each in its own namespace.
+//
+// Statistical tolerances: each check compares a sample mean or variance of N draws with its exact
+// value and allows 5 standard errors, where SE(mean) = sqrt(var / N) and SE(variance) =
+// sqrt((mu4 - var^2) / N) with mu4 the exact fourth central moment. The seeds are fixed, so the
+// tests are deterministic; a correct generator fails one check with probability ~6e-7.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <math.h>
+#include <string>
+#include <vector>
+
+#define SF_FN static inline
+
+namespace f32 {
+typedef std::uint32_t sf_u32;
+typedef std::uint64_t sf_u64;
+typedef float scalar;
+#include "backends/common/rng.h"
+} // namespace f32
+
+#define SF_DOUBLE 1
+namespace f64 {
+typedef std::uint32_t sf_u32;
+typedef std::uint64_t sf_u64;
+typedef double scalar;
+#include "backends/common/rng.h"
+} // namespace f64
+#undef SF_DOUBLE
+
+namespace {
+
+// One precision's functions behind one interface, for typed tests.
+#define SF_TEST_PRECISION(NAME, NS)                                                                \
+    struct NAME {                                                                                  \
+        using Rng = NS::sf_rng;                                                                    \
+        using Scalar = NS::scalar;                                                                 \
+        static Rng make(std::uint64_t seed, std::uint32_t stream, std::uint32_t element,           \
+                        std::uint32_t batch, std::uint32_t step) {                                 \
+            Rng r;                                                                                 \
+            NS::sf_rng_init(&r, seed, stream, element, batch, step);                               \
+            return r;                                                                              \
+        }                                                                                          \
+        static std::uint32_t next(Rng* r) { return NS::sf_next_u32(r); }                           \
+        static double uniform(Rng* r) { return NS::sf_uniform(r); }                                \
+        static double normal(Rng* r) { return NS::sf_normal(r); }                                  \
+        static double exponential(Rng* r) { return NS::sf_exponential(r); }                        \
+        static double gamma(Rng* r, double a) { return NS::sf_gamma(r, (Scalar)a); }               \
+        static std::uint32_t binomial(Rng* r, std::uint32_t n, double p) {                         \
+            return NS::sf_binomial(r, n, (Scalar)p);                                               \
+        }                                                                                          \
+        static void philox(const std::uint32_t* c, const std::uint32_t* k, std::uint32_t* o) {     \
+            NS::sf_philox4x32_10(c, k, o);                                                         \
+        }                                                                                          \
+    }
+
+SF_TEST_PRECISION(F32, f32);
+SF_TEST_PRECISION(F64, f64);
+#undef SF_TEST_PRECISION
+
+constexpr std::uint64_t kSeed = 0x0123456789ABCDEFull;
+
+struct Sample {
+    double mean = 0.0;
+    double var = 0.0;
+    double min = 0.0;
+    double max = 0.0;
+};
+
+Sample draw(int n, const std::function<double()>& f) {
+    std::vector<double> xs(n);
+    for (double& x : xs) {
+        x = f();
+    }
+    Sample s;
+    s.min = s.max = xs[0];
+    for (double x : xs) {
+        s.mean += x;
+        s.min = std::min(s.min, x);
+        s.max = std::max(s.max, x);
+    }
+    s.mean /= n;
+    for (double x : xs) {
+        s.var += (x - s.mean) * (x - s.mean);
+    }
+    s.var /= (n - 1);
+    return s;
+}
+
+// Within 5 standard errors (see the top of the file).
+void expectMoments(const Sample& s, int n, double mean, double var, double mu4,
+                   const std::string& what) {
+    const double seMean = std::sqrt(var / n);
+    const double seVar = std::sqrt((mu4 - var * var) / n);
+    EXPECT_NEAR(s.mean, mean, 5.0 * seMean) << what << ": mean";
+    EXPECT_NEAR(s.var, var, 5.0 * seVar) << what << ": variance";
+}
+
+// ---- Philox known answers (REFERENCE.md) ----
+
+struct KnownAnswer {
+    std::uint32_t ctr[4];
+    std::uint32_t key[2];
+    std::uint32_t out[4];
+};
+
+const KnownAnswer kKnownAnswers[] = {
+    {{0, 0, 0, 0}, {0, 0}, {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
+    {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+     {0xffffffff, 0xffffffff},
+     {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
+    {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+     {0xa4093822, 0x299f31d0},
+     {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
+};
+
+template <typename P> class RngTest : public ::testing::Test {};
+using Precisions = ::testing::Types<F32, F64>;
+TYPED_TEST_SUITE(RngTest, Precisions);
+
+TYPED_TEST(RngTest, PhiloxKnownAnswers) {
+    for (const KnownAnswer& ka : kKnownAnswers) {
+        std::uint32_t out[4] = {};
+        TypeParam::philox(ka.ctr, ka.key, out);
+        for (int i = 0; i < 4; i++) {
+            EXPECT_EQ(out[i], ka.out[i]) << "word " << i;
+        }
+    }
+}
+
+TYPED_TEST(RngTest, KeyingAndBlockCounter) {
+    const std::uint64_t seed = 0xA4093822299F31D0ull;
+    const std::uint32_t stream = 7, element = 11, batch = 3, step = 1234;
+    auto r = TypeParam::make(seed, stream, element, batch, step);
+    const std::uint32_t key[2] = {0x299F31D0u, 0xA4093822u ^ stream};
+    for (std::uint32_t block = 0; block < 3; block++) {
+        const std::uint32_t ctr[4] = {element, batch, step, block};
+        std::uint32_t expected[4];
+        TypeParam::philox(ctr, key, expected);
+        for (int i = 0; i < 4; i++) {
+            EXPECT_EQ(TypeParam::next(&r), expected[i]) << "block " << block << " word " << i;
+        }
+    }
+}
+
+std::vector<std::uint32_t> words(typename F32::Rng r, int n) {
+    std::vector<std::uint32_t> w(n);
+    for (auto& x : w) {
+        x = F32::next(&r);
+    }
+    return w;
+}
+
+TEST(Rng, SameTupleSameSequenceAnyChangeDiffers) {
+    const auto base = words(F32::make(kSeed, 1, 2, 3, 4), 16);
+    EXPECT_EQ(words(F32::make(kSeed, 1, 2, 3, 4), 16), base);
+    EXPECT_NE(words(F32::make(kSeed + 1, 1, 2, 3, 4), 16), base);                // seed, low word
+    EXPECT_NE(words(F32::make(kSeed + (1ull << 32), 1, 2, 3, 4), 16), base);     // seed, high word
+    EXPECT_NE(words(F32::make(kSeed, 9, 2, 3, 4), 16), base);                    // stream
+    EXPECT_NE(words(F32::make(kSeed, 1, 9, 3, 4), 16), base);                    // element
+    EXPECT_NE(words(F32::make(kSeed, 1, 2, 9, 4), 16), base);                    // batch
+    EXPECT_NE(words(F32::make(kSeed, 1, 2, 3, 9), 16), base);                    // step
+}
+
+TEST(Rng, BothPrecisionsDrawTheSameWords) {
+    auto a = F32::make(kSeed, 5, 6, 7, 8);
+    auto b = F64::make(kSeed, 5, 6, 7, 8);
+    for (int i = 0; i < 64; i++) {
+        EXPECT_EQ(F32::next(&a), F64::next(&b));
+    }
+}
+
+// Forces the next words of a generator, to test the word-to-uniform conversion at its ends.
+template <typename P> void forceWords(typename P::Rng* r, std::uint32_t w) {
+    for (int i = 0; i < 4; i++) {
+        r->buf[i] = w;
+    }
+    r->used = 0;
+}
+
+TYPED_TEST(RngTest, UniformEndsAreZeroExclusiveOneInclusive) {
+    auto r = TypeParam::make(kSeed, 0, 0, 0, 0);
+    forceWords<TypeParam>(&r, 0u);
+    const double smallest = TypeParam::uniform(&r);
+    EXPECT_GT(smallest, 0.0);
+    EXPECT_EQ(smallest, sizeof(typename TypeParam::Scalar) == 4 ? std::ldexp(1.0, -24)
+                                                                 : std::ldexp(1.0, -53));
+    forceWords<TypeParam>(&r, 0xFFFFFFFFu);
+    EXPECT_EQ(TypeParam::uniform(&r), 1.0);
+    // u = 1 gives exponential +0, not -0
+    forceWords<TypeParam>(&r, 0xFFFFFFFFu);
+    const double e = TypeParam::exponential(&r);
+    EXPECT_EQ(e, 0.0);
+    EXPECT_FALSE(std::signbit(e));
+}
+
+constexpr int kN = 100000;
+
+TYPED_TEST(RngTest, UniformMoments) {
+    auto r = TypeParam::make(kSeed, 1, 0, 0, 0);
+    const Sample s = draw(kN, [&] { return TypeParam::uniform(&r); });
+    EXPECT_GT(s.min, 0.0);
+    EXPECT_LE(s.max, 1.0);
+    expectMoments(s, kN, 0.5, 1.0 / 12.0, 1.0 / 80.0, "uniform");
+}
+
+TYPED_TEST(RngTest, NormalMoments) {
+    auto r = TypeParam::make(kSeed, 2, 0, 0, 0);
+    const Sample s = draw(kN, [&] { return TypeParam::normal(&r); });
+    expectMoments(s, kN, 0.0, 1.0, 3.0, "normal");
+}
+
+TYPED_TEST(RngTest, ExponentialMoments) {
+    auto r = TypeParam::make(kSeed, 3, 0, 0, 0);
+    const Sample s = draw(kN, [&] { return TypeParam::exponential(&r); });
+    EXPECT_GE(s.min, 0.0);
+    expectMoments(s, kN, 1.0, 1.0, 9.0, "exponential");
+}
+
+TYPED_TEST(RngTest, GammaMoments) {
+    // Gamma(a, 1): mean a, variance a, mu4 = 3a^2 + 6a (excess kurtosis 6/a).
+    for (double a : {0.5, 2.0, 9.0}) {
+        auto r = TypeParam::make(kSeed, 4, static_cast<std::uint32_t>(a * 10), 0, 0);
+        const Sample s = draw(kN, [&] { return TypeParam::gamma(&r, a); });
+        EXPECT_GE(s.min, 0.0);
+        expectMoments(s, kN, a, a, 3 * a * a + 6 * a, "gamma a=" + std::to_string(a));
+    }
+    auto r = TypeParam::make(kSeed, 4, 0, 0, 0);
+    EXPECT_EQ(TypeParam::gamma(&r, 0.0), 0.0);
+}
+
+void checkBinomial(const std::function<std::uint32_t()>& f, int n, std::uint32_t trials,
+                   double p) {
+    // mean np, variance npq, mu4 = npq (1 + 3pq (n - 2))
+    const double q = 1.0 - p;
+    const double var = trials * p * q;
+    const double mu4 = var * (1.0 + 3.0 * p * q * (trials - 2.0));
+    const Sample s = draw(n, [&] { return static_cast<double>(f()); });
+    EXPECT_GE(s.min, 0.0);
+    EXPECT_LE(s.max, trials);
+    expectMoments(s, n, trials * p, var, mu4,
+                  "binomial n=" + std::to_string(trials) + " p=" + std::to_string(p));
+}
+
+TYPED_TEST(RngTest, BinomialMoments) {
+    struct Case {
+        std::uint32_t n;
+        double p;
+        int draws;
+    };
+    // The last case has q^n ~ 1e-1109: it exercises the chunked inversion (q^n underflows even
+    // in double).
+    const Case cases[] = {{10, 0.3, kN}, {100, 0.9, kN}, {1000, 0.01, kN}, {5000, 0.4, 5000}};
+    std::uint32_t element = 0;
+    for (const Case& c : cases) {
+        auto r = TypeParam::make(kSeed, 5, element++, 0, 0);
+        checkBinomial([&] { return TypeParam::binomial(&r, c.n, c.p); }, c.draws, c.n, c.p);
+    }
+}
+
+TYPED_TEST(RngTest, BinomialEdgeCases) {
+    auto r = TypeParam::make(kSeed, 6, 0, 0, 0);
+    EXPECT_EQ(TypeParam::binomial(&r, 10, 0.0), 0u);
+    EXPECT_EQ(TypeParam::binomial(&r, 10, -0.5), 0u);
+    EXPECT_EQ(TypeParam::binomial(&r, 10, 1.0), 10u);
+    EXPECT_EQ(TypeParam::binomial(&r, 10, 1.5), 10u);
+    EXPECT_EQ(TypeParam::binomial(&r, 0, 0.5), 0u);
+    EXPECT_EQ(TypeParam::binomial(&r, 0xFFFFFFFFu, 1.0), 0xFFFFFFFFu);
+    // a huge n with a tiny p: one short walk, no overflow in the chunk size
+    const std::uint32_t x = TypeParam::binomial(&r, 0xFFFFFFFFu, 1e-9);
+    EXPECT_LT(x, 30u);
+}
+
+} // namespace

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -115,7 +116,8 @@ void collectSpikes(Simulation& sim, RunResult& result) {
         p.recorded = group->spikeRecording();
         if (p.recorded) {
             p.spikes = sim.spikes(p.name);
-            p.rateHz = static_cast<double>(p.spikes.size()) / (double(p.size) * result.batch * seconds);
+            p.rateHz =
+                static_cast<double>(p.spikes.size()) / (double(p.size) * result.batch * seconds);
         }
         result.populations.push_back(std::move(p));
     }
@@ -203,7 +205,8 @@ std::string resultJson(const RunResult& r) {
     o.addNumber("dt_ms", r.dt).addInteger("steps", r.steps).addNumber("duration_ms", r.durationMs);
     o.addInteger("batch", r.batch);
     o.addNumber("build_s", r.build.generateSeconds + r.build.compileSeconds);
-    o.addNumber("generate_s", r.build.generateSeconds).addNumber("compile_s", r.build.compileSeconds);
+    o.addNumber("generate_s", r.build.generateSeconds)
+        .addNumber("compile_s", r.build.compileSeconds);
     o.addBool("cache_hit", r.build.cacheHit).addNumber("init_s", r.build.initSeconds);
     o.addNumber("sim_wall_s", r.simWallSeconds).addInteger("spikes", r.totalSpikes());
     o.addObject("rates_hz", rates).addObject("spike_counts", counts);
@@ -229,6 +232,15 @@ int simulateCommand(const SimulateOptions& options, std::ostream& out) {
     return exitOk;
 }
 
+// CLI11's own PositiveNumber prints the whole double range in its message.
+std::string positiveNumber(const std::string& text) {
+    double value = 0.0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(value))
+        return "'" + text + "' is not a number";
+    return value > 0.0 ? std::string() : "must be greater than 0, got " + text;
+}
+
 } // namespace
 
 int runInfo(bool json, std::ostream& out, std::ostream& err) {
@@ -238,13 +250,16 @@ int runInfo(bool json, std::ostream& out, std::ostream& err) {
             std::string list;
             for (const BackendStatus& b : backends) {
                 JsonObject o;
-                o.addString("name", b.name).addBool("usable", b.usable).addString("reason", b.reason);
+                o.addString("name", b.name)
+                    .addBool("usable", b.usable)
+                    .addString("reason", b.reason);
                 list += (list.empty() ? "" : ", ") + o.str();
             }
             out << JsonObject().addRaw("backends", "[" + list + "]").str() << '\n';
             return exitOk;
         }
-        out << std::left << std::setw(10) << "backend" << std::setw(8) << "usable" << "note\n";
+        out << std::left << std::setw(10) << "backend" << std::setw(8) << "usable"
+            << "note\n";
         for (const BackendStatus& b : backends)
             out << std::setw(10) << b.name << std::setw(8) << (b.usable ? "yes" : "no") << b.reason
                 << '\n';
@@ -288,17 +303,17 @@ int runCli(int argc, char** argv) {
     sim->add_option("config", options.config, "TOML network config (docs/config.md)")->required();
     sim->add_option("--backend,-b", options.backend, "Backend to run on (see `info`)")
         ->capture_default_str();
-    CLI::Option* durationOpt =
-        sim->add_option("--duration-ms", durationMs, "Run length [ms] (default: [model] duration_ms)")
-            ->check(CLI::PositiveNumber);
-    CLI::Option* batchOpt =
-        sim->add_option("--batch", batch, "Batch size (default: [model] batch)")
-            ->check(CLI::Range(1u, std::numeric_limits<unsigned>::max()));
+    CLI::Option* durationOpt = sim->add_option("--duration-ms", durationMs,
+                                               "Run length [ms] (default: [model] duration_ms)")
+                                   ->check(positiveNumber);
+    CLI::Option* batchOpt = sim->add_option("--batch", batch, "Batch size (default: [model] batch)")
+                                ->check(CLI::Range(1u, std::numeric_limits<unsigned>::max()));
     sim->add_option("--threads", options.threads, "CPU threads (0 = all cores)")
-        ->check(CLI::NonNegativeNumber)
+        ->check(CLI::Range(0, std::numeric_limits<int>::max()))
         ->capture_default_str();
-    sim->add_option("--record", options.recordPath,
-                    "Write every recorded spike to this CSV file (time_ms,population,neuron,batch)");
+    sim->add_option(
+        "--record", options.recordPath,
+        "Write every recorded spike to this CSV file (time_ms,population,neuron,batch)");
     sim->add_option("--set", options.sets, "Override a [parameters] entry: NAME=VALUE (repeatable)")
         ->allow_extra_args(false);
     sim->add_flag("--json", options.json, "End the output with one JSON line of results");

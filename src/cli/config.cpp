@@ -24,8 +24,8 @@ public:
     void claim(const toml::node& node, const std::string& name, const std::string& where) {
         const auto [it, added] = m_used.emplace(name, Reader::positionOf(node));
         if (!added)
-            m_r.fail(node, where + ": name: '" + name + "' is already used by the group at " +
-                               m_r.file() + ":" + std::to_string(it->second.line) + ":" +
+            m_r.fail(node, where + ": name: '" + name + "' is already used by the group at line " +
+                               std::to_string(it->second.line) + ", column " +
                                std::to_string(it->second.column));
     }
 
@@ -53,8 +53,9 @@ std::string entryLabel(const toml::table& t, const std::string& kind, const std:
 }
 
 // Model::add* reports its own ModelErrors without a position: add the entry's.
-template <typename F> auto addToModel(const Reader& r, const toml::table& t,
-                                      const std::string& where, F add) -> decltype(add()) {
+template <typename F>
+auto addToModel(const Reader& r, const toml::table& t, const std::string& where, F add)
+    -> decltype(add()) {
     try {
         return add();
     } catch (const ConfigError&) {
@@ -81,8 +82,8 @@ void readModelSection(const Reader& r, const toml::table& root, Config& cfg) {
     const toml::table& t = r.table(r.require(root, "model", "top level"), "model");
     r.checkKeys(t, "model", {"name", "dt", "precision", "batch", "seed", "duration_ms"});
     const toml::node* name = t.get("name");
-    cfg.model = std::make_unique<Model>(name ? r.string(*name, "model: name")
-                                             : defaultModelName(cfg.file));
+    cfg.model =
+        std::make_unique<Model>(name ? r.string(*name, "model: name") : defaultModelName(cfg.file));
     cfg.model->setDT(r.positive(r.require(t, "dt", "model"), "model: dt"));
     if (const toml::node* p = t.get("precision")) cfg.model->setPrecision(readPrecision(r, *p));
     if (const toml::node* b = t.get("batch"))
@@ -98,8 +99,8 @@ void readPopulation(const Reader& r, const toml::table& t, const std::string& wh
     r.checkKeys(t, where, {"name", "size", "model", "params", "vars", "record_spikes"});
     const toml::node& nameNode = r.require(t, "name", where);
     const std::string name = r.identifier(nameNode, where + ": name");
-    const auto size =
-        static_cast<unsigned>(r.count(r.require(t, "size", where), where + ": size", 1, maxUnsigned));
+    const auto size = static_cast<unsigned>(
+        r.count(r.require(t, "size", where), where + ": size", 1, maxUnsigned));
     const toml::node& modelNode = r.require(t, "model", where);
     const NeuronModel& neuron = lookupNeuronModel(r, models, modelNode, where + ": model");
     const std::string desc = "neuron model '" + r.string(modelNode, where) + "'";
@@ -214,7 +215,8 @@ void readCurrentSource(const Reader& r, const toml::table& t, const std::string&
     const std::string name = r.identifier(nameNode, where + ": name");
     const std::string target = populationRef(r, t, "target", where, model);
     const toml::node& modelNode = r.require(t, "model", where);
-    const CurrentSourceModel& cs = lookupCurrentSourceModel(r, models, modelNode, where + ": model");
+    const CurrentSourceModel& cs =
+        lookupCurrentSourceModel(r, models, modelNode, where + ": model");
     const std::string desc = "current source model '" + r.string(modelNode, where) + "'";
     const ParamValues params = readParams(r, t, "params", where, cs.params, desc);
     const VarInitMap vars = readVarInits(r, t, "vars", where, cs.vars, desc);
@@ -261,10 +263,9 @@ Config buildConfig(const toml::table& root, const std::string& sourceName,
     readEntries(r, root, "projections", "projection", false, [&](auto& t, const auto& where) {
         readProjection(r, t, where, models, model, names);
     });
-    readEntries(r, root, "current_sources", "current source", false,
-                [&](auto& t, const auto& where) {
-                    readCurrentSource(r, t, where, models, model, names);
-                });
+    readEntries(
+        r, root, "current_sources", "current source", false,
+        [&](auto& t, const auto& where) { readCurrentSource(r, t, where, models, model, names); });
     return cfg;
 }
 

@@ -86,8 +86,7 @@ std::string readCode(const Reader& r, const toml::table& t, const std::string& k
 }
 
 NeuronModel readNeuronModel(const Reader& r, const toml::table& t, const std::string& where) {
-    r.checkKeys(t, where,
-                {"params", "vars", "sim_code", "threshold_condition_code", "reset_code"});
+    r.checkKeys(t, where, {"params", "vars", "sim_code", "threshold_condition_code", "reset_code"});
     DeclaredNames declared(r, where);
     NeuronModel m;
     m.params = readParamNames(r, t, where, declared);
@@ -152,8 +151,9 @@ void readSection(const Reader& r, const toml::table& root, const std::string& se
     for (auto&& [key, value] : models) {
         const std::string name(key.str());
         if (!isIdentifier(name))
-            r.fail(key, section + ": '" + name + "' is not a valid model name (letters, digits "
-                                                 "and '_', not starting with a digit)");
+            r.fail(key, section + ": '" + name +
+                            "' is not a valid model name (letters, digits "
+                            "and '_', not starting with a digit)");
         if (findBuiltin(name))
             r.fail(key, section + "." + name + ": '" + name + "' is a built-in " + kind +
                             "; give the user-defined model another name");
@@ -182,14 +182,14 @@ const M& lookupModel(const Reader& r, const toml::node& node, const std::string&
 
 UserModels readUserModels(const Reader& r, const toml::table& root) {
     UserModels m;
-    readSection(r, root, "neuron_models", "neuron model", readNeuronModel,
-                models::findNeuronModel, m.neurons);
+    readSection(r, root, "neuron_models", "neuron model", readNeuronModel, models::findNeuronModel,
+                m.neurons);
     readSection(r, root, "postsynaptic_models", "postsynaptic model", readPostsynapticModel,
                 models::findPostsynapticModel, m.postsynaptic);
     readSection(r, root, "weight_update_models", "weight update model", readWeightUpdateModel,
                 models::findWeightUpdateModel, m.weightUpdate);
-    readSection(r, root, "current_source_models", "current source model",
-                readCurrentSourceModel, models::findCurrentSourceModel, m.currentSources);
+    readSection(r, root, "current_source_models", "current source model", readCurrentSourceModel,
+                models::findCurrentSourceModel, m.currentSources);
     return m;
 }
 
@@ -200,15 +200,13 @@ const NeuronModel& lookupNeuronModel(const Reader& r, const UserModels& models,
 }
 
 const PostsynapticModel& lookupPostsynapticModel(const Reader& r, const UserModels& models,
-                                                 const toml::node& node,
-                                                 const std::string& where) {
+                                                 const toml::node& node, const std::string& where) {
     return lookupModel(r, node, where, "postsynaptic model", models.postsynaptic,
                        models::findPostsynapticModel, models::postsynapticModelNames);
 }
 
 const WeightUpdateModel& lookupWeightUpdateModel(const Reader& r, const UserModels& models,
-                                                 const toml::node& node,
-                                                 const std::string& where) {
+                                                 const toml::node& node, const std::string& where) {
     return lookupModel(r, node, where, "weight update model", models.weightUpdate,
                        models::findWeightUpdateModel, models::weightUpdateModelNames);
 }

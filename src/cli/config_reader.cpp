@@ -45,21 +45,31 @@ std::optional<double> parseNumber(std::string_view text) {
 } // namespace
 
 ConfigError::ConfigError(std::string file, unsigned line, unsigned column, const std::string& what)
-    : ModelError(positionPrefix(file, line, column) + what), m_file(std::move(file)),
-      m_line(line), m_column(column) {}
+    : ModelError(positionPrefix(file, line, column) + what), m_file(std::move(file)), m_line(line),
+      m_column(column) {}
 
 std::string typeName(const toml::node& node) {
     switch (node.type()) {
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a floating-point number";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::date: return "a date";
-    case toml::node_type::time: return "a time";
-    case toml::node_type::date_time: return "a date-time";
-    case toml::node_type::none: break;
+    case toml::node_type::string:
+        return "a string";
+    case toml::node_type::integer:
+        return "an integer";
+    case toml::node_type::floating_point:
+        return "a floating-point number";
+    case toml::node_type::boolean:
+        return "a boolean";
+    case toml::node_type::table:
+        return "a table";
+    case toml::node_type::array:
+        return "an array";
+    case toml::node_type::date:
+        return "a date";
+    case toml::node_type::time:
+        return "a time";
+    case toml::node_type::date_time:
+        return "a date-time";
+    case toml::node_type::none:
+        break;
     }
     return "nothing";
 }
@@ -87,7 +97,9 @@ void Reader::fail(const toml::key& key, const std::string& what) const {
     fail(key.source().begin, what);
 }
 
-void Reader::failNoPosition(const std::string& what) const { throw ConfigError(m_file, 0, 0, what); }
+void Reader::failNoPosition(const std::string& what) const {
+    throw ConfigError(m_file, 0, 0, what);
+}
 
 // ---- [parameters] ---------------------------------------------------------------------------
 
@@ -139,8 +151,10 @@ double Reader::parameterValue(const std::string& name) {
         value = number(node, "parameters: " + name);
     } else {
         if (entry.evaluating)
-            fail(node, "parameters: " + name + ": circular definition (the expression depends "
-                                               "on '" + name + "' itself)");
+            fail(node, "parameters: " + name +
+                           ": circular definition (the expression depends "
+                           "on '" +
+                           name + "' itself)");
         entry.evaluating = true;
         const NameLookup lookup = [this](const std::string& other) -> std::optional<double> {
             if (!m_entries.count(other)) return std::nullopt;
@@ -164,7 +178,8 @@ double Reader::evaluate(const toml::node& node, const std::string& text, const s
             std::vector<std::string> names;
             for (const auto& [name, entry] : m_entries)
                 names.push_back(name);
-            what += suggestion(e.unknownName(), names);
+            what += names.empty() ? std::string(" (the config defines no [parameters])")
+                                  : suggestion(e.unknownName(), names);
         }
         // Point at the character itself when the string is a plain one-line "..." or '...'.
         const toml::source_region& region = node.source();
@@ -247,8 +262,9 @@ std::string Reader::string(const toml::node& node, const std::string& where) con
 std::string Reader::identifier(const toml::node& node, const std::string& where) const {
     std::string name = string(node, where);
     if (!isIdentifier(name))
-        fail(node, where + ": '" + name +
-                       "' is not a valid name (letters, digits and '_', not starting with a digit)");
+        fail(node,
+             where + ": '" + name +
+                 "' is not a valid name (letters, digits and '_', not starting with a digit)");
     return name;
 }
 

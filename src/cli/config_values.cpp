@@ -26,8 +26,7 @@ ParamValues readParamTable(const Reader& r, const toml::table& t, const std::str
         values[name] = r.number(value, where + "." + name);
     }
     for (const std::string& name : declared)
-        if (!values.count(name))
-            r.fail(t, where + ": missing parameter '" + name + "' of " + desc);
+        if (!values.count(name)) r.fail(t, where + ": missing parameter '" + name + "' of " + desc);
     return values;
 }
 
@@ -47,8 +46,9 @@ VarInit readConstantInit(const Reader& r, const toml::table& t, const std::strin
 VarInit readVarInit(const Reader& r, const toml::node& node, const std::string& where) {
     if (!node.is_table()) {
         if (!node.is_number() && !node.is_string())
-            r.fail(node, where + ": expected a number, an expression string or an initialiser "
-                                 "table such as {init = \"Uniform\", min = 0, max = 1}, got " +
+            r.fail(node, where +
+                             ": expected a number, an expression string or an initialiser "
+                             "table such as {init = \"Uniform\", min = 0, max = 1}, got " +
                              typeName(node));
         return VarInit(r.number(node, where));
     }
@@ -105,8 +105,7 @@ VarInitMap readVarInits(const Reader& r, const toml::table& entry, const std::st
     }
     for (const std::string& name : names)
         if (!inits.count(name))
-            r.fail(t, here + ": missing initial value for variable '" + name + "' of " +
-                          modelDesc);
+            r.fail(t, here + ": missing initial value for variable '" + name + "' of " + modelDesc);
     return inits;
 }
 

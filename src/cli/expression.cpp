@@ -116,10 +116,9 @@ private:
         const double value = expr();
         if (!accept(')')) {
             skipSpace();
-            if (m_pos == m_text.size())
-                throw ExpressionError(open, "unbalanced '(': missing ')'");
-            throw ExpressionError(m_pos, "expected ')' but found '" +
-                                             std::string(1, m_text[m_pos]) + "'");
+            if (m_pos == m_text.size()) throw ExpressionError(open, "unbalanced '(': missing ')'");
+            throw ExpressionError(m_pos,
+                                  "expected ')' but found '" + std::string(1, m_text[m_pos]) + "'");
         }
         return value;
     }

@@ -16,8 +16,7 @@ namespace spikeforge::cli {
 // so the caller can add a "did you mean".
 class ExpressionError : public std::runtime_error {
 public:
-    ExpressionError(std::size_t position, const std::string& message,
-                    std::string unknownName = {});
+    ExpressionError(std::size_t position, const std::string& message, std::string unknownName = {});
     std::size_t position() const { return m_position; }
     const std::string& unknownName() const { return m_unknownName; }
 

@@ -1,4 +1,6 @@
 // The `spikeforge` executable; everything but argument dispatch lives in spikeforge_cli.
 #include "commands.hpp"
 
-int main(int argc, char** argv) { return spikeforge::cli::runCli(argc, argv); }
+int main(int argc, char** argv) {
+    return spikeforge::cli::runCli(argc, argv);
+}

@@ -2,38 +2,47 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 namespace spikeforge::cli {
 
-std::size_t editDistance(const std::string& a, const std::string& b) {
-    const auto lower = [](char c) { return std::tolower(static_cast<unsigned char>(c)); };
-    std::vector<std::size_t> row(b.size() + 1);
+std::size_t editDistance(const std::string& a, const std::string& b, bool ignoreCase) {
+    // Optimal string alignment: insertions, deletions, substitutions and swaps of two
+    // neighbouring characters ("cdua" is one edit from "cuda") each cost 1.
+    const auto same = [&](std::size_t i, std::size_t j) {
+        if (!ignoreCase) return a[i] == b[j];
+        return std::tolower(static_cast<unsigned char>(a[i])) ==
+               std::tolower(static_cast<unsigned char>(b[j]));
+    };
+    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+    for (std::size_t i = 0; i <= a.size(); ++i)
+        d[i][0] = i;
     for (std::size_t j = 0; j <= b.size(); ++j)
-        row[j] = j;
+        d[0][j] = j;
     for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diagonal = row[0];
-        row[0] = i;
         for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t above = row[j];
-            const std::size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + cost});
-            diagonal = above;
+            d[i][j] = std::min(
+                {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (same(i - 1, j - 1) ? 0 : 1)});
+            if (i > 1 && j > 1 && same(i - 1, j - 2) && same(i - 2, j - 1))
+                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
         }
     }
-    return row[b.size()];
+    return d[a.size()][b.size()];
 }
 
 std::string closestName(const std::string& name, const std::vector<std::string>& candidates) {
     // A plausible typo changes at most a third of a long name; short names may differ in two
-    // characters. A candidate that shares nothing with the name is never suggested.
+    // characters. A candidate that shares nothing with the name is never suggested. Ties are
+    // broken by the case-sensitive distance ("Lifx" suggests "Lif" before "LIF").
     const std::size_t limit = std::max<std::size_t>(2, name.size() / 3);
     std::string best;
-    std::size_t bestDistance = limit + 1;
+    std::pair<std::size_t, std::size_t> bestScore{limit + 1, 0};
     for (const std::string& candidate : candidates) {
-        const std::size_t d = editDistance(name, candidate);
-        if (d < bestDistance && d < std::max(name.size(), candidate.size())) {
+        const std::pair<std::size_t, std::size_t> score{editDistance(name, candidate, true),
+                                                        editDistance(name, candidate, false)};
+        if (score < bestScore && score.first < std::max(name.size(), candidate.size())) {
             best = candidate;
-            bestDistance = d;
+            bestScore = score;
         }
     }
     return best;

@@ -1,12 +1,13 @@
 #pragma once
 // "Did you mean" suggestions for config diagnostics.
+#include <cstddef>
 #include <string>
 #include <vector>
 
 namespace spikeforge::cli {
 
-// Edit (Levenshtein) distance between two strings, case-insensitive.
-std::size_t editDistance(const std::string& a, const std::string& b);
+// Edit distance between two strings (Levenshtein plus swaps of neighbours).
+std::size_t editDistance(const std::string& a, const std::string& b, bool ignoreCase = true);
 
 // The candidate closest to `name`, or "" when none is close enough to be a plausible typo.
 std::string closestName(const std::string& name, const std::vector<std::string>& candidates);

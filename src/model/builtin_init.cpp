@@ -120,7 +120,9 @@ unsigned maxOfRowsBound(unsigned numPre, unsigned n, double p) {
 }
 
 // Never 0, so a row stride is never 0 (a group whose rows are all empty still allocates 1).
-unsigned atLeastOne(unsigned length) { return std::max(length, 1u); }
+unsigned atLeastOne(unsigned length) {
+    return std::max(length, 1u);
+}
 
 // 1 / log(1 - prob), for geometric skipping: the gap before the next synapse is
 // floor(log(u) · probLogRecip) for u uniform. prob <= 0 (the code then makes no synapse) and
@@ -326,7 +328,9 @@ VarInit::VarInit(InitSnippet snippet, ParamValues params)
 
 namespace spikeforge::init {
 
-VarInit Constant(double value) { return VarInit(value); }
+VarInit Constant(double value) {
+    return VarInit(value);
+}
 
 VarInit Uniform(double min, double max) {
     return VarInit(uniformSnippet(), {{"min", min}, {"max", max}});
@@ -337,16 +341,25 @@ VarInit Normal(double mean, double sd) {
 }
 
 VarInit NormalClipped(double mean, double sd, double min, double max) {
-    return VarInit(normalClippedSnippet(), {{"mean", mean}, {"sd", sd}, {"min", min}, {"max", max}});
+    return VarInit(normalClippedSnippet(),
+                   {{"mean", mean}, {"sd", sd}, {"min", min}, {"max", max}});
 }
 
-VarInit Exponential(double lambda) { return VarInit(exponentialSnippet(), {{"lambda", lambda}}); }
+VarInit Exponential(double lambda) {
+    return VarInit(exponentialSnippet(), {{"lambda", lambda}});
+}
 
-VarInit Gamma(double a, double b) { return VarInit(gammaSnippet(), {{"a", a}, {"b", b}}); }
+VarInit Gamma(double a, double b) {
+    return VarInit(gammaSnippet(), {{"a", a}, {"b", b}});
+}
 
-VarInit Binomial(double n, double p) { return VarInit(binomialSnippet(), {{"n", n}, {"p", p}}); }
+VarInit Binomial(double n, double p) {
+    return VarInit(binomialSnippet(), {{"n", n}, {"p", p}});
+}
 
-SparseConnectivityInit OneToOne() { return {oneToOneSnippet(), {}}; }
+SparseConnectivityInit OneToOne() {
+    return {oneToOneSnippet(), {}};
+}
 
 SparseConnectivityInit FixedProbability(double prob) {
     return {fixedProbabilitySnippet(), {{"prob", prob}}};

@@ -28,14 +28,13 @@ VarDecl var(const char* name, const char* type = "scalar",
 
 // ExpTC = exp(-dt / TauM) and Rmembrane = TauM / C [MOhm], shared by LIF and LeakyIntegrate.
 std::vector<DerivedParamDecl> membraneDerivedParams(const char* model) {
-    return {
-        {"ExpTC",
-         [model](const ParamValues& p, double dt) { return std::exp(-dt / param(p, "TauM", model)); }},
-        {"Rmembrane",
-         [model](const ParamValues& p, double) {
-             return param(p, "TauM", model) / param(p, "C", model);
-         }},
+    auto expTC = [model](const ParamValues& p, double dt) {
+        return std::exp(-dt / param(p, "TauM", model));
     };
+    auto rMembrane = [model](const ParamValues& p, double) {
+        return param(p, "TauM", model) / param(p, "C", model);
+    };
+    return {{"ExpTC", expTC}, {"Rmembrane", rMembrane}};
 }
 
 NeuronModel makeLIF() {

@@ -28,8 +28,9 @@ VarDecl var(const char* name, const char* type = "scalar",
 }
 
 DerivedParamDecl expDecay(const char* model) {
-    return {"expDecay",
-            [model](const ParamValues& p, double dt) { return std::exp(-dt / param(p, "tau", model)); }};
+    return {"expDecay", [model](const ParamValues& p, double dt) {
+                return std::exp(-dt / param(p, "tau", model));
+            }};
 }
 
 // ---- postsynaptic ----
@@ -276,8 +277,14 @@ const CurrentSourceModel* findCurrentSourceModel(const std::string& name) {
     return findIn(kCurrentSourceModels, name);
 }
 
-std::vector<std::string> postsynapticModelNames() { return namesOf(kPostsynapticModels); }
-std::vector<std::string> weightUpdateModelNames() { return namesOf(kWeightUpdateModels); }
-std::vector<std::string> currentSourceModelNames() { return namesOf(kCurrentSourceModels); }
+std::vector<std::string> postsynapticModelNames() {
+    return namesOf(kPostsynapticModels);
+}
+std::vector<std::string> weightUpdateModelNames() {
+    return namesOf(kWeightUpdateModels);
+}
+std::vector<std::string> currentSourceModelNames() {
+    return namesOf(kCurrentSourceModels);
+}
 
 } // namespace spikeforge::models

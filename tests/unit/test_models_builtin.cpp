@@ -56,7 +56,7 @@ void addVars(std::vector<std::string>& names, const std::vector<VarDecl>& vars) 
     }
 }
 
-const ParamValues kLifParams = {{"C", 0.25},      {"TauM", 10.0},   {"Vrest", -65.0},
+const ParamValues kLifParams = {{"C", 0.25},       {"TauM", 10.0},     {"Vrest", -65.0},
                                 {"Vreset", -65.0}, {"Vthresh", -50.0}, {"Ioffset", 0.0},
                                 {"TauRefrac", 2.0}};
 
@@ -122,8 +122,8 @@ TEST(BuiltinModels, SynapseAndCurrentSourceDeclarations) {
         EXPECT_EQ(m->preSpikeCode.empty(), name != "STDPAllToAll") << name;
         EXPECT_EQ(m->postSpikeCode.empty(), name != "STDPAllToAll") << name;
         if (plastic) {
-            EXPECT_EQ(m->params, (std::vector<std::string>{"tauPlus", "tauMinus", "Aplus",
-                                                           "Aminus", "Wmin", "Wmax"}));
+            EXPECT_EQ(m->params, (std::vector<std::string>{"tauPlus", "tauMinus", "Aplus", "Aminus",
+                                                           "Wmin", "Wmax"}));
             ASSERT_EQ(m->vars.size(), 1u);
             EXPECT_EQ(m->vars[0].access, VarAccess::ReadWrite);
         } else {
@@ -177,14 +177,12 @@ TEST(BuiltinModels, LookupsAndNameLists) {
     EXPECT_EQ(models::weightUpdateModelNames(),
               (std::vector<std::string>{"StaticPulse", "StaticPulseDendriticDelay", "STDPNearest",
                                         "STDPAllToAll"}));
-    EXPECT_EQ(models::currentSourceModelNames(),
-              (std::vector<std::string>{"DC", "GaussianNoise"}));
+    EXPECT_EQ(models::currentSourceModelNames(), (std::vector<std::string>{"DC", "GaussianNoise"}));
     EXPECT_EQ(init::varInitSnippetNames(),
               (std::vector<std::string>{"Constant", "Uniform", "Normal", "NormalClipped",
                                         "Exponential", "Gamma", "Binomial"}));
     EXPECT_EQ(init::sparseInitSnippetNames(),
-              (std::vector<std::string>{"OneToOne", "FixedProbability",
-                                        "FixedProbabilityNoAutapse",
+              (std::vector<std::string>{"OneToOne", "FixedProbability", "FixedProbabilityNoAutapse",
                                         "FixedNumberPostWithReplacement",
                                         "FixedNumberTotalWithReplacement"}));
     // a lookup returns the library's own object
@@ -242,14 +240,19 @@ TEST(BuiltinModels, DerivedParameters) {
 
 // ---- maximum row lengths ----
 
-// P(X > m) for X ~ Binomial(n, p), summed over the upper tail in long double.
+// P(X > m) for X ~ Binomial(n, p), summed upwards over the tail in long double until the terms,
+// past the mean and falling, no longer change the sum.
 long double binomialTail(unsigned n, double p, unsigned m) {
     long double tail = 0.0L;
-    for (unsigned k = n; k > m; k--) {
+    for (unsigned k = m + 1; k <= n; k++) {
         const long double logPmf = std::lgamma(n + 1.0L) - std::lgamma(k + 1.0L) -
                                    std::lgamma(n - k + 1.0L) + k * std::log((long double)p) +
                                    (n - k) * std::log1p(-(long double)p);
-        tail += std::exp(logPmf);
+        const long double term = std::exp(logPmf);
+        tail += term;
+        if (k > n * p && term < tail * 1e-25L) {
+            break;
+        }
     }
     return tail;
 }
@@ -329,8 +332,7 @@ TEST(BuiltinModels, VarInitConstantAndSnippet) {
     EXPECT_EQ(init::Exponential(2.0).params().at("lambda"), 2.0);
     EXPECT_EQ(init::Gamma(2.0, 3.0).params(), (ParamValues{{"a", 2.0}, {"b", 3.0}}));
     EXPECT_EQ(init::Binomial(10, 0.3).params(), (ParamValues{{"n", 10.0}, {"p", 0.3}}));
-    EXPECT_EQ(init::Normal(1.0, 2.0).snippet().code.find("rand_normal") != std::string::npos,
-              true);
+    EXPECT_EQ(init::Normal(1.0, 2.0).snippet().code.find("rand_normal") != std::string::npos, true);
 
     // the Constant snippet, as a TOML file names it, folds into a plain constant
     const VarInit byName(*init::findVarInitSnippet("Constant"), {{"constant", 2.5}});

@@ -159,12 +159,12 @@ std::vector<std::uint32_t> words(typename F32::Rng r, int n) {
 TEST(Rng, SameTupleSameSequenceAnyChangeDiffers) {
     const auto base = words(F32::make(kSeed, 1, 2, 3, 4), 16);
     EXPECT_EQ(words(F32::make(kSeed, 1, 2, 3, 4), 16), base);
-    EXPECT_NE(words(F32::make(kSeed + 1, 1, 2, 3, 4), 16), base);                // seed, low word
-    EXPECT_NE(words(F32::make(kSeed + (1ull << 32), 1, 2, 3, 4), 16), base);     // seed, high word
-    EXPECT_NE(words(F32::make(kSeed, 9, 2, 3, 4), 16), base);                    // stream
-    EXPECT_NE(words(F32::make(kSeed, 1, 9, 3, 4), 16), base);                    // element
-    EXPECT_NE(words(F32::make(kSeed, 1, 2, 9, 4), 16), base);                    // batch
-    EXPECT_NE(words(F32::make(kSeed, 1, 2, 3, 9), 16), base);                    // step
+    EXPECT_NE(words(F32::make(kSeed + 1, 1, 2, 3, 4), 16), base);            // seed, low word
+    EXPECT_NE(words(F32::make(kSeed + (1ull << 32), 1, 2, 3, 4), 16), base); // seed, high word
+    EXPECT_NE(words(F32::make(kSeed, 9, 2, 3, 4), 16), base);                // stream
+    EXPECT_NE(words(F32::make(kSeed, 1, 9, 3, 4), 16), base);                // element
+    EXPECT_NE(words(F32::make(kSeed, 1, 2, 9, 4), 16), base);                // batch
+    EXPECT_NE(words(F32::make(kSeed, 1, 2, 3, 9), 16), base);                // step
 }
 
 TEST(Rng, BothPrecisionsDrawTheSameWords) {
@@ -189,7 +189,7 @@ TYPED_TEST(RngTest, UniformEndsAreZeroExclusiveOneInclusive) {
     const double smallest = TypeParam::uniform(&r);
     EXPECT_GT(smallest, 0.0);
     EXPECT_EQ(smallest, sizeof(typename TypeParam::Scalar) == 4 ? std::ldexp(1.0, -24)
-                                                                 : std::ldexp(1.0, -53));
+                                                                : std::ldexp(1.0, -53));
     forceWords<TypeParam>(&r, 0xFFFFFFFFu);
     EXPECT_EQ(TypeParam::uniform(&r), 1.0);
     // u = 1 gives exponential +0, not -0
@@ -234,8 +234,7 @@ TYPED_TEST(RngTest, GammaMoments) {
     EXPECT_EQ(TypeParam::gamma(&r, 0.0), 0.0);
 }
 
-void checkBinomial(const std::function<std::uint32_t()>& f, int n, std::uint32_t trials,
-                   double p) {
+void checkBinomial(const std::function<std::uint32_t()>& f, int n, std::uint32_t trials, double p) {
     // mean np, variance npq, mu4 = npq (1 + 3pq (n - 2))
     const double q = 1.0 - p;
     const double var = trials * p * q;

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Vogels-Abbott COBA network in Brian2's C++ standalone mode, timed.
 
 The peer half of the spikeforge COBA benchmark (benchmarks/peers/coba/run).

@@ -116,7 +116,9 @@ SF_FN scalar sf_normal(sf_rng* r) {
 }
 
 /* Exponential with rate 1 (mean 1), by inversion; values in [0, inf). */
-SF_FN scalar sf_exponential(sf_rng* r) { return (scalar)0 - log(sf_uniform(r)); }
+SF_FN scalar sf_exponential(sf_rng* r) {
+    return (scalar)0 - log(sf_uniform(r));
+}
 
 /* Gamma(a, 1) for a >= 1: Marsaglia & Tsang, ACM TOMS 26(3), 2000. */
 SF_FN scalar sf_gamma_ge1(sf_rng* r, scalar a) {

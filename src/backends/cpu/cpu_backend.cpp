@@ -9,6 +9,8 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <filesystem>
+#include <map>
+#include <vector>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -20,20 +22,31 @@ namespace spikeforge::cpu {
 
 namespace {
 
-using EntryFn = void (*)(const runtime::StepArgs*);
+using EntryFn = void (*)(const runtime::StepArgs*, void* const*);
 
 class CpuDevice : public runtime::Device {
 public:
-    CpuDevice(void* handle, int threads) : m_handle(handle) {
+    CpuDevice(void* handle, int threads, const codegen::Plan& plan) : m_handle(handle) {
         m_init = entry("sf_initialize");
         m_syn = entry("sf_synapse_update");
         m_neu = entry("sf_neuron_update");
-        m_table = reinterpret_cast<void* (*)(const char*)>(dlsym(handle, "sf_table"));
+        auto numTables = reinterpret_cast<unsigned (*)()>(dlsym(handle, "sf_num_tables"));
         auto setThreads = reinterpret_cast<void (*)(int)>(dlsym(handle, "sf_set_threads"));
-        if (!m_table || !setThreads) throw InternalError("generated code lacks sf_table");
+        if (!numTables || !setThreads) throw InternalError("generated code lacks sf_num_tables");
+        if (numTables() != plan.mergedGroups.size())
+            throw InternalError("generated code and plan disagree on the merged groups");
+        for (size_t i = 0; i < plan.mergedGroups.size(); i++) {
+            m_tableIndex[plan.mergedGroups[i].symbol] = i;
+            m_tables.emplace_back(codegen::layoutOf(plan.mergedGroups[i].fields).size *
+                                      plan.mergedGroups[i].groupNames.size(),
+                                  0);
+            m_tablePtrs.push_back(m_tables.back().data());
+        }
         setThreads(threads);
     }
-    ~CpuDevice() override { dlclose(m_handle); }
+    // The library stays loaded (RTLD_NODELETE): OpenMP worker threads it started may outlive
+    // this object, and unmapping their code under them would crash.
+    ~CpuDevice() override = default;
 
     std::string name() const override { return "cpu"; }
     void* allocate(size_t bytes) override {
@@ -54,14 +67,16 @@ public:
         if (n) std::memcpy(dst, src, n);
     }
     void writeTable(const std::string& symbol, const void* bytes, size_t size) override {
-        void* t = m_table(symbol.c_str());
-        if (!t) throw InternalError("generated code has no table " + symbol);
-        std::memcpy(t, bytes, size);
+        auto it = m_tableIndex.find(symbol);
+        if (it == m_tableIndex.end() || m_tables[it->second].size() != size)
+            throw InternalError("no merged-group table " + symbol + " of that size");
+        std::memcpy(m_tables[it->second].data(), bytes, size);
     }
     void launch(const std::string& e, const runtime::StepArgs& a) override {
-        if (e == "sf_synapse_update") m_syn(&a);
-        else if (e == "sf_neuron_update") m_neu(&a);
-        else if (e == "sf_initialize") m_init(&a);
+        void* const* t = m_tablePtrs.data();
+        if (e == "sf_synapse_update") m_syn(&a, t);
+        else if (e == "sf_neuron_update") m_neu(&a, t);
+        else if (e == "sf_initialize") m_init(&a, t);
         else throw InternalError("unknown entry point " + e);
     }
     void synchronise() override {}
@@ -74,7 +89,9 @@ private:
     }
     void* m_handle;
     EntryFn m_init, m_syn, m_neu;
-    void* (*m_table)(const char*);
+    std::map<std::string, size_t> m_tableIndex;
+    std::vector<std::vector<unsigned char>> m_tables; // merged-group structs, runtime-owned
+    std::vector<void*> m_tablePtrs;
 };
 
 std::string compilerCommand(const BackendPreferences& prefs) {
@@ -83,8 +100,14 @@ std::string compilerCommand(const BackendPreferences& prefs) {
     return "c++";
 }
 
+// SPIKEFORGE_DEBUG_CODE=1 builds generated code for a debugger without touching the program.
+bool debugCode(const BackendPreferences& prefs) {
+    const char* env = std::getenv("SPIKEFORGE_DEBUG_CODE");
+    return prefs.debugCode || (env && std::string(env) == "1");
+}
+
 std::string flags(const BackendPreferences& prefs) {
-    return prefs.debugCode ? "-std=c++17 -O0 -g -fopenmp -fPIC -shared"
+    return debugCode(prefs) ? "-std=c++17 -O0 -g -fopenmp -fPIC -shared"
                            : "-std=c++17 -O3 -march=native -fopenmp -fPIC -shared";
 }
 
@@ -162,9 +185,9 @@ std::unique_ptr<runtime::Device> CpuBackend::build(const codegen::Plan& plan, Bu
         info.cacheHit = true;
         info.compileSeconds = 0.0;
     }
-    void* handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+    void* handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!handle) throw BackendError(std::string("dlopen failed: ") + dlerror());
-    return std::make_unique<CpuDevice>(handle, m_prefs.threads);
+    return std::make_unique<CpuDevice>(handle, m_prefs.threads, plan);
 }
 
 std::string compilerStatus(const BackendPreferences& prefs) {

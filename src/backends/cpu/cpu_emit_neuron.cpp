@@ -153,7 +153,8 @@ codegen::EmittedGroup emitNeuronUpdate(const Model& m, const NeuronGroup& ng) {
     c += "const uint32_t sfN = " + N + ";\nconst uint32_t sfWords = (sfN + 31u) / 32u;\n";
     c += "const uint32_t sfSlot = (uint32_t)(a->step % " + D + ");\n";
     c += "const " + S + " sf_t = (" + S + ")a->t; (void)sf_t;\n";
-    c += "#pragma omp parallel for collapse(2) schedule(static)\n"
+    // Small groups run serially: a parallel region costs more than it saves below ~2K neurons.
+    c += "#pragma omp parallel for collapse(2) schedule(static) if (SF_BATCH * sfN >= 2048u)\n"
          "for (uint32_t batch = 0; batch < SF_BATCH; batch++)\n"
          "for (uint32_t sfW = 0; sfW < sfWords; sfW++) {\n"
          "uint32_t sfBits = 0;\n"
@@ -171,7 +172,7 @@ codegen::EmittedGroup emitNeuronUpdate(const Model& m, const NeuronGroup& ng) {
     c += "}\n" + bits + "[(size_t)batch * sfWords + sfW] = sfBits;\n}\n";
     // Compaction keeps spikes in neuron order whatever the thread count, so summation order
     // downstream (and hence the result) never depends on scheduling.
-    c += "#pragma omp parallel for schedule(static)\n"
+    c += "#pragma omp parallel for schedule(static) if (SF_BATCH > 1u && SF_BATCH * sfN >= 2048u)\n"
          "for (uint32_t batch = 0; batch < SF_BATCH; batch++) {\n"
          "const uint32_t* sfB = " + bits + " + (size_t)batch * sfWords;\n"
          "uint32_t* sfSpk = " + spk + " + ((size_t)batch * " + D + " + sfSlot) * sfN;\n"

@@ -61,14 +61,15 @@ void addPhase(codegen::Plan& plan, PhaseCode& out, const std::string& prefix,
         if (t.fields.empty()) out.decls += "    char unused;\n";
         out.decls += "};\nstatic_assert(sizeof(" + t.structName + ") == " +
                      std::to_string(layout.size) + ", \"layout mismatch\");\n";
-        out.decls += "static " + t.structName + " " + t.symbol + "[" +
-                     std::to_string(t.groupNames.size()) + "];\n";
         out.functions += "static void fn_" + t.symbol + "(" + t.structName +
                          "* grp, const SFStepArgs* a) {\n(void)grp; (void)a;\n";
         if (init) out.functions += "const uint64_t seed = a->seed; (void)seed;\n";
         out.functions += merged.bodies[i] + "}\n\n";
+        // Tables are owned by the runtime and passed in, so two simulations of one model
+        // (sharing this loaded library) never share state.
         out.calls += "for (unsigned g = 0; g < " + std::to_string(t.groupNames.size()) +
-                     "u; g++) fn_" + t.symbol + "(&" + t.symbol + "[g], a);\n";
+                     "u; g++) fn_" + t.symbol + "(&((" + t.structName + "*)sfTables[" +
+                     std::to_string(plan.mergedGroups.size()) + "])[g], a);\n";
         plan.mergedGroups.push_back(std::move(t));
     }
 }
@@ -129,13 +130,13 @@ codegen::Plan generate(const Model& m) {
     src += init.decls + syn.decls + neu.decls + "\n";
     src += init.functions + syn.functions + neu.functions;
     src += "extern \"C\" {\n";
-    src += "void sf_initialize(const SFStepArgs* a) {\n" + init.calls + "}\n";
-    src += "void sf_synapse_update(const SFStepArgs* a) {\n(void)a;\n" + syn.calls + "}\n";
-    src += "void sf_neuron_update(const SFStepArgs* a) {\n(void)a;\n" + neu.calls + "}\n";
-    src += "void* sf_table(const char* name) {\n";
-    for (const auto& t : plan.mergedGroups)
-        src += "if (!strcmp(name, \"" + t.symbol + "\")) return (void*)" + t.symbol + ";\n";
-    src += "return 0;\n}\n";
+    const std::string sig = "(const SFStepArgs* a, void* const* sfTables) {\n(void)a; "
+                            "(void)sfTables;\n";
+    src += "void sf_initialize" + sig + init.calls + "}\n";
+    src += "void sf_synapse_update" + sig + syn.calls + "}\n";
+    src += "void sf_neuron_update" + sig + neu.calls + "}\n";
+    src += "unsigned sf_num_tables(void) { return " + std::to_string(plan.mergedGroups.size()) +
+           "u; }\n";
     src += "void sf_set_threads(int n) {\n#ifdef _OPENMP\nif (n > 0) omp_set_num_threads(n);\n"
            "#else\n(void)n;\n#endif\n}\n";
     src += "}\n";

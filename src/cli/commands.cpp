@@ -260,9 +260,13 @@ int runInfo(bool json, std::ostream& out, std::ostream& err) {
         }
         out << std::left << std::setw(10) << "backend" << std::setw(8) << "usable"
             << "note\n";
-        for (const BackendStatus& b : backends)
-            out << std::setw(10) << b.name << std::setw(8) << (b.usable ? "yes" : "no") << b.reason
-                << '\n';
+        for (const BackendStatus& b : backends) {
+            out << std::setw(10) << b.name;
+            if (b.reason.empty())
+                out << (b.usable ? "yes" : "no") << '\n';
+            else
+                out << std::setw(8) << (b.usable ? "yes" : "no") << b.reason << '\n';
+        }
         return exitOk;
     } catch (const std::exception& e) {
         err << "error: " << e.what() << '\n';

@@ -37,12 +37,6 @@ std::vector<std::string> varNames(const std::vector<VarDecl>& vars) {
     return names;
 }
 
-// {init = "Constant", value = x}: not a snippet, so that VarInit::isConstant() stays true.
-VarInit readConstantInit(const Reader& r, const toml::table& t, const std::string& where) {
-    r.checkKeys(t, where, {"init", "value"});
-    return VarInit(r.number(r.require(t, "value", where), where + ".value"));
-}
-
 VarInit readVarInit(const Reader& r, const toml::node& node, const std::string& where) {
     if (!node.is_table()) {
         if (!node.is_number() && !node.is_string())
@@ -55,17 +49,17 @@ VarInit readVarInit(const Reader& r, const toml::node& node, const std::string& 
     const toml::table& t = *node.as_table();
     const toml::node& initNode = r.require(t, "init", where);
     const std::string init = r.string(initNode, where + ".init");
-    if (init == "Constant") return readConstantInit(r, t, where);
     const InitSnippet* snippet = init::findVarInitSnippet(init);
-    if (!snippet) {
-        std::vector<std::string> names = init::varInitSnippetNames();
-        if (!contains(names, "Constant")) names.push_back("Constant");
+    if (!snippet)
         r.fail(initNode, where + ".init: unknown variable initialiser '" + init + "'" +
-                             suggestion(init, names));
-    }
+                             suggestion(init, init::varInitSnippetNames()));
     const ParamValues params =
         readParamTable(r, t, where, snippet->params, "initialiser '" + init + "'", "init");
-    return VarInit(*snippet, params);
+    try {
+        return VarInit(*snippet, params); // the Constant snippet becomes a plain constant
+    } catch (const ModelError& e) {
+        r.fail(t, where + ": " + e.what());
+    }
 }
 
 } // namespace

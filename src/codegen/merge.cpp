@@ -72,8 +72,20 @@ std::string literal(double value, const std::string& ctype) {
 
 namespace {
 
+// Comments and #line labels name the group; they say nothing about structure, so two groups
+// that differ only there still merge (a compiler error then names the first of them).
 std::string structureKey(const EmittedGroup& g) {
-    std::string key = g.code;
+    std::string key;
+    size_t start = 0;
+    while (start < g.code.size()) {
+        size_t end = g.code.find('\n', start);
+        if (end == std::string::npos) end = g.code.size();
+        std::string line = g.code.substr(start, end - start);
+        if (line.rfind("#line", 0) == 0) line = "#line";
+        if (const size_t c = line.find("// "); c != std::string::npos) line.resize(c);
+        key += line + "\n";
+        start = end + 1;
+    }
     for (const auto& e : g.env.entries())
         key += "\n" + e.decl.name + ":" + e.decl.ctype + (e.foldable ? "" : "!");
     return key;
@@ -120,6 +132,9 @@ MergedPhase mergeGroups(const std::string& prefix, std::vector<EmittedGroup> gro
         table.symbol = "merged" + prefix + std::to_string(s);
         std::map<std::string, std::string> values;
         std::vector<size_t> kept;
+        // Array fields are copied into restrict-qualified locals: the arrays of one kernel never
+        // overlap where one of them is written, and telling the compiler so lets it vectorise.
+        std::string prologue;
         const auto& entries = first.env.entries();
         for (size_t f = 0; f < entries.size(); f++) {
             bool fold = entries[f].foldable;
@@ -129,8 +144,18 @@ MergedPhase mergeGroups(const std::string& prefix, std::vector<EmittedGroup> gro
             if (fold) {
                 values[entries[f].decl.name] =
                     literal(entries[f].binding.number, entries[f].decl.ctype);
+            } else if (entries[f].binding.kind == FieldBinding::Kind::Array) {
+                values[entries[f].decl.name] = "sfp_" + entries[f].decl.name;
+                prologue += entries[f].decl.ctype + " __restrict sfp_" + entries[f].decl.name +
+                            " = grp->" + entries[f].decl.name + ";\n";
+                table.fields.push_back(entries[f].decl);
+                kept.push_back(f);
             } else {
-                values[entries[f].decl.name] = "grp->" + entries[f].decl.name;
+                // Numbers are read once per kernel call into locals (dynamic parameters change
+                // only between steps).
+                values[entries[f].decl.name] = "sfv_" + entries[f].decl.name;
+                prologue += "const " + entries[f].decl.ctype + " sfv_" + entries[f].decl.name +
+                            " = grp->" + entries[f].decl.name + ";\n";
                 table.fields.push_back(entries[f].decl);
                 kept.push_back(f);
             }
@@ -141,7 +166,7 @@ MergedPhase mergeGroups(const std::string& prefix, std::vector<EmittedGroup> gro
             for (size_t f : kept) row.push_back(groups[m].env.entries()[f].binding);
             table.bindings.push_back(std::move(row));
         }
-        phase.bodies.push_back(resolvePlaceholders(first.code, values));
+        phase.bodies.push_back(prologue + resolvePlaceholders(first.code, values));
         phase.tables.push_back(std::move(table));
     }
     return phase;

@@ -14,6 +14,7 @@ struct StepArgs {
     uint64_t recordStart = 0;
     uint64_t recordSteps = 0;
     uint64_t seed = 0;
+    uint32_t threads = 1;    // OpenMP threads for CPU kernels (regions go serial at 1)
 };
 
 class Device {

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <thread>
 
 namespace spikeforge {
 
@@ -27,6 +28,7 @@ struct Simulation::Impl {
     BuildInfo info;
     uint64_t step = 0;
     uint64_t recordStart = 0, recordSteps = 0;
+    uint32_t threads = 1;
 
     Impl(Model& m, const BackendPreferences& p) : model(m), prefs(p) {}
     ~Impl() {
@@ -85,6 +87,7 @@ struct Simulation::Impl {
         a.recordStart = recordStart;
         a.recordSteps = recordSteps;
         a.seed = model.seed();
+        a.threads = threads;
         return a;
     }
 
@@ -122,6 +125,9 @@ struct Simulation::Impl {
 Simulation::Simulation(Model& model, const BackendPreferences& prefs)
     : m_impl(std::make_unique<Impl>(model, prefs)) {
     auto& s = *m_impl;
+    if (prefs.threads < 0) throw ModelError("threads must be 0 (all cores) or positive");
+    s.threads = prefs.threads > 0 ? static_cast<uint32_t>(prefs.threads)
+                                  : std::max(1u, std::thread::hardware_concurrency());
     model.finalise();
     s.backend = backends::makeBackend(prefs);
     const auto t0 = std::chrono::steady_clock::now();

@@ -484,7 +484,7 @@ TEST(Config, ModelSettingsAndConstantInitialiser) {
     std::string text = replaced(base, "dt = 0.1\n",
                                 "dt = \"p / 2\"\nprecision = \"double\"\nbatch = 4\nseed = 99\n");
     text = replaced(text, "vars = { v = 0.0, count = 0 }",
-                    "vars = { v = { init = \"Constant\", value = \"-p\" }, count = 3 }");
+                    "vars = { v = { init = \"Constant\", constant = \"-p\" }, count = 3 }");
     const Config cfg = load(text);
     EXPECT_DOUBLE_EQ(cfg.model->dt(), 0.05);
     EXPECT_EQ(cfg.model->precision(), Precision::Double);

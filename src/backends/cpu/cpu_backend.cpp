@@ -31,8 +31,7 @@ public:
         m_syn = entry("sf_synapse_update");
         m_neu = entry("sf_neuron_update");
         auto numTables = reinterpret_cast<unsigned (*)()>(dlsym(handle, "sf_num_tables"));
-        auto setThreads = reinterpret_cast<void (*)(int)>(dlsym(handle, "sf_set_threads"));
-        if (!numTables || !setThreads) throw InternalError("generated code lacks sf_num_tables");
+        if (!numTables) throw InternalError("generated code lacks sf_num_tables");
         if (numTables() != plan.mergedGroups.size())
             throw InternalError("generated code and plan disagree on the merged groups");
         for (size_t i = 0; i < plan.mergedGroups.size(); i++) {
@@ -42,7 +41,7 @@ public:
                                   0);
             m_tablePtrs.push_back(m_tables.back().data());
         }
-        setThreads(threads);
+        (void)threads;
     }
     // The library stays loaded (RTLD_NODELETE): OpenMP worker threads it started may outlive
     // this object, and unmapping their code under them would crash.
@@ -108,7 +107,11 @@ bool debugCode(const BackendPreferences& prefs) {
 
 std::string flags(const BackendPreferences& prefs) {
     return debugCode(prefs) ? "-std=c++17 -O0 -g -fopenmp -fPIC -shared"
-                           : "-std=c++17 -O3 -march=native -fopenmp -fPIC -shared";
+                           // No trapping maths and no errno: results are unchanged (spikeforge
+                           // never enables FP exceptions or reads errno) but conditional
+                           // arithmetic in snippets can be if-converted and vectorised.
+                           : "-std=c++17 -O3 -march=native -fno-trapping-math -fno-math-errno "
+                             "-fopenmp -fPIC -shared";
 }
 
 // Lines of the compiler output that point into a user's snippet ("Group.field:L:C: error").

@@ -154,25 +154,29 @@ codegen::EmittedGroup emitNeuronUpdate(const Model& m, const NeuronGroup& ng) {
     c += "const uint32_t sfSlot = (uint32_t)(a->step % " + D + ");\n";
     c += "const " + S + " sf_t = (" + S + ")a->t; (void)sf_t;\n";
     // Small groups run serially: a parallel region costs more than it saves below ~2K neurons.
-    c += "#pragma omp parallel for collapse(2) schedule(static) if (SF_BATCH * sfN >= 2048u)\n"
+    c += "#pragma omp parallel for collapse(2) schedule(static) num_threads(a->threads) if (a->threads > 1u && SF_BATCH * sfN >= 2048u)\n"
          "for (uint32_t batch = 0; batch < SF_BATCH; batch++)\n"
          "for (uint32_t sfW = 0; sfW < sfWords; sfW++) {\n"
          "uint32_t sfBits = 0;\n"
          "const uint32_t sfEnd = (sfW + 1u) * 32u < sfN ? (sfW + 1u) * 32u : sfN;\n"
          "for (uint32_t id = sfW * 32u; id < sfEnd; id++) {\n";
     c += S + " sfIsyn = 0; (void)sfIsyn;\n";
-    c += "const " + S + " l_st = " + st + "[(size_t)batch * sfN + id]; (void)l_st;\n";
+    c += S + " l_st = " + st + "[(size_t)batch * sfN + id];\n";
     if (rng)
         c += "sf_rng sfRng; sf_rng_init(&sfRng, a->seed, " + stream +
              ", id, batch, (sf_u32)a->step);\n";
     c += perNeuron;
-    c += "if (" + threshold + ") {\n" + reset + st + "[(size_t)batch * sfN + id] = sf_t;\n" +
-         spikeCode + "sfBits |= 1u << (id & 31u);\n}\n";
+    // Stores are unconditional and the spike bit is data, not control flow, so that a loop
+    // without per-spike synapse code can be if-converted and vectorised.
+    c += "const bool sfSpike = " + threshold + ";\n";
+    c += "if (sfSpike) {\n" + reset + "l_st = sf_t;\n" + spikeCode + "}\n";
+    c += "sfBits |= (uint32_t)sfSpike << (id & 31u);\n";
+    c += st + "[(size_t)batch * sfN + id] = l_st;\n";
     c += vars.stores;
     c += "}\n" + bits + "[(size_t)batch * sfWords + sfW] = sfBits;\n}\n";
     // Compaction keeps spikes in neuron order whatever the thread count, so summation order
     // downstream (and hence the result) never depends on scheduling.
-    c += "#pragma omp parallel for schedule(static) if (SF_BATCH > 1u && SF_BATCH * sfN >= 2048u)\n"
+    c += "#pragma omp parallel for schedule(static) num_threads(a->threads) if (a->threads > 1u && SF_BATCH > 1u && SF_BATCH * sfN >= 2048u)\n"
          "for (uint32_t batch = 0; batch < SF_BATCH; batch++) {\n"
          "const uint32_t* sfB = " + bits + " + (size_t)batch * sfWords;\n"
          "uint32_t* sfSpk = " + spk + " + ((size_t)batch * " + D + " + sfSlot) * sfN;\n"

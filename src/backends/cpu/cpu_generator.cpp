@@ -41,7 +41,7 @@ std::string prelude(const Model& m) {
          "__ATOMIC_RELAXED); else sfDen[((sfStep + sfD_) % sfDd) * sfNpost + id_post] += (x); "
          "} while (0)\n"
          "struct SFStepArgs { double t; uint64_t step; uint64_t recordStart; "
-         "uint64_t recordSteps; uint64_t seed; };\n";
+         "uint64_t recordSteps; uint64_t seed; uint32_t threads; };\n";
     return s;
 }
 
@@ -137,8 +137,6 @@ codegen::Plan generate(const Model& m) {
     src += "void sf_neuron_update" + sig + neu.calls + "}\n";
     src += "unsigned sf_num_tables(void) { return " + std::to_string(plan.mergedGroups.size()) +
            "u; }\n";
-    src += "void sf_set_threads(int n) {\n#ifdef _OPENMP\nif (n > 0) omp_set_num_threads(n);\n"
-           "#else\n(void)n;\n#endif\n}\n";
     src += "}\n";
     plan.source = resyncLines(src);
     char hex[17];

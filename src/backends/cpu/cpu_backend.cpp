@@ -188,6 +188,12 @@ std::unique_ptr<runtime::Device> CpuBackend::build(const codegen::Plan& plan, Bu
         info.cacheHit = true;
         info.compileSeconds = 0.0;
     }
+    // OpenMP threads spin a long time by default before sleeping; with per-step kernels of
+    // microseconds on a shared machine that spinning starves the threads doing the work. A short
+    // spin is the better default; the user's own OMP_WAIT_POLICY / GOMP_SPINCOUNT win. libgomp
+    // reads these when the first generated library pulls it in, i.e. at this dlopen.
+    if (!std::getenv("OMP_WAIT_POLICY") && !std::getenv("GOMP_SPINCOUNT"))
+        setenv("GOMP_SPINCOUNT", "10000", 0);
     void* handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!handle) throw BackendError(std::string("dlopen failed: ") + dlerror());
     return std::make_unique<CpuDevice>(handle, m_prefs.threads, plan);

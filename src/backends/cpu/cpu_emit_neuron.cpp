@@ -153,8 +153,9 @@ codegen::EmittedGroup emitNeuronUpdate(const Model& m, const NeuronGroup& ng) {
     c += "const uint32_t sfN = " + N + ";\nconst uint32_t sfWords = (sfN + 31u) / 32u;\n";
     c += "const uint32_t sfSlot = (uint32_t)(a->step % " + D + ");\n";
     c += "const " + S + " sf_t = (" + S + ")a->t; (void)sf_t;\n";
-    // Small groups run serially: a parallel region costs more than it saves below ~2K neurons.
-    c += "#pragma omp parallel for collapse(2) schedule(static) num_threads(a->threads) if (a->threads > 1u && SF_BATCH * sfN >= 2048u)\n"
+    // Small groups run serially: one step of a few thousand neurons takes microseconds, less
+    // than a fork/join of threads costs on a busy machine.
+    c += "#pragma omp parallel for collapse(2) schedule(static) num_threads(a->threads) if (a->threads > 1u && SF_BATCH * sfN >= 32768u)\n"
          "for (uint32_t batch = 0; batch < SF_BATCH; batch++)\n"
          "for (uint32_t sfW = 0; sfW < sfWords; sfW++) {\n"
          "uint32_t sfBits = 0;\n"
@@ -176,7 +177,7 @@ codegen::EmittedGroup emitNeuronUpdate(const Model& m, const NeuronGroup& ng) {
     c += "}\n" + bits + "[(size_t)batch * sfWords + sfW] = sfBits;\n}\n";
     // Compaction keeps spikes in neuron order whatever the thread count, so summation order
     // downstream (and hence the result) never depends on scheduling.
-    c += "#pragma omp parallel for schedule(static) num_threads(a->threads) if (a->threads > 1u && SF_BATCH > 1u && SF_BATCH * sfN >= 2048u)\n"
+    c += "#pragma omp parallel for schedule(static) num_threads(a->threads) if (a->threads > 1u && SF_BATCH > 1u && SF_BATCH * sfN >= 32768u)\n"
          "for (uint32_t batch = 0; batch < SF_BATCH; batch++) {\n"
          "const uint32_t* sfB = " + bits + " + (size_t)batch * sfWords;\n"
          "uint32_t* sfSpk = " + spk + " + ((size_t)batch * " + D + " + sfSlot) * sfN;\n"

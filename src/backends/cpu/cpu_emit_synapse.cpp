@@ -88,7 +88,7 @@ codegen::EmittedGroup emitPresynapticUpdate(const Model& m, const SynapseGroup& 
     e.subs["addToPost"] = "sfInSyn[id_post] += ";
     e.subs["addToPostDelay"] = "SF_ADD_TO_POST_DELAY";
     const std::string body = e.render(code, ctx);
-    c += "#pragma omp parallel for schedule(static) num_threads(a->threads) if (a->threads > 1u && SF_BATCH > 1u)\n"
+    c += "#pragma omp parallel for schedule(static) num_threads(a->threads) if (a->threads > 1u && SF_BATCH > 1u && SF_BATCH * sfNpost >= 16384u)\n"
          "for (uint32_t batch = 0; batch < SF_BATCH; batch++) {\n"
          "const uint32_t sfCnt = " + cnt + "[(size_t)batch * " + D + " + sfSlot];\n"
          "const uint32_t* sfSpk = " + spk + " + ((size_t)batch * " + D + " + sfSlot) * sfNpre;\n" +
@@ -131,7 +131,7 @@ codegen::EmittedGroup emitPostsynapticUpdate(const Model& m, const SynapseGroup&
     const std::string cnt = e.env.array("tgtSpkCnt", "uint32_t", sg.target().name() + ".spkCnt");
     const std::string spk = e.env.array("tgtSpk", "uint32_t", sg.target().name() + ".spk");
     const std::string body = e.render(code, ctx);
-    c += "#pragma omp parallel for schedule(static) num_threads(a->threads) if (a->threads > 1u && SF_BATCH > 1u)\n"
+    c += "#pragma omp parallel for schedule(static) num_threads(a->threads) if (a->threads > 1u && SF_BATCH > 1u && SF_BATCH * sfNpost >= 16384u)\n"
          "for (uint32_t batch = 0; batch < SF_BATCH; batch++) {\n"
          "const uint32_t sfCnt = " + cnt + "[(size_t)batch * " + D + " + sfSlot];\n"
          "const uint32_t* sfSpk = " + spk + " + ((size_t)batch * " + D + " + sfSlot) * sfNpost;\n"

@@ -329,6 +329,12 @@ TEST(ConfigErrors, InvalidTomlSyntax) {
     expectError(text, "= 100", {"invalid TOML"}, 1);
 }
 
+// toml++ 3.3 asserts on this input in builds without NDEBUG; it must be a plain syntax error.
+TEST(ConfigErrors, InvalidTomlThatTripsTheParsersAssertions) {
+    const std::string text = replaced(base, "[neuron_models.Lif]", "[{neuron_models.Lif]");
+    expectError(text, "{neuron_models", {"invalid TOML"});
+}
+
 TEST(ConfigErrors, SetOfAnUnknownParameter) {
     expectSetError(base, {"M=5"}, {"unknown parameter 'M'", "[parameters]"});
     expectSetError(base, {"n=5"}, {"did you mean 'N'?"});

@@ -12,7 +12,7 @@ namespace spikeforge::models {
 // ---- neurons ----
 const NeuronModel& LIF();              // C [nF], TauM [ms], Vrest, Vreset, Vthresh [mV], Ioffset [nA], TauRefrac [ms]
 const NeuronModel& Izhikevich();       // a, b, c, d; vars V [mV], U
-const NeuronModel& Poisson();          // rate [Hz]; var timeStepToSpike-free Bernoulli per step
+const NeuronModel& Poisson();          // rate [Hz]; var timeStepToSpike (exponential ISIs, as GeNN PoissonNew)
 const NeuronModel& SpikeSourceArray(); // vars startSpike, endSpike; EGP spikeTimes [ms]
 const NeuronModel& LeakyIntegrate();   // C, TauM, Vrest; var V; never spikes
 

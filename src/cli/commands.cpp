@@ -10,6 +10,7 @@
 
 #include <charconv>
 #include <chrono>
+#include <ctime>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -53,6 +54,7 @@ struct RunResult {
     uint64_t synapses = 0;
     BuildInfo build;
     double simWallSeconds = 0.0;
+    double simCpuSeconds = 0.0; // all threads; on a busy machine closer to the work than wall
     std::vector<PopulationResult> populations;
 
     uint64_t totalSpikes() const {
@@ -123,6 +125,13 @@ void collectSpikes(Simulation& sim, RunResult& result) {
     }
 }
 
+// CPU time of this process, all threads [s].
+double processCpuSeconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
 RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps) {
     BackendPreferences prefs;
     prefs.backend = options.backend;
@@ -134,9 +143,11 @@ RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps) 
         anyRecorded = anyRecorded || group->spikeRecording();
     if (anyRecorded) sim.setRecordingWindow(steps);
     const Clock::time_point start = Clock::now();
+    const double cpuStart = processCpuSeconds();
     sim.run(steps);
     RunResult result;
     result.simWallSeconds = secondsSince(start);
+    result.simCpuSeconds = processCpuSeconds() - cpuStart;
     if (anyRecorded) sim.pullRecording();
 
     result.model = cfg.model->name();
@@ -188,7 +199,8 @@ void printReport(std::ostream& out, const RunResult& r) {
         << r.build.generateSeconds << " s, compile " << r.build.compileSeconds << " s"
         << (r.build.cacheHit ? ", cached" : "") << ")\n";
     out << "init       " << r.build.initSeconds << " s\n";
-    out << "simulate   " << r.simWallSeconds << " s wall\n" << std::defaultfloat;
+    out << "simulate   " << r.simWallSeconds << " s wall, " << r.simCpuSeconds << " s cpu\n"
+        << std::defaultfloat;
 }
 
 std::string resultJson(const RunResult& r) {
@@ -208,7 +220,8 @@ std::string resultJson(const RunResult& r) {
     o.addNumber("generate_s", r.build.generateSeconds)
         .addNumber("compile_s", r.build.compileSeconds);
     o.addBool("cache_hit", r.build.cacheHit).addNumber("init_s", r.build.initSeconds);
-    o.addNumber("sim_wall_s", r.simWallSeconds).addInteger("spikes", r.totalSpikes());
+    o.addNumber("sim_wall_s", r.simWallSeconds).addNumber("sim_cpu_s", r.simCpuSeconds);
+    o.addInteger("spikes", r.totalSpikes());
     o.addObject("rates_hz", rates).addObject("spike_counts", counts);
     return o.str();
 }

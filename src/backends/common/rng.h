@@ -4,8 +4,9 @@
  * embedded as a string into generated code after a prelude that defines SF_FN (function
  * qualifier), the types sf_u32, sf_u64 and scalar (float or double), SF_DOUBLE (defined only for
  * double precision) and the maths functions log, sqrt, cos, sin, exp, pow and floor for scalar.
- * No includes, no globals; every floating constant is written for the model precision (OpenCL
- * devices without fp64 reject double literals).
+ * No includes, no globals, no include guard (embedded once per generated file; the host test
+ * includes it once per precision); every floating constant is written for the model precision
+ * (OpenCL devices without fp64 reject double literals).
  *
  * Keying scheme. Every random sequence is fixed by (seed, stream, element, batch, step):
  *   key     = (lo32(seed), hi32(seed) ^ stream)
@@ -16,8 +17,9 @@
  * group; batch is the batch index; step is the time step index (initialisation uses its own
  * streams, so step may be 0 there). block counts the Philox calls made for this tuple: each call
  * yields 4 words, so one tuple gives 2^34 words, far more than one step of one element needs.
- * Two keys collide only when the seeds' low words are equal and hi32(seed) ^ stream is equal,
- * i.e. when two seeds differ in their high word by exactly the XOR of the two streams. Philox is
+ * Two (seed, stream) pairs give the same key only when the seeds' low words are equal and
+ * hi32(seed) ^ stream is equal, i.e. when the seeds' high words differ by exactly the XOR of the
+ * two streams. Philox is
  * exact integer arithmetic and the word-to-uniform conversion below is exact, so every backend
  * draws the same uniforms; values passed through log/cos/pow may differ in the last bits.
  *
@@ -48,7 +50,7 @@ SF_FN void sf_philox4x32_10(const sf_u32* ctr, const sf_u32* key, sf_u32* out) {
     sf_u32 c3 = ctr[3];
     sf_u32 k0 = key[0];
     sf_u32 k1 = key[1];
-    for (int round = 0; round < 10; round++) {
+    for (int rnd = 0; rnd < 10; rnd++) {
         const sf_u64 p0 = (sf_u64)0xD2511F53u * (sf_u64)c0;
         const sf_u64 p1 = (sf_u64)0xCD9E8D57u * (sf_u64)c2;
         c0 = (sf_u32)(p1 >> 32) ^ c1 ^ k0;

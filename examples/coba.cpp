@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
             const bool exc = src[0] == 'E';
             model.addSynapseGroup(
                 std::string(src) + tgt, MatrixType::Sparse, 0, src, tgt,
-                {models::StaticPulse(), {}, {{"g", exc ? 0.6 : 6.7}}, {}, {}},
+                {models::StaticPulseConstantWeight(), {{"g", exc ? 0.6 : 6.7}}, {}, {}, {}},
                 {cond, {{"tau", exc ? 5.0 : 10.0}, {"E", exc ? 0.0 : -80.0}}, {}},
                 init::FixedProbability(p));
         }

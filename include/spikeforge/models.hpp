@@ -23,6 +23,7 @@ const PostsynapticModel& DeltaCurr(); // none
 
 // ---- weight update ----
 const WeightUpdateModel& StaticPulse();               // var g
+const WeightUpdateModel& StaticPulseConstantWeight(); // param g: one weight for the group
 const WeightUpdateModel& StaticPulseDendriticDelay(); // vars g, d [steps]
 const WeightUpdateModel& STDPNearest();   // tauPlus, tauMinus, Aplus, Aminus, Wmin, Wmax; var g
 const WeightUpdateModel& STDPAllToAll();  // same parameters, trace based

@@ -89,6 +89,16 @@ WeightUpdateModel makeStaticPulse() {
     return m;
 }
 
+// One weight for the whole group, as a parameter (GeNN's StaticPulseConstantWeight): no weight
+// array is stored or read, which halves the memory traffic of spike delivery.
+WeightUpdateModel makeStaticPulseConstantWeight() {
+    WeightUpdateModel m;
+    m.name = "StaticPulseConstantWeight";
+    m.params = {"g"};
+    m.preSpikeSynCode = "addToPost(g);\n";
+    return m;
+}
+
 WeightUpdateModel makeStaticPulseDendriticDelay() {
     WeightUpdateModel m;
     m.name = "StaticPulseDendriticDelay";
@@ -189,6 +199,7 @@ constexpr std::pair<const char*, Factory<PostsynapticModel>> kPostsynapticModels
 
 constexpr std::pair<const char*, Factory<WeightUpdateModel>> kWeightUpdateModels[] = {
     {"StaticPulse", &StaticPulse},
+    {"StaticPulseConstantWeight", &StaticPulseConstantWeight},
     {"StaticPulseDendriticDelay", &StaticPulseDendriticDelay},
     {"STDPNearest", &STDPNearest},
     {"STDPAllToAll", &STDPAllToAll},
@@ -237,6 +248,11 @@ const PostsynapticModel& DeltaCurr() {
 
 const WeightUpdateModel& StaticPulse() {
     static const WeightUpdateModel m = makeStaticPulse();
+    return m;
+}
+
+const WeightUpdateModel& StaticPulseConstantWeight() {
+    static const WeightUpdateModel m = makeStaticPulseConstantWeight();
     return m;
 }
 

@@ -146,3 +146,43 @@ INSTANTIATE_TEST_SUITE_P(
     paramName);
 
 } // namespace
+
+namespace {
+
+class ConstantWeightTest : public sftest::BackendTest {};
+
+// StaticPulseConstantWeight stores no weights: every delivered spike adds the parameter g.
+TEST_P(ConstantWeightTest, EverySpikeDeliversTheGroupWeight) {
+    Model m("constant_weight");
+    m.setDT(kDt);
+    m.addNeuronGroup("Src", kSources, models::SpikeSourceArray(), {},
+                     {{"startSpike", 0.0}, {"endSpike", 0.0}});
+    m.addNeuronGroup("Tgt", kSources, accumulator(), {}, {{"x", 0.0}});
+    m.addSynapseGroup("Syn", MatrixType::Sparse, 0, "Src", "Tgt",
+                      {models::StaticPulseConstantWeight(), {{"g", 0.75}}, {}, {}, {}},
+                      {models::DeltaCurr(), {}, {}}, init::OneToOne());
+    Simulation sim(m, prefs());
+    std::vector<double> times;
+    sim.pull("Src", "startSpike");
+    sim.pull("Src", "endSpike");
+    for (unsigned i = 0; i < kSources; i++) {
+        sim.view<uint32_t>("Src", "startSpike")[i] = static_cast<uint32_t>(times.size());
+        for (unsigned n = 0; n < kSteps; n++)
+            if (spikes(0, i, n)) times.push_back((n - 0.5) * kDt);
+        sim.view<uint32_t>("Src", "endSpike")[i] = static_cast<uint32_t>(times.size());
+    }
+    sim.push("Src", "startSpike");
+    sim.push("Src", "endSpike");
+    sim.setEGP("Src", "spikeTimes", times);
+    sim.run(kSteps + 1);
+    sim.pull("Tgt", "x");
+    for (unsigned i = 0; i < kSources; i++) {
+        unsigned count = 0;
+        for (unsigned n = 0; n < kSteps; n++) count += spikes(0, i, n);
+        EXPECT_FLOAT_EQ(sim.view<float>("Tgt", "x")[i], 0.75f * count) << "target " << i;
+    }
+}
+
+SF_INSTANTIATE_BACKEND_TESTS(ConstantWeightTest);
+
+} // namespace

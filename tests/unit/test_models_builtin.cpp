@@ -175,7 +175,7 @@ TEST(BuiltinModels, LookupsAndNameLists) {
     EXPECT_EQ(models::postsynapticModelNames(),
               (std::vector<std::string>{"ExpCurr", "ExpCond", "DeltaCurr"}));
     EXPECT_EQ(models::weightUpdateModelNames(),
-              (std::vector<std::string>{"StaticPulse", "StaticPulseDendriticDelay", "STDPNearest",
+              (std::vector<std::string>{"StaticPulse", "StaticPulseConstantWeight", "StaticPulseDendriticDelay", "STDPNearest",
                                         "STDPAllToAll"}));
     EXPECT_EQ(models::currentSourceModelNames(), (std::vector<std::string>{"DC", "GaussianNoise"}));
     EXPECT_EQ(init::varInitSnippetNames(),

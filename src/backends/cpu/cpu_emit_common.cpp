@@ -76,7 +76,7 @@ std::string emitVarInit(Emitter& e, const std::string& group, const VarDecl& var
                     "const size_t n = " + countExpr + ";\n";
     s += "#pragma omp parallel for collapse(2) schedule(static) num_threads(a->threads) if (a->threads > 1u && n * " + B + " >= 4096u)\n"
          "for (uint32_t batch = 0; batch < " + B + "; batch++)\n"
-         "for (size_t i = 0; i < n; i++) {\n" + loopBody + body + "}\n}\n";
+         "for (size_t i = 0; i < n; i++) {\n" + loopBody + body + "}\n//SF_END_PARALLEL\n}\n";
     return s;
 }
 

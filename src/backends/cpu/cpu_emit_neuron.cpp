@@ -174,7 +174,7 @@ codegen::EmittedGroup emitNeuronUpdate(const Model& m, const NeuronGroup& ng) {
     c += "sfBits |= (uint32_t)sfSpike << (id & 31u);\n";
     c += st + "[(size_t)batch * sfN + id] = l_st;\n";
     c += vars.stores;
-    c += "}\n" + bits + "[(size_t)batch * sfWords + sfW] = sfBits;\n}\n";
+    c += "}\n" + bits + "[(size_t)batch * sfWords + sfW] = sfBits;\n}\n//SF_END_PARALLEL\n";
     // Compaction keeps spikes in neuron order whatever the thread count, so summation order
     // downstream (and hence the result) never depends on scheduling.
     c += "#pragma omp parallel for schedule(static) num_threads(a->threads) if (a->threads > 1u && SF_BATCH > 1u && SF_BATCH * sfN >= 32768u)\n"
@@ -193,7 +193,7 @@ codegen::EmittedGroup emitNeuronUpdate(const Model& m, const NeuronGroup& ng) {
              "memcpy(" + rec + " + ((size_t)(a->step - a->recordStart) * SF_BATCH + batch) * "
              "sfWords, sfB, sfWords * sizeof(uint32_t));\n";
     }
-    c += "}\n";
+    c += "}\n//SF_END_PARALLEL\n";
     return {ng.name(), c, std::move(e.env)};
 }
 

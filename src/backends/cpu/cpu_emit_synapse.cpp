@@ -115,7 +115,7 @@ codegen::EmittedGroup emitPresynapticUpdate(const Model& m, const SynapseGroup& 
              "const uint32_t id_post = sfRow[sfK];\n"
              "const size_t sfSyn = (size_t)id_pre * " + stride + " + sfK;\n" + body + "}\n";
     }
-    c += "}\n}\n";
+    c += "}\n}\n//SF_END_PARALLEL\n";
     return {sg.name(), c, std::move(e.env)};
 }
 
@@ -149,7 +149,7 @@ codegen::EmittedGroup emitPostsynapticUpdate(const Model& m, const SynapseGroup&
              "const size_t sfSyn = sfColSyn[sfK];\n"
              "const uint32_t id_pre = (uint32_t)(sfSyn / " + stride + ");\n" + body + "}\n";
     }
-    c += "}\n}\n";
+    c += "}\n}\n//SF_END_PARALLEL\n";
     return {sg.name(), c, std::move(e.env)};
 }
 
@@ -195,7 +195,7 @@ std::string emitConnectivityInit(Emitter& e, const SynapseGroup& sg) {
          " + (size_t)id_pre * sfStride;\nuint32_t sfLen = 0;\n" +
          e.render(conn.snippet.rowBuildCode, ctx) +
          "if (sfLen > sfStride) {\n#pragma omp atomic\n" + err + "[0] |= SF_ERROR_ROW_OVERFLOW;\n"
-         "sfLen = sfStride;\n}\n" + rowLength + "[id_pre] = sfLen;\n}\n";
+         "sfLen = sfStride;\n}\n" + rowLength + "[id_pre] = sfLen;\n}\n//SF_END_PARALLEL\n";
     if (codegen::needsColumnIndex(sg)) {
         // Column index (CSC over synapse ids) for postsynaptic learning: a counting sort.
         const std::string colStart = e.env.array("colStart", "uint32_t", sg.name() + ".colStart");

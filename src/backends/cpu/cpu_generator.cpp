@@ -45,6 +45,29 @@ std::string prelude(const Model& m) {
     return s;
 }
 
+// Each `#pragma omp parallel for … if (COND)` loop (ended by a //SF_END_PARALLEL line) becomes
+// `if (COND) { parallel loop } else { the same loop, plain }`: an OpenMP region whose `if` is
+// false still builds a team in libgomp, which costs more than a small step's whole work.
+std::string expandParallelLoops(const std::string& body) {
+    std::istringstream in(body);
+    std::string line, out;
+    const std::string pragma = "#pragma omp parallel for ", cond = " if (";
+    while (std::getline(in, line)) {
+        const size_t c = line.find(cond);
+        if (line.rfind(pragma, 0) != 0 || c == std::string::npos) {
+            out += line + "\n";
+            continue;
+        }
+        const std::string clauses = line.substr(pragma.size(), c - pragma.size());
+        const std::string condition = line.substr(c + cond.size(), line.size() - c - cond.size() - 1);
+        std::string loop;
+        while (std::getline(in, line) && line != "//SF_END_PARALLEL") loop += line + "\n";
+        out += "if (" + condition + ") {\n" + pragma + clauses + "\n" + loop + "} else {\n" + loop +
+               "}\n";
+    }
+    return out;
+}
+
 struct PhaseCode {
     std::string decls, functions, calls;
 };
@@ -64,7 +87,7 @@ void addPhase(codegen::Plan& plan, PhaseCode& out, const std::string& prefix,
         out.functions += "static void fn_" + t.symbol + "(" + t.structName +
                          "* grp, const SFStepArgs* a) {\n(void)grp; (void)a;\n";
         if (init) out.functions += "const uint64_t seed = a->seed; (void)seed;\n";
-        out.functions += merged.bodies[i] + "}\n\n";
+        out.functions += expandParallelLoops(merged.bodies[i]) + "}\n\n";
         // Tables are owned by the runtime and passed in, so two simulations of one model
         // (sharing this loaded library) never share state.
         out.calls += "for (unsigned g = 0; g < " + std::to_string(t.groupNames.size()) +

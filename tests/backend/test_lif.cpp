@@ -66,6 +66,32 @@ TEST_P(LIFTest, SpikeTimesMatchFirstPassageTime) {
     EXPECT_EQ(spikes.size(), static_cast<size_t>(std::floor((100.0 + kRefrac) / (tStar + kRefrac))));
 }
 
+// A dynamic parameter changes between steps without a rebuild: switching Ioffset mid-run moves
+// the fixed point, and the trace follows the closed form from the state at the switch.
+TEST_P(LIFTest, DynamicParameterChangesBetweenSteps) {
+    Model m("lif_dynamic");
+    m.setPrecision(Precision::Double);
+    m.setBatchSize(2);
+    auto& ng = m.addNeuronGroup("Cell", 3, models::LIF(),
+                                {{"C", kC}, {"TauM", kTauM}, {"Vrest", kVrest}, {"Vreset", kVrest},
+                                 {"Vthresh", 1000.0}, {"Ioffset", 0.5}, {"TauRefrac", kRefrac}},
+                                {{"V", kVrest}, {"RefracTime", 0.0}});
+    ng.setParamDynamic("Ioffset");
+    Simulation sim(m, prefs());
+    const BuildInfo first = sim.buildInfo();
+    auto vAfter = [&](double v0, double current, int steps) {
+        const double vInf = kVrest + current * kTauM / kC;
+        return vInf + (v0 - vInf) * std::exp(-steps * kDt / kTauM);
+    };
+    sim.run(100);
+    const double vSwitch = vAfter(kVrest, 0.5, 100);
+    sim.setDynamicParam("Cell", "Ioffset", -0.25);
+    sim.run(150);
+    sim.pull("Cell", "V");
+    for (double v : sim.view<double>("Cell", "V")) EXPECT_NEAR(v, vAfter(vSwitch, -0.25, 150), 1e-9);
+    EXPECT_EQ(sim.buildInfo().compileSeconds, first.compileSeconds); // no rebuild
+}
+
 SF_INSTANTIATE_BACKEND_TESTS(LIFTest);
 
 } // namespace

@@ -32,25 +32,34 @@ constexpr unsigned kSamples = 20000;
 // ---- distributions -----------------------------------------------------------------------------
 
 struct Dist {
-    double mean = 0.0, var = 0.0, mu4 = 0.0; // mean, variance, fourth central moment
+    double mean = 0.0, var = 0.0, mu4 = 0.0;              // mean, variance, fourth central moment
     double lo = -std::numeric_limits<double>::infinity(); // support, closed
     double hi = std::numeric_limits<double>::infinity();
     bool integer = false;
     std::function<double(double)> cdf; // empty: no Kolmogorov-Smirnov test
 };
 
-double normalCdf(double z) { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
-double normalPdf(double z) { return std::exp(-0.5 * z * z) / std::sqrt(2.0 * std::numbers::pi); }
+double normalCdf(double z) {
+    return 0.5 * std::erfc(-z / std::numbers::sqrt2);
+}
+double normalPdf(double z) {
+    return std::exp(-0.5 * z * z) / std::sqrt(2.0 * std::numbers::pi);
+}
 
 Dist uniform(double a, double b) {
     const double w = b - a;
-    return {(a + b) / 2, w * w / 12, w * w * w * w / 80, a, b, false,
-            [=](double x) { return std::clamp((x - a) / w, 0.0, 1.0); }};
+    return {(a + b) / 2, w * w / 12, w * w * w * w / 80, a, b, false, [=](double x) {
+                return std::clamp((x - a) / w, 0.0, 1.0);
+            }};
 }
 
 Dist normal(double m, double s) {
-    return {m, s * s, 3 * s * s * s * s, -std::numeric_limits<double>::infinity(),
-            std::numeric_limits<double>::infinity(), false,
+    return {m,
+            s * s,
+            3 * s * s * s * s,
+            -std::numeric_limits<double>::infinity(),
+            std::numeric_limits<double>::infinity(),
+            false,
             [=](double x) { return normalCdf((x - m) / s); }};
 }
 
@@ -73,8 +82,12 @@ Dist normalClipped(double m, double s, double lo, double hi) {
 }
 
 Dist exponential(double lambda) {
-    return {1 / lambda, 1 / (lambda * lambda), 9 / std::pow(lambda, 4), 0.0,
-            std::numeric_limits<double>::infinity(), false,
+    return {1 / lambda,
+            1 / (lambda * lambda),
+            9 / std::pow(lambda, 4),
+            0.0,
+            std::numeric_limits<double>::infinity(),
+            false,
             [=](double x) { return x <= 0 ? 0.0 : -std::expm1(-lambda * x); }};
 }
 
@@ -93,8 +106,12 @@ double gammaP(double a, double x) {
 
 // Shape a, scale b: mean ab, variance ab², excess kurtosis 6/a, so mu4 = 3a(a + 2)b⁴.
 Dist gamma(double a, double b) {
-    return {a * b, a * b * b, 3 * a * (a + 2) * std::pow(b, 4), 0.0,
-            std::numeric_limits<double>::infinity(), false,
+    return {a * b,
+            a * b * b,
+            3 * a * (a + 2) * std::pow(b, 4),
+            0.0,
+            std::numeric_limits<double>::infinity(),
+            false,
             [=](double x) { return gammaP(a, x / b); }};
 }
 
@@ -112,10 +129,12 @@ struct Moments {
 
 Moments sampleMoments(std::span<const double> x) {
     double s = 0;
-    for (double v : x) s += v;
+    for (double v : x)
+        s += v;
     const double mean = s / double(x.size());
     double ss = 0;
-    for (double v : x) ss += (v - mean) * (v - mean);
+    for (double v : x)
+        ss += (v - mean) * (v - mean);
     return {mean, ss / double(x.size() - 1)};
 }
 
@@ -185,9 +204,13 @@ protected:
     }
 };
 
-TEST_P(VarInitialiserTest, Uniform) { expectDistributed(sample(init::Uniform(-2.0, 3.0)), uniform(-2.0, 3.0)); }
+TEST_P(VarInitialiserTest, Uniform) {
+    expectDistributed(sample(init::Uniform(-2.0, 3.0)), uniform(-2.0, 3.0));
+}
 
-TEST_P(VarInitialiserTest, Normal) { expectDistributed(sample(init::Normal(1.5, 0.7)), normal(1.5, 0.7)); }
+TEST_P(VarInitialiserTest, Normal) {
+    expectDistributed(sample(init::Normal(1.5, 0.7)), normal(1.5, 0.7));
+}
 
 TEST_P(VarInitialiserTest, NormalClippedIsTruncatedNormal) {
     // Asymmetric window around the mean: clamping instead of resampling would put mass on the
@@ -198,7 +221,9 @@ TEST_P(VarInitialiserTest, NormalClippedIsTruncatedNormal) {
     EXPECT_LT(std::count(x.begin(), x.end(), -1.0) + std::count(x.begin(), x.end(), 2.5), 3);
 }
 
-TEST_P(VarInitialiserTest, Exponential) { expectDistributed(sample(init::Exponential(2.5)), exponential(2.5)); }
+TEST_P(VarInitialiserTest, Exponential) {
+    expectDistributed(sample(init::Exponential(2.5)), exponential(2.5));
+}
 
 TEST_P(VarInitialiserTest, GammaShapeAboveOne) {
     expectDistributed(sample(init::Gamma(2.5, 1.5)), gamma(2.5, 1.5));
@@ -246,7 +271,8 @@ TEST_P(VarInitialiserTest, GammaDoublePrecision) {
 double correlation(std::span<const double> a, std::span<const double> b) {
     const auto ma = sampleMoments(a), mb = sampleMoments(b);
     double c = 0;
-    for (size_t i = 0; i < a.size(); i++) c += (a[i] - ma.mean) * (b[i] - mb.mean);
+    for (size_t i = 0; i < a.size(); i++)
+        c += (a[i] - ma.mean) * (b[i] - mb.mean);
     return c / double(a.size() - 1) / std::sqrt(ma.var * mb.var);
 }
 
@@ -254,10 +280,10 @@ TEST_P(VarInitialiserTest, BatchCopiesAreIndependentAndReadOnlyIsShared) {
     constexpr unsigned kBatch = 3;
     Model m("var_init_batch");
     m.setBatchSize(kBatch);
-    m.addNeuronGroup("Pop", kSamples,
-                     holder({{"x", "scalar", VarAccess::ReadWrite},
-                             {"y", "scalar", VarAccess::ReadOnly}}),
-                     {}, {{"x", init::Normal(2.0, 0.5)}, {"y", init::Uniform(0.0, 4.0)}});
+    m.addNeuronGroup(
+        "Pop", kSamples,
+        holder({{"x", "scalar", VarAccess::ReadWrite}, {"y", "scalar", VarAccess::ReadOnly}}), {},
+        {{"x", init::Normal(2.0, 0.5)}, {"y", init::Uniform(0.0, 4.0)}});
     Simulation sim(m, prefs());
     const auto x = pullScalar(sim, Precision::Float, "Pop", "x");
     ASSERT_EQ(x.size(), size_t(kBatch) * kSamples); // one copy per batch element
@@ -291,7 +317,8 @@ struct Connectivity {
     }
     size_t total() const {
         size_t t = 0;
-        for (auto r : rowLength) t += r;
+        for (auto r : rowLength)
+            t += r;
         return t;
     }
     std::vector<double> columnCounts() const {
@@ -341,13 +368,27 @@ void expectRowsWellFormed(const Connectivity& c, bool strictlyIncreasing) {
                                                    : "rows not non-decreasing");
 }
 
+// No count is far from its mean mu, so no target is starved or favoured (the dispersion test
+// below would not notice one dead target among a thousand). Each count is binomial, so by
+// Chernoff's bounds P(c <= mu / 3) <= exp(-2 mu / 9) and P(c >= 2 mu) <= exp(-mu / 3); for
+// mu >= 100 and up to 2000 counts a correct initialiser fails with probability below 1e-6.
+void expectNoExtremeCounts(std::span<const double> counts, double mu, const char* what) {
+    ASSERT_GE(mu, 100.0) << "the bounds below need mu >= 100";
+    ASSERT_LE(counts.size(), 2000u);
+    const auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
+    EXPECT_GT(*lo, mu / 3) << what << ": smallest count, at " << lo - counts.begin();
+    EXPECT_LT(*hi, 2 * mu) << what << ": largest count, at " << hi - counts.begin();
+}
+
 // Counts c_j that are independent with mean mu, variance var and fourth central moment mu4:
 // X = Σ (c_j - mu)² / var has mean k and variance k (mu4 / var² - 1).
 void expectIndependentCounts(std::span<const double> counts, double mu, double var, double mu4,
                              const char* what) {
+    expectNoExtremeCounts(counts, mu, what);
     const double k = double(counts.size());
     double x = 0;
-    for (double c : counts) x += (c - mu) * (c - mu) / var;
+    for (double c : counts)
+        x += (c - mu) * (c - mu) / var;
     EXPECT_NEAR(x, k, kZ * std::sqrt(k * (mu4 / (var * var) - 1))) << what << " dispersion";
 }
 
@@ -355,6 +396,7 @@ void expectIndependentCounts(std::span<const double> counts, double mu, double v
 // and variance 2 (k - 1)(1 - 1/n) exactly.
 void expectMultinomialCounts(std::span<const double> counts, double n, const char* what) {
     const double k = double(counts.size()), e = n / k;
+    expectNoExtremeCounts(counts, e, what);
     double sum = 0, x = 0;
     for (double c : counts) {
         sum += c;
@@ -429,7 +471,8 @@ TEST_P(SparseInitialiserTest, FixedProbabilityNoAutapse) {
     const auto col = binomial(kN - 1, kP);
     expectIndependentCounts(c.columnCounts(), col.mean, col.var, col.mu4, "column counts");
     // The diagonal's neighbours are ordinary targets (the skip over i is off by none):
-    // i → i + 1 occurs Binomial(n - 1, p) times over the n - 1 rows that have it; so does i → i - 1.
+    // i → i + 1 occurs Binomial(n - 1, p) times over the n - 1 rows that have it; so does i → i
+    // - 1.
     const auto nb = binomial(kN - 1, kP);
     EXPECT_NEAR(above, nb.mean, kZ * std::sqrt(nb.var)) << "synapses i -> i + 1";
     EXPECT_NEAR(below, nb.mean, kZ * std::sqrt(nb.var)) << "synapses i -> i - 1";
@@ -459,7 +502,8 @@ TEST_P(SparseInitialiserTest, FixedNumberPostWithReplacement) {
     double repeats = 0;
     for (unsigned i = 0; i < kPre; i++) {
         const auto r = c.row(i);
-        for (size_t k = 1; k < r.size(); k++) repeats += r[k] == r[k - 1];
+        for (size_t k = 1; k < r.size(); k++)
+            repeats += r[k] == r[k - 1];
     }
     const auto [mean, var] = repeatsMoments(kRow, kPost);
     EXPECT_NEAR(repeats, kPre * mean, kZ * std::sqrt(kPre * var)) << "repeated targets";
@@ -475,7 +519,8 @@ TEST_P(SparseInitialiserTest, FixedNumberTotalWithReplacement) {
     // numPre · var / e is Pearson's statistic, whose multinomial SD is sqrt(2 (k - 1)(1 - 1/n)).
     std::vector<double> rows(c.rowLength.begin(), c.rowLength.end());
     double var = 0;
-    for (double r : rows) var += (r - double(kTotal) / kPre) * (r - double(kTotal) / kPre);
+    for (double r : rows)
+        var += (r - double(kTotal) / kPre) * (r - double(kTotal) / kPre);
     var /= kPre;
     const double p = 1.0 / kPre, e = kTotal * p;
     EXPECT_NEAR(var, kTotal * p * (1 - p),
@@ -484,7 +529,8 @@ TEST_P(SparseInitialiserTest, FixedNumberTotalWithReplacement) {
     // The rows are drawn serially (conditional binomials): no drift along the rows. The first
     // half of the rows holds Binomial(total, 1/2) synapses.
     double firstHalf = 0;
-    for (unsigned i = 0; i < kPre / 2; i++) firstHalf += rows[i];
+    for (unsigned i = 0; i < kPre / 2; i++)
+        firstHalf += rows[i];
     EXPECT_NEAR(firstHalf, kTotal / 2.0, kZ * std::sqrt(kTotal / 4.0)) << "first half of rows";
     // Targets independent and uniform: column counts multinomial(total; 1/numPost).
     expectMultinomialCounts(c.columnCounts(), kTotal, "column counts");

@@ -461,7 +461,8 @@ TEST(Config, CobaExampleHasTheBenchmarkStructure) {
         EXPECT_EQ(sg->axonalDelaySteps(), 0u);
         ASSERT_TRUE(sg->connectivity().has_value());
         EXPECT_DOUBLE_EQ(sg->connectivity()->params.at("prob"), 0.02);
-        EXPECT_DOUBLE_EQ(sg->wu().varInits.at("g").constant(), excitatory ? 0.6 : 6.7);
+        EXPECT_EQ(sg->wu().model.name, "StaticPulseConstantWeight");
+        EXPECT_DOUBLE_EQ(sg->wu().params.at("g"), excitatory ? 0.6 : 6.7);
         EXPECT_DOUBLE_EQ(sg->ps().params.at("tau"), excitatory ? 5.0 : 10.0);
         EXPECT_DOUBLE_EQ(sg->ps().params.at("E"), excitatory ? 0.0 : -80.0);
     }

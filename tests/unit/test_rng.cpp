@@ -252,9 +252,11 @@ TYPED_TEST(RngTest, BinomialMoments) {
         double p;
         int draws;
     };
-    // The last case has q^n ~ 1e-1109: it exercises the chunked inversion (q^n underflows even
-    // in double).
-    const Case cases[] = {{10, 0.3, kN}, {100, 0.9, kN}, {1000, 0.01, kN}, {5000, 0.4, 5000}};
+    // {5000, 0.4} has q^n ~ 1e-1109: it exercises the chunked inversion (q^n underflows even in
+    // double). {100000, 0.0005} has large chunks, where float rounding of pow(q, m) once let the
+    // walk overrun and return the chunk size.
+    const Case cases[] = {
+        {10, 0.3, kN}, {100, 0.9, kN}, {1000, 0.01, kN}, {5000, 0.4, 5000}, {100000, 0.0005, kN}};
     std::uint32_t element = 0;
     for (const Case& c : cases) {
         auto r = TypeParam::make(kSeed, 5, element++, 0, 0);

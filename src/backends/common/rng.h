@@ -165,17 +165,24 @@ SF_FN sf_u32 sf_binomial_inversion(sf_rng* r, sf_u32 m, scalar p) {
     const scalar q = (scalar)1 - p;
     const scalar s = p / q;
     const scalar a = ((scalar)m + (scalar)1) * s;
-    scalar f = pow(q, (scalar)m); /* P(X = 0) */
-    scalar u = sf_uniform(r);
-    sf_u32 x = 0u;
-    /* P(X = x) / P(X = x - 1) = (m - x + 1) p / (x q) = a / x - s; the x < m guard stops the walk
-     * when rounding leaves u just above the summed mass */
-    while (u > f && x < m) {
-        u -= f;
-        x += 1u;
-        f *= a / (scalar)x - s;
+    const scalar f0 = pow(q, (scalar)m); /* P(X = 0) */
+    for (;;) {
+        scalar f = f0;
+        scalar u = sf_uniform(r);
+        sf_u32 x = 0u;
+        /* P(X = x) / P(X = x - 1) = (m - x + 1) p / (x q) = a / x - s */
+        while (u > f && x < m && f > (scalar)0) {
+            u -= f;
+            x += 1u;
+            f *= a / (scalar)x - s;
+        }
+        if (u <= f) {
+            return x;
+        }
+        /* Rounding left u above the summed mass (pow(q, m) in float is off by ~m * 2^-25
+         * relative, 1e-3 for m = 40000): draw again, which samples the computed pmf
+         * renormalised, instead of returning the end of the walk (m, or far in the tail). */
     }
-    return x;
 }
 
 /* Binomial(n, p), exact up to rounding. Uses the symmetry X(n, p) = n - X(n, 1 - p) so that the

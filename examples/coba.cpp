@@ -54,7 +54,8 @@ int main(int argc, char** argv) {
     sim.setRecordingWindow(steps);
     const auto t0 = std::chrono::steady_clock::now();
     sim.run(steps);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     sim.pullRecording();
     const auto& info = sim.buildInfo();
     std::printf("build %.3f s%s, simulate %.3f s\n", info.generateSeconds + info.compileSeconds,

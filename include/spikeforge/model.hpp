@@ -161,8 +161,12 @@ public:
     SynapseGroup& synapseGroup(const std::string& name);
     const SynapseGroup& synapseGroup(const std::string& name) const;
     const std::vector<std::unique_ptr<NeuronGroup>>& neuronGroups() const { return m_neuronGroups; }
-    const std::vector<std::unique_ptr<SynapseGroup>>& synapseGroups() const { return m_synapseGroups; }
-    const std::vector<std::unique_ptr<CurrentSource>>& currentSources() const { return m_currentSources; }
+    const std::vector<std::unique_ptr<SynapseGroup>>& synapseGroups() const {
+        return m_synapseGroups;
+    }
+    const std::vector<std::unique_ptr<CurrentSource>>& currentSources() const {
+        return m_currentSources;
+    }
 
     // Validates the model and checks every code string; throws ModelError. Idempotent.
     void finalise();

@@ -10,9 +10,11 @@
 namespace spikeforge::models {
 
 // ---- neurons ----
-const NeuronModel& LIF();              // C [nF], TauM [ms], Vrest, Vreset, Vthresh [mV], Ioffset [nA], TauRefrac [ms]
-const NeuronModel& Izhikevich();       // a, b, c, d; vars V [mV], U
-const NeuronModel& Poisson();          // rate [Hz]; var timeStepToSpike (exponential ISIs, as GeNN PoissonNew)
+const NeuronModel&
+LIF(); // C [nF], TauM [ms], Vrest, Vreset, Vthresh [mV], Ioffset [nA], TauRefrac [ms]
+const NeuronModel& Izhikevich(); // a, b, c, d; vars V [mV], U
+const NeuronModel&
+Poisson(); // rate [Hz]; var timeStepToSpike (exponential ISIs, as GeNN PoissonNew)
 const NeuronModel& SpikeSourceArray(); // vars startSpike, endSpike; EGP spikeTimes [ms]
 const NeuronModel& LeakyIntegrate();   // C, TauM, Vrest; var V; never spikes
 
@@ -25,8 +27,8 @@ const PostsynapticModel& DeltaCurr(); // none
 const WeightUpdateModel& StaticPulse();               // var g
 const WeightUpdateModel& StaticPulseConstantWeight(); // param g: one weight for the group
 const WeightUpdateModel& StaticPulseDendriticDelay(); // vars g, d [steps]
-const WeightUpdateModel& STDPNearest();   // tauPlus, tauMinus, Aplus, Aminus, Wmin, Wmax; var g
-const WeightUpdateModel& STDPAllToAll();  // same parameters, trace based
+const WeightUpdateModel& STDPNearest();  // tauPlus, tauMinus, Aplus, Aminus, Wmin, Wmax; var g
+const WeightUpdateModel& STDPAllToAll(); // same parameters, trace based
 
 // ---- current sources ----
 const CurrentSourceModel& DC();            // amp [nA]

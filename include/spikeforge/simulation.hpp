@@ -13,10 +13,10 @@ namespace spikeforge {
 
 struct BackendPreferences {
     std::string backend = "cpu";
-    int threads = 0;                // 0 = all cores
-    std::string cacheDir;           // empty = $SPIKEFORGE_CACHE or ~/.cache/spikeforge
-    std::string compiler;           // empty = $CXX or c++
-    bool debugCode = false;         // -O0 -g instead of -O3
+    int threads = 0;        // 0 = all cores
+    std::string cacheDir;   // empty = $SPIKEFORGE_CACHE or ~/.cache/spikeforge
+    std::string compiler;   // empty = $CXX or c++
+    bool debugCode = false; // -O0 -g instead of -O3
 };
 
 struct BuildInfo {
@@ -24,7 +24,7 @@ struct BuildInfo {
     double compileSeconds = 0.0;  // system compiler (0 when the cache hit)
     double initSeconds = 0.0;     // allocation + initialisation kernels
     bool cacheHit = false;
-    std::string sourcePath;       // generated source, for inspection
+    std::string sourcePath; // generated source, for inspection
 };
 
 struct SpikeEvent {
@@ -44,7 +44,7 @@ public:
 
     void step();
     void run(uint64_t steps);
-    double time() const;        // [ms]
+    double time() const; // [ms]
     uint64_t timestep() const;
     // Re-run every initialiser (same seed ⇒ same state) and rewind time to 0.
     void reset();

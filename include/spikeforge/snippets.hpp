@@ -33,8 +33,8 @@ struct DerivedParamDecl {
 
 // Common part of every snippet.
 struct SnippetBase {
-    std::string name;                       // shown in diagnostics
-    std::vector<std::string> params;        // constants (folded into code unless dynamic)
+    std::string name;                // shown in diagnostics
+    std::vector<std::string> params; // constants (folded into code unless dynamic)
     std::vector<DerivedParamDecl> derivedParams;
     std::vector<EGPDecl> egps;
 };

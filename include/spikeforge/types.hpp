@@ -16,9 +16,15 @@ enum class Precision { Float, Double };
 //   ReadOnlySharedNeuron one value per batch element shared by all neurons (batch)
 enum class VarAccess { ReadWrite, ReadOnly, ReadOnlyDuplicate, ReadOnlySharedNeuron };
 
-inline bool isReadOnly(VarAccess a) { return a != VarAccess::ReadWrite; }
-inline bool hasBatchDim(VarAccess a) { return a != VarAccess::ReadOnly; }
-inline bool hasElementDim(VarAccess a) { return a != VarAccess::ReadOnlySharedNeuron; }
+inline bool isReadOnly(VarAccess a) {
+    return a != VarAccess::ReadWrite;
+}
+inline bool hasBatchDim(VarAccess a) {
+    return a != VarAccess::ReadOnly;
+}
+inline bool hasElementDim(VarAccess a) {
+    return a != VarAccess::ReadOnlySharedNeuron;
+}
 
 const char* toString(VarAccess a);
 const char* toString(Precision p);

@@ -16,7 +16,9 @@ size_t synapseCount(const SynapseGroup& sg) {
                                                 : pre * sg.maxRowLength();
 }
 
-unsigned bitWords(unsigned n) { return (n + 31) / 32; }
+unsigned bitWords(unsigned n) {
+    return (n + 31) / 32;
+}
 
 size_t varCount(VarAccess access, size_t elements, unsigned batch) {
     return (hasElementDim(access) ? elements : 1) * (hasBatchDim(access) ? batch : 1);
@@ -47,13 +49,14 @@ namespace {
 void addVars(std::vector<ArrayDecl>& out, const std::string& group,
              const std::vector<VarDecl>& vars, size_t elements, unsigned batch, Precision p) {
     for (const auto& v : vars)
-        out.push_back({group + "." + v.name, resolveType(v.type, p),
-                       varCount(v.access, elements, batch)});
+        out.push_back(
+            {group + "." + v.name, resolveType(v.type, p), varCount(v.access, elements, batch)});
 }
 
 void addEGPs(std::vector<ArrayDecl>& out, const std::string& group, const SnippetBase& s,
              Precision p) {
-    for (const auto& e : s.egps) out.push_back({group + "." + e.name, resolveType(e.type, p), 0});
+    for (const auto& e : s.egps)
+        out.push_back({group + "." + e.name, resolveType(e.type, p), 0});
 }
 
 } // namespace

@@ -113,8 +113,7 @@ std::string resolvePlaceholders(const std::string& code,
 
 } // namespace
 
-MergedPhase mergeGroups(const std::string& prefix, std::vector<EmittedGroup> groups,
-                        Precision) {
+MergedPhase mergeGroups(const std::string& prefix, std::vector<EmittedGroup> groups, Precision) {
     std::vector<std::vector<size_t>> sets;
     std::map<std::string, size_t> setOfKey;
     for (size_t i = 0; i < groups.size(); i++) {
@@ -139,8 +138,8 @@ MergedPhase mergeGroups(const std::string& prefix, std::vector<EmittedGroup> gro
         for (size_t f = 0; f < entries.size(); f++) {
             bool fold = entries[f].foldable;
             for (size_t m : members)
-                fold = fold && groups[m].env.entries()[f].binding.number ==
-                                   entries[f].binding.number;
+                fold =
+                    fold && groups[m].env.entries()[f].binding.number == entries[f].binding.number;
             if (fold) {
                 values[entries[f].decl.name] =
                     literal(entries[f].binding.number, entries[f].decl.ctype);
@@ -163,7 +162,8 @@ MergedPhase mergeGroups(const std::string& prefix, std::vector<EmittedGroup> gro
         for (size_t m : members) {
             table.groupNames.push_back(groups[m].groupName);
             std::vector<FieldBinding> row;
-            for (size_t f : kept) row.push_back(groups[m].env.entries()[f].binding);
+            for (size_t f : kept)
+                row.push_back(groups[m].env.entries()[f].binding);
             table.bindings.push_back(std::move(row));
         }
         phase.bodies.push_back(prologue + resolvePlaceholders(first.code, values));

@@ -22,10 +22,10 @@ struct ArrayDecl {
 // What one struct field holds for one group.
 struct FieldBinding {
     enum class Kind { Number, Array, Dynamic } kind = Kind::Number;
-    double number = 0.0;   // Number: the value; Dynamic: the build-time value
-    std::string array;     // Array: array name
-    std::string owner;     // Dynamic: owning group
-    std::string param;     // Dynamic: parameter name
+    double number = 0.0; // Number: the value; Dynamic: the build-time value
+    std::string array;   // Array: array name
+    std::string owner;   // Dynamic: owning group
+    std::string param;   // Dynamic: parameter name
 };
 
 struct FieldDecl {
@@ -34,10 +34,10 @@ struct FieldDecl {
 };
 
 struct MergedGroupTable {
-    std::string symbol;                   // name of the struct array in generated code
+    std::string symbol; // name of the struct array in generated code
     std::string structName;
     std::vector<FieldDecl> fields;
-    std::vector<std::string> groupNames;  // one per struct, in order
+    std::vector<std::string> groupNames;             // one per struct, in order
     std::vector<std::vector<FieldBinding>> bindings; // [group][field]
 };
 
@@ -46,8 +46,8 @@ struct Plan {
     unsigned batchSize = 1;
     std::vector<ArrayDecl> arrays;
     std::vector<MergedGroupTable> mergedGroups;
-    std::string source;      // generated code, kernels only
-    std::string sourceHash;  // content hash (hex) used as the cache key
+    std::string source;     // generated code, kernels only
+    std::string sourceHash; // content hash (hex) used as the cache key
 };
 
 // Size and alignment of a field's C type in the struct (pointers are 8 bytes on every backend

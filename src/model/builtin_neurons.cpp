@@ -4,6 +4,8 @@
 #include "spikeforge/errors.hpp"
 #include "spikeforge/models.hpp"
 
+#include "model/builtin_common.hpp"
+
 #include <cmath>
 #include <utility>
 
@@ -11,20 +13,8 @@ namespace spikeforge::models {
 
 namespace {
 
-// A parameter's value for a derived-parameter function; a missing one is the user's error.
-double param(const ParamValues& values, const char* name, const char* model) {
-    const auto it = values.find(name);
-    if (it == values.end()) {
-        throw ModelError(std::string(model) + ": parameter '" + name +
-                         "' has no value (needed by a derived parameter)");
-    }
-    return it->second;
-}
-
-VarDecl var(const char* name, const char* type = "scalar",
-            VarAccess access = VarAccess::ReadWrite) {
-    return VarDecl{name, type, access};
-}
+using detail::param;
+using detail::var;
 
 // ExpTC = exp(-dt / TauM) and Rmembrane = TauM / C [MOhm], shared by LIF and LeakyIntegrate.
 std::vector<DerivedParamDecl> membraneDerivedParams(const char* model) {

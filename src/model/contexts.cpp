@@ -16,15 +16,18 @@ snippet::Context makeContext(const Model& m, const std::string& group, const std
 }
 
 void addRandom(Names& n) {
-    for (const char* f : {"rand_uniform", "rand_normal", "rand_exponential", "rand_gamma",
-                          "rand_binomial"})
+    for (const char* f :
+         {"rand_uniform", "rand_normal", "rand_exponential", "rand_gamma", "rand_binomial"})
         n[f] = NameKind::Function;
 }
 
 void addParams(Names& n, const SnippetBase& s) {
-    for (const auto& p : s.params) n[p] = NameKind::ReadOnly;
-    for (const auto& d : s.derivedParams) n[d.name] = NameKind::ReadOnly;
-    for (const auto& e : s.egps) n[e.name] = NameKind::ReadOnly;
+    for (const auto& p : s.params)
+        n[p] = NameKind::ReadOnly;
+    for (const auto& d : s.derivedParams)
+        n[d.name] = NameKind::ReadOnly;
+    for (const auto& e : s.egps)
+        n[e.name] = NameKind::ReadOnly;
 }
 
 void addVars(Names& n, const std::vector<VarDecl>& vars, const std::string& suffix = "",
@@ -48,7 +51,8 @@ snippet::Context neuronContext(const Model& m, const NeuronGroup& ng, const std:
     addVars(c.names, ng.model().vars);
     addTime(c.names);
     addRandom(c.names);
-    for (const char* b : {"id", "Isyn", "st", "num_neurons"}) c.names[b] = NameKind::ReadOnly;
+    for (const char* b : {"id", "Isyn", "st", "num_neurons"})
+        c.names[b] = NameKind::ReadOnly;
     return c;
 }
 
@@ -153,8 +157,8 @@ void addInitFields(std::vector<CodeField>& out, const Model& m, const std::strin
                    const VarInitMap& inits) {
     for (const auto& [var, init] : inits)
         if (!init.isConstant())
-            out.push_back({group, "init." + var, &init.snippet().code,
-                           varInitContext(m, group, var, init)});
+            out.push_back(
+                {group, "init." + var, &init.snippet().code, varInitContext(m, group, var, init)});
 }
 
 } // namespace
@@ -171,13 +175,13 @@ std::vector<CodeField> allCodeFields(const Model& m) {
     }
     for (const auto& sg : m.synapseGroups()) {
         const auto& wu = sg->wu().model;
-        out.push_back({sg->name(), "ps.simCode", &sg->ps().model.simCode,
-                       postsynapticContext(m, *sg)});
+        out.push_back(
+            {sg->name(), "ps.simCode", &sg->ps().model.simCode, postsynapticContext(m, *sg)});
         for (const char* k : {"preSpikeSynCode", "postSpikeSynCode"})
-            out.push_back({sg->name(), k,
-                           std::string(k) == "preSpikeSynCode" ? &wu.preSpikeSynCode
-                                                               : &wu.postSpikeSynCode,
-                           synapseContext(m, *sg, k)});
+            out.push_back(
+                {sg->name(), k,
+                 std::string(k) == "preSpikeSynCode" ? &wu.preSpikeSynCode : &wu.postSpikeSynCode,
+                 synapseContext(m, *sg, k)});
         out.push_back({sg->name(), "preSpikeCode", &wu.preSpikeCode,
                        wuNeuronContext(m, *sg, true, "preSpikeCode")});
         out.push_back({sg->name(), "preDynamicsCode", &wu.preDynamicsCode,
@@ -208,7 +212,8 @@ std::vector<CodeField> allCodeFields(const Model& m) {
 
 ParamValues evaluateParams(const SnippetBase& snippet, const ParamValues& params, double dt) {
     ParamValues all = params;
-    for (const auto& d : snippet.derivedParams) all[d.name] = d.func(params, dt);
+    for (const auto& d : snippet.derivedParams)
+        all[d.name] = d.func(params, dt);
     return all;
 }
 

@@ -18,7 +18,8 @@ std::string where(const std::string& group, const std::string& field) {
 
 std::vector<std::string> varNames(const std::vector<VarDecl>& vars) {
     std::vector<std::string> out;
-    for (const auto& v : vars) out.push_back(v.name);
+    for (const auto& v : vars)
+        out.push_back(v.name);
     return out;
 }
 
@@ -50,23 +51,22 @@ void checkParams(const std::string& group, const std::string& field, const Snipp
 }
 
 const std::set<std::string>& allowedVarTypes() {
-    static const std::set<std::string> types = {
-        "scalar",  "float",    "double",  "int",     "unsigned int", "int8_t", "uint8_t",
-        "int16_t", "uint16_t", "int32_t", "uint32_t", "bool"};
+    static const std::set<std::string> types = {"scalar",       "float",   "double",   "int",
+                                                "unsigned int", "int8_t",  "uint8_t",  "int16_t",
+                                                "uint16_t",     "int32_t", "uint32_t", "bool"};
     return types;
 }
 
-void checkVars(const std::string& group, const std::string& field,
-               const std::vector<VarDecl>& vars, const VarInitMap& inits, const std::string& model,
-               bool synaptic) {
+void checkVars(const std::string& group, const std::string& field, const std::vector<VarDecl>& vars,
+               const VarInitMap& inits, const std::string& model, bool synaptic) {
     std::set<std::string> seen;
     for (const auto& v : vars) {
         if (!seen.insert(v.name).second)
             throw ModelError(where(group, field) + "model '" + model + "' declares variable '" +
                              v.name + "' twice");
         if (!allowedVarTypes().count(v.type))
-            throw ModelError(where(group, field) + "variable '" + v.name + "' has type '" +
-                             v.type + "', which is not a snippet type");
+            throw ModelError(where(group, field) + "variable '" + v.name + "' has type '" + v.type +
+                             "', which is not a snippet type");
         if (synaptic && v.access == VarAccess::ReadOnlySharedNeuron)
             throw ModelError(where(group, field) + "variable '" + v.name +
                              "': ReadOnlySharedNeuron is for neuron-shaped variables only");
@@ -105,7 +105,8 @@ void checkDynamic(const std::string& group, const SnippetBase& snippet, const Pa
 }
 
 void scanAllCode(const Model& m) {
-    for (const auto& f : contexts::allCodeFields(m)) snippet::scan(*f.code, f.context);
+    for (const auto& f : contexts::allCodeFields(m))
+        snippet::scan(*f.code, f.context);
 }
 
 } // namespace
@@ -114,43 +115,51 @@ void scanAllCode(const Model& m) {
 
 NeuronGroup::NeuronGroup(std::string name, unsigned numNeurons, NeuronModel model,
                          ParamValues params, VarInitMap varInits)
-    : m_name(std::move(name)), m_numNeurons(numNeurons),
-      m_bound{std::move(model), std::move(params), std::move(varInits), {}} {}
+    : m_name(std::move(name)),
+      m_numNeurons(numNeurons), m_bound{
+                                    std::move(model), std::move(params), std::move(varInits), {}} {}
 
 void NeuronGroup::setParamDynamic(const std::string& param, bool dynamic) {
-    if (dynamic) m_bound.dynamicParams.insert(param);
-    else m_bound.dynamicParams.erase(param);
+    if (dynamic)
+        m_bound.dynamicParams.insert(param);
+    else
+        m_bound.dynamicParams.erase(param);
 }
 
 SynapseGroup::SynapseGroup(std::string name, MatrixType matrixType, unsigned axonalDelaySteps,
                            NeuronGroup* source, NeuronGroup* target, WeightUpdateInit wu,
-                           PostsynapticInit ps,
-                           std::optional<SparseConnectivityInit> connectivity)
+                           PostsynapticInit ps, std::optional<SparseConnectivityInit> connectivity)
     : m_name(std::move(name)), m_matrixType(matrixType), m_axonalDelaySteps(axonalDelaySteps),
-      m_source(source), m_target(target),
-      m_wu{std::move(wu.model), std::move(wu.params), std::move(wu.varInits), {}},
+      m_source(source),
+      m_target(target), m_wu{std::move(wu.model), std::move(wu.params), std::move(wu.varInits), {}},
       m_ps{std::move(ps.model), std::move(ps.params), std::move(ps.varInits), {}},
       m_wuPreVarInits(std::move(wu.preVarInits)), m_wuPostVarInits(std::move(wu.postVarInits)),
       m_connectivity(std::move(connectivity)) {}
 
 void SynapseGroup::setWUParamDynamic(const std::string& param, bool dynamic) {
-    if (dynamic) m_wu.dynamicParams.insert(param);
-    else m_wu.dynamicParams.erase(param);
+    if (dynamic)
+        m_wu.dynamicParams.insert(param);
+    else
+        m_wu.dynamicParams.erase(param);
 }
 
 void SynapseGroup::setPSParamDynamic(const std::string& param, bool dynamic) {
-    if (dynamic) m_ps.dynamicParams.insert(param);
-    else m_ps.dynamicParams.erase(param);
+    if (dynamic)
+        m_ps.dynamicParams.insert(param);
+    else
+        m_ps.dynamicParams.erase(param);
 }
 
 CurrentSource::CurrentSource(std::string name, CurrentSourceModel model, NeuronGroup* target,
                              ParamValues params, VarInitMap varInits)
-    : m_name(std::move(name)), m_target(target),
-      m_bound{std::move(model), std::move(params), std::move(varInits), {}} {}
+    : m_name(std::move(name)),
+      m_target(target), m_bound{std::move(model), std::move(params), std::move(varInits), {}} {}
 
 void CurrentSource::setParamDynamic(const std::string& param, bool dynamic) {
-    if (dynamic) m_bound.dynamicParams.insert(param);
-    else m_bound.dynamicParams.erase(param);
+    if (dynamic)
+        m_bound.dynamicParams.insert(param);
+    else
+        m_bound.dynamicParams.erase(param);
 }
 
 // ---- model -------------------------------------------------------------------------------
@@ -159,9 +168,11 @@ Model::Model(std::string name) : m_name(std::move(name)) {}
 
 void Model::checkNameFree(const std::string& name, const char* what) const {
     if (name.empty()) throw ModelError(std::string(what) + " name must not be empty");
-    const bool valid = std::all_of(name.begin(), name.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-    }) && !std::isdigit(static_cast<unsigned char>(name[0]));
+    const bool valid =
+        std::all_of(
+            name.begin(), name.end(),
+            [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }) &&
+        !std::isdigit(static_cast<unsigned char>(name[0]));
     if (!valid)
         throw ModelError(std::string(what) + " name '" + name +
                          "' must be an identifier (letters, digits, '_')");
@@ -173,9 +184,8 @@ void Model::checkNameFree(const std::string& name, const char* what) const {
         throw ModelError(std::string(what) + " name '" + name + "' is already used");
 }
 
-NeuronGroup& Model::addNeuronGroup(const std::string& name, unsigned size,
-                                   const NeuronModel& model, const ParamValues& params,
-                                   const VarInitMap& varInits) {
+NeuronGroup& Model::addNeuronGroup(const std::string& name, unsigned size, const NeuronModel& model,
+                                   const ParamValues& params, const VarInitMap& varInits) {
     checkNameFree(name, "neuron group");
     if (size == 0) throw ModelError(where(name, "size") + "a neuron group needs at least 1 neuron");
     m_finalised = false;
@@ -193,9 +203,9 @@ SynapseGroup& Model::addSynapseGroup(const std::string& name, MatrixType matrixT
         for (auto& g : m_neuronGroups)
             if (g->name() == n) return g.get();
         std::vector<std::string> names;
-        for (auto& g : m_neuronGroups) names.push_back(g->name());
-        throw ModelError(where(name, role) + "no neuron group '" + n + "'" +
-                         suggestion(n, names));
+        for (auto& g : m_neuronGroups)
+            names.push_back(g->name());
+        throw ModelError(where(name, role) + "no neuron group '" + n + "'" + suggestion(n, names));
     };
     NeuronGroup* src = find(source, "source");
     NeuronGroup* tgt = find(target, "target");
@@ -220,8 +230,7 @@ CurrentSource& Model::addCurrentSource(const std::string& name, const CurrentSou
         if (g->name() == target) tgt = g.get();
     if (!tgt) throw ModelError(where(name, "target") + "no neuron group '" + target + "'");
     m_finalised = false;
-    m_currentSources.push_back(
-        std::make_unique<CurrentSource>(name, model, tgt, params, varInits));
+    m_currentSources.push_back(std::make_unique<CurrentSource>(name, model, tgt, params, varInits));
     return *m_currentSources.back();
 }
 
@@ -288,9 +297,9 @@ void Model::finalise() {
             // Rows may hold multapses (initialisers with replacement), so the bound is the
             // initialiser's own and is not clipped to the target size.
             sg->m_maxRowLength = std::max(
-                1u, c.snippet.calcMaxRowLength(sg->source().size(), sg->target().size(),
-                                               contexts::evaluateParams(c.snippet, c.params,
-                                                                        m_dt)));
+                1u,
+                c.snippet.calcMaxRowLength(sg->source().size(), sg->target().size(),
+                                           contexts::evaluateParams(c.snippet, c.params, m_dt)));
         }
     }
     for (auto& cs : m_currentSources) {

@@ -9,12 +9,12 @@ namespace spikeforge::runtime {
 
 // Arguments every generated entry point receives. Mirrored by `SFStepArgs` in generated code.
 struct StepArgs {
-    double t = 0.0;          // [ms] time at the start of the step
-    uint64_t step = 0;       // timestep index
+    double t = 0.0;    // [ms] time at the start of the step
+    uint64_t step = 0; // timestep index
     uint64_t recordStart = 0;
     uint64_t recordSteps = 0;
     uint64_t seed = 0;
-    uint32_t threads = 1;    // OpenMP threads for CPU kernels (regions go serial at 1)
+    uint32_t threads = 1; // OpenMP threads for CPU kernels (regions go serial at 1)
 };
 
 class Device {

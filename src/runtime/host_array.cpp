@@ -15,17 +15,28 @@ template <typename T> double get(const unsigned char* src) {
 } // namespace
 
 void storeNumber(unsigned char* dst, const std::string& t, double v) {
-    if (t == "float") put<float>(dst, v);
-    else if (t == "double") put<double>(dst, v);
-    else if (t == "uint32_t" || t == "unsigned int") put<uint32_t>(dst, v);
-    else if (t == "int32_t" || t == "int") put<int32_t>(dst, v);
-    else if (t == "uint64_t") put<uint64_t>(dst, v);
-    else if (t == "int64_t") put<int64_t>(dst, v);
-    else if (t == "uint16_t") put<uint16_t>(dst, v);
-    else if (t == "int16_t") put<int16_t>(dst, v);
-    else if (t == "uint8_t" || t == "bool") put<uint8_t>(dst, v);
-    else if (t == "int8_t") put<int8_t>(dst, v);
-    else throw InternalError("cannot store a number as " + t);
+    if (t == "float")
+        put<float>(dst, v);
+    else if (t == "double")
+        put<double>(dst, v);
+    else if (t == "uint32_t" || t == "unsigned int")
+        put<uint32_t>(dst, v);
+    else if (t == "int32_t" || t == "int")
+        put<int32_t>(dst, v);
+    else if (t == "uint64_t")
+        put<uint64_t>(dst, v);
+    else if (t == "int64_t")
+        put<int64_t>(dst, v);
+    else if (t == "uint16_t")
+        put<uint16_t>(dst, v);
+    else if (t == "int16_t")
+        put<int16_t>(dst, v);
+    else if (t == "uint8_t" || t == "bool")
+        put<uint8_t>(dst, v);
+    else if (t == "int8_t")
+        put<int8_t>(dst, v);
+    else
+        throw InternalError("cannot store a number as " + t);
 }
 
 double loadNumber(const unsigned char* src, const std::string& t) {

@@ -19,15 +19,24 @@ struct HostArray {
 };
 
 template <typename T> bool typeMatches(const std::string& ctype) {
-    if constexpr (std::is_same_v<T, float>) return ctype == "float";
-    else if constexpr (std::is_same_v<T, double>) return ctype == "double";
-    else if constexpr (std::is_same_v<T, int32_t>) return ctype == "int32_t";
-    else if constexpr (std::is_same_v<T, uint32_t>) return ctype == "uint32_t";
-    else if constexpr (std::is_same_v<T, int16_t>) return ctype == "int16_t";
-    else if constexpr (std::is_same_v<T, uint16_t>) return ctype == "uint16_t";
-    else if constexpr (std::is_same_v<T, int8_t>) return ctype == "int8_t";
-    else if constexpr (std::is_same_v<T, uint8_t>) return ctype == "uint8_t" || ctype == "bool";
-    else return false;
+    if constexpr (std::is_same_v<T, float>)
+        return ctype == "float";
+    else if constexpr (std::is_same_v<T, double>)
+        return ctype == "double";
+    else if constexpr (std::is_same_v<T, int32_t>)
+        return ctype == "int32_t";
+    else if constexpr (std::is_same_v<T, uint32_t>)
+        return ctype == "uint32_t";
+    else if constexpr (std::is_same_v<T, int16_t>)
+        return ctype == "int16_t";
+    else if constexpr (std::is_same_v<T, uint16_t>)
+        return ctype == "uint16_t";
+    else if constexpr (std::is_same_v<T, int8_t>)
+        return ctype == "int8_t";
+    else if constexpr (std::is_same_v<T, uint8_t>)
+        return ctype == "uint8_t" || ctype == "bool";
+    else
+        return false;
 }
 
 void storeNumber(unsigned char* dst, const std::string& ctype, double v);

@@ -33,7 +33,8 @@ struct Simulation::Impl {
     Impl(Model& m, const BackendPreferences& p) : model(m), prefs(p) {}
     ~Impl() {
         if (device)
-            for (auto& [name, a] : arrays) device->release(a.device);
+            for (auto& [name, a] : arrays)
+                device->release(a.device);
     }
 
     HostArray& array(const std::string& group, const std::string& var) {
@@ -42,8 +43,8 @@ struct Simulation::Impl {
             std::vector<std::string> names;
             for (const auto& [n, a] : arrays)
                 if (n.rfind(group + ".", 0) == 0) names.push_back(n.substr(group.size() + 1));
-            if (names.empty()) throw ModelError("no group '" + group + "' in model '" +
-                                                model.name() + "'");
+            if (names.empty())
+                throw ModelError("no group '" + group + "' in model '" + model.name() + "'");
             throw ModelError("group '" + group + "' has no variable '" + var + "'");
         }
         return it->second;
@@ -76,7 +77,8 @@ struct Simulation::Impl {
             std::memcpy(dst, &p, sizeof p);
             return;
         }
-        const double v = b.kind == K::Dynamic ? dynamicValues.at(b.owner + "/" + b.param) : b.number;
+        const double v =
+            b.kind == K::Dynamic ? dynamicValues.at(b.owner + "/" + b.param) : b.number;
         runtime::storeNumber(dst, f.ctype, v);
     }
 
@@ -99,19 +101,22 @@ struct Simulation::Impl {
             if (flags & 1u)
                 throw ModelError("synapse group '" + sg->name() +
                                  "': connectivity initialiser produced a row longer than its "
-                                 "maximum row length " + std::to_string(sg->maxRowLength()) +
+                                 "maximum row length " +
+                                 std::to_string(sg->maxRowLength()) +
                                  " (calcMaxRowLength is too small for these parameters)");
             if (flags & 2u)
                 throw ModelError("synapse group '" + sg->name() +
                                  "': addToPostDelay was given a delay >= the maximum dendritic "
-                                 "delay " + std::to_string(sg->maxDendriticDelaySteps()) +
+                                 "delay " +
+                                 std::to_string(sg->maxDendriticDelaySteps()) +
                                  " steps (SynapseGroup::setMaxDendriticDelaySteps)");
         }
     }
 
     void initialise() {
         const auto t0 = std::chrono::steady_clock::now();
-        for (auto& [name, a] : arrays) device->zero(a.device, a.bytes());
+        for (auto& [name, a] : arrays)
+            device->zero(a.device, a.bytes());
         step = 0;
         refreshTables();
         device->launch("sf_initialize", args());
@@ -141,14 +146,17 @@ Simulation::Simulation(Model& model, const BackendPreferences& prefs)
         s.allocate(s.arrays.at(d.name), d.count);
     }
     auto addDynamic = [&](const std::string& owner, const auto& bound) {
-        for (const auto& p : bound.dynamicParams) s.dynamicValues[owner + "/" + p] = bound.params.at(p);
+        for (const auto& p : bound.dynamicParams)
+            s.dynamicValues[owner + "/" + p] = bound.params.at(p);
     };
-    for (const auto& ng : model.neuronGroups()) addDynamic(ng->name(), ng->bound());
+    for (const auto& ng : model.neuronGroups())
+        addDynamic(ng->name(), ng->bound());
     for (const auto& sg : model.synapseGroups()) {
         addDynamic(sg->name(), sg->wu());
         addDynamic(sg->name(), sg->ps());
     }
-    for (const auto& cs : model.currentSources()) addDynamic(cs->name(), cs->bound());
+    for (const auto& cs : model.currentSources())
+        addDynamic(cs->name(), cs->bound());
     s.initialise();
 }
 
@@ -175,8 +183,12 @@ void Simulation::run(uint64_t steps) {
     s.checkErrors();
 }
 
-double Simulation::time() const { return static_cast<double>(m_impl->step) * m_impl->model.dt(); }
-uint64_t Simulation::timestep() const { return m_impl->step; }
+double Simulation::time() const {
+    return static_cast<double>(m_impl->step) * m_impl->model.dt();
+}
+uint64_t Simulation::timestep() const {
+    return m_impl->step;
+}
 
 void Simulation::reset() {
     m_impl->recordStart = 0;
@@ -193,7 +205,8 @@ void Simulation::push(const std::string& group, const std::string& var) {
     m_impl->device->copyToDevice(a.device, a.host.data(), a.bytes());
 }
 
-template <typename T> std::span<T> Simulation::view(const std::string& group, const std::string& var) {
+template <typename T>
+std::span<T> Simulation::view(const std::string& group, const std::string& var) {
     auto& a = m_impl->array(group, var);
     if (!runtime::typeMatches<T>(a.decl.ctype))
         throw ModelError("variable '" + var + "' of group '" + group + "' has element type " +
@@ -228,8 +241,8 @@ std::vector<uint32_t> Simulation::columnIndices(const std::string& sg) const {
     auto& a = m_impl->array(sg, "ind");
     std::vector<uint32_t> out(a.decl.count);
     for (size_t i = 0; i < out.size(); i++)
-        out[i] = static_cast<uint32_t>(runtime::loadNumber(a.host.data() + i * a.elementSize(),
-                                                           a.decl.ctype));
+        out[i] = static_cast<uint32_t>(
+            runtime::loadNumber(a.host.data() + i * a.elementSize(), a.decl.ctype));
     return out;
 }
 
@@ -295,7 +308,8 @@ std::vector<SpikeEvent> Simulation::spikes(const std::string& group) const {
     auto& s = *m_impl;
     const auto& ng = s.model.neuronGroup(group);
     if (!ng.spikeRecording())
-        throw ModelError("neuron group '" + group + "' does not record spikes "
+        throw ModelError("neuron group '" + group +
+                         "' does not record spikes "
                          "(NeuronGroup::setSpikeRecording(true) before building)");
     const auto& a = s.array(group, "recordSpk");
     const auto* words = reinterpret_cast<const uint32_t*>(a.host.data());
@@ -315,8 +329,14 @@ std::vector<SpikeEvent> Simulation::spikes(const std::string& group) const {
     return out;
 }
 
-const BuildInfo& Simulation::buildInfo() const { return m_impl->info; }
-const Model& Simulation::model() const { return m_impl->model; }
-std::string Simulation::backendName() const { return m_impl->backend->name(); }
+const BuildInfo& Simulation::buildInfo() const {
+    return m_impl->info;
+}
+const Model& Simulation::model() const {
+    return m_impl->model;
+}
+std::string Simulation::backendName() const {
+    return m_impl->backend->name();
+}
 
 } // namespace spikeforge

@@ -26,7 +26,7 @@ struct Token {
 enum class NameKind {
     ReadOnly,  // parameters, read-only variables, built-ins such as t, dt, id
     ReadWrite, // variables the code may assign
-    Function,  // callable built-ins (addToPost, rand_uniform, injectCurrent, …) and maths functions
+    Function, // callable built-ins (addToPost, rand_uniform, injectCurrent, …) and maths functions
 };
 
 struct Context {
@@ -37,9 +37,9 @@ struct Context {
 };
 
 struct Scanned {
-    std::vector<Token> tokens;               // every token, whitespace and comments included
-    std::set<std::string> referencedNames;   // names from Context::names that the code uses
-    std::set<std::string> assignedNames;     // ReadWrite names the code assigns
+    std::vector<Token> tokens;             // every token, whitespace and comments included
+    std::set<std::string> referencedNames; // names from Context::names that the code uses
+    std::set<std::string> assignedNames;   // ReadWrite names the code assigns
 };
 
 // Throws ModelError: "<group>.<field> line L, column C: <what> [did you mean 'x'?]".

@@ -29,6 +29,6 @@ protected:
 
 } // namespace sftest
 
-#define SF_INSTANTIATE_BACKEND_TESTS(Fixture)                                                    \
-    INSTANTIATE_TEST_SUITE_P(Backends, Fixture, ::testing::ValuesIn(sftest::usableBackends()),   \
+#define SF_INSTANTIATE_BACKEND_TESTS(Fixture)                                                      \
+    INSTANTIATE_TEST_SUITE_P(Backends, Fixture, ::testing::ValuesIn(sftest::usableBackends()),     \
                              [](const auto& info) { return info.param; })

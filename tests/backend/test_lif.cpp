@@ -18,8 +18,13 @@ constexpr double kRefrac = 2.0, kDt = 0.1;
 void buildLIF(Model& m, double vthresh) {
     m.setDT(kDt);
     auto& ng = m.addNeuronGroup("Cell", 1, models::LIF(),
-                                {{"C", kC}, {"TauM", kTauM}, {"Vrest", kVrest}, {"Vreset", kVrest},
-                                 {"Vthresh", vthresh}, {"Ioffset", 0.0}, {"TauRefrac", kRefrac}},
+                                {{"C", kC},
+                                 {"TauM", kTauM},
+                                 {"Vrest", kVrest},
+                                 {"Vreset", kVrest},
+                                 {"Vthresh", vthresh},
+                                 {"Ioffset", 0.0},
+                                 {"TauRefrac", kRefrac}},
                                 {{"V", kVrest}, {"RefracTime", 0.0}});
     ng.setSpikeRecording(true);
     m.addCurrentSource("Drive", models::DC(), "Cell", {{"amp", kAmp}}, {});
@@ -63,7 +68,8 @@ TEST_P(LIFTest, SpikeTimesMatchFirstPassageTime) {
         EXPECT_NEAR(isi, tStar + kRefrac, 2 * kDt) << "interval " << k;
     }
     // Float precision: the expected count over 100 ms.
-    EXPECT_EQ(spikes.size(), static_cast<size_t>(std::floor((100.0 + kRefrac) / (tStar + kRefrac))));
+    EXPECT_EQ(spikes.size(),
+              static_cast<size_t>(std::floor((100.0 + kRefrac) / (tStar + kRefrac))));
 }
 
 // A dynamic parameter changes between steps without a rebuild: switching Ioffset mid-run moves
@@ -73,8 +79,13 @@ TEST_P(LIFTest, DynamicParameterChangesBetweenSteps) {
     m.setPrecision(Precision::Double);
     m.setBatchSize(2);
     auto& ng = m.addNeuronGroup("Cell", 3, models::LIF(),
-                                {{"C", kC}, {"TauM", kTauM}, {"Vrest", kVrest}, {"Vreset", kVrest},
-                                 {"Vthresh", 1000.0}, {"Ioffset", 0.5}, {"TauRefrac", kRefrac}},
+                                {{"C", kC},
+                                 {"TauM", kTauM},
+                                 {"Vrest", kVrest},
+                                 {"Vreset", kVrest},
+                                 {"Vthresh", 1000.0},
+                                 {"Ioffset", 0.5},
+                                 {"TauRefrac", kRefrac}},
                                 {{"V", kVrest}, {"RefracTime", 0.0}});
     ng.setParamDynamic("Ioffset");
     Simulation sim(m, prefs());
@@ -88,7 +99,8 @@ TEST_P(LIFTest, DynamicParameterChangesBetweenSteps) {
     sim.setDynamicParam("Cell", "Ioffset", -0.25);
     sim.run(150);
     sim.pull("Cell", "V");
-    for (double v : sim.view<double>("Cell", "V")) EXPECT_NEAR(v, vAfter(vSwitch, -0.25, 150), 1e-9);
+    for (double v : sim.view<double>("Cell", "V"))
+        EXPECT_NEAR(v, vAfter(vSwitch, -0.25, 150), 1e-9);
     EXPECT_EQ(sim.buildInfo().compileSeconds, first.compileSeconds); // no rebuild
 }
 

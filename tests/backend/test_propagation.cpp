@@ -16,7 +16,9 @@ constexpr unsigned kSources = 7, kTargets = 5, kSteps = 40, kMaxDendritic = 4;
 constexpr double kDt = 1.0;
 
 // Does source i of batch element b spike at step n? A deterministic, batch-dependent pattern.
-bool spikes(unsigned b, unsigned i, unsigned n) { return n >= 2 && (n * (i + 2) + 3 * b) % 11 < 2; }
+bool spikes(unsigned b, unsigned i, unsigned n) {
+    return n >= 2 && (n * (i + 2) + 3 * b) % 11 < 2;
+}
 
 NeuronModel accumulator() {
     NeuronModel a;
@@ -40,7 +42,10 @@ TEST_P(PropagationTest, TargetInputIdentifiesSources) {
                      {{"startSpike", 0.0}, {"endSpike", 0.0}});
     m.addNeuronGroup("Tgt", kTargets, accumulator(), {}, {{"x", 0.0}});
     WeightUpdateInit wu{dendritic ? models::StaticPulseDendriticDelay() : models::StaticPulse(),
-                        {}, {{"g", 0.0}}, {}, {}};
+                        {},
+                        {{"g", 0.0}},
+                        {},
+                        {}};
     if (dendritic) wu.varInits["d"] = 0.0;
     std::optional<SparseConnectivityInit> conn;
     if (matrix == MatrixType::Sparse) conn = init::FixedProbability(0.5);
@@ -101,7 +106,8 @@ TEST_P(PropagationTest, TargetInputIdentifiesSources) {
     }
     if (matrix == MatrixType::Sparse) {
         size_t total = 0;
-        for (auto r : rowLength) total += r;
+        for (auto r : rowLength)
+            total += r;
         ASSERT_GT(total, 0u);
         ASSERT_LT(total, size_t(kSources) * kTargets); // a genuinely sparse pattern
     }
@@ -121,11 +127,12 @@ TEST_P(PropagationTest, TargetInputIdentifiesSources) {
         sim.pull("Tgt", "x");
         const auto x = sim.view<float>("Tgt", "x");
         for (unsigned k = 0; k < batch * kTargets; k++)
-            ASSERT_EQ(x[k], expected[k]) << "step " << n << " batch " << k / kTargets
-                                         << " target " << k % kTargets;
+            ASSERT_EQ(x[k], expected[k])
+                << "step " << n << " batch " << k / kTargets << " target " << k % kTargets;
     }
     double total = 0;
-    for (double e : expected) total += e;
+    for (double e : expected)
+        total += e;
     EXPECT_GT(total, 0.0); // the pattern delivered something
 }
 
@@ -178,7 +185,8 @@ TEST_P(ConstantWeightTest, EverySpikeDeliversTheGroupWeight) {
     sim.pull("Tgt", "x");
     for (unsigned i = 0; i < kSources; i++) {
         unsigned count = 0;
-        for (unsigned n = 0; n < kSteps; n++) count += spikes(0, i, n);
+        for (unsigned n = 0; n < kSteps; n++)
+            count += spikes(0, i, n);
         EXPECT_FLOAT_EQ(sim.view<float>("Tgt", "x")[i], 0.75f * count) << "target " << i;
     }
 }

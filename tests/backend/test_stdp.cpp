@@ -30,9 +30,15 @@ protected:
                              {{"startSpike", 0.0}, {"endSpike", 0.0}})
                 .setSpikeRecording(true);
         WeightUpdateInit w{wu,
-                           {{"tauPlus", kTauPlus}, {"tauMinus", kTauMinus}, {"Aplus", kAplus},
-                            {"Aminus", kAminus}, {"Wmin", 0.0}, {"Wmax", 1.0}},
-                           {{"g", kG0}}, {}, {}};
+                           {{"tauPlus", kTauPlus},
+                            {"tauMinus", kTauMinus},
+                            {"Aplus", kAplus},
+                            {"Aminus", kAminus},
+                            {"Wmin", 0.0},
+                            {"Wmax", 1.0}},
+                           {{"g", kG0}},
+                           {},
+                           {}};
         if (!wu.preVars.empty()) {
             w.preVarInits = {{"preTrace", 0.0}, {"preTraceT", -1e30}};
             w.postVarInits = {{"postTrace", 0.0}, {"postTraceT", -1e30}};
@@ -42,7 +48,8 @@ protected:
         Simulation sim(m, prefs());
         auto script = [&](const char* g, const std::vector<double>& times) {
             std::vector<double> shifted;
-            for (double t : times) shifted.push_back(t - 0.5 * kDt); // emitted at step t/dt
+            for (double t : times)
+                shifted.push_back(t - 0.5 * kDt); // emitted at step t/dt
             sim.setEGP(g, "spikeTimes", shifted);
             sim.pull(g, "endSpike");
             sim.view<uint32_t>(g, "endSpike")[0] = static_cast<uint32_t>(times.size());
@@ -55,8 +62,10 @@ protected:
         sim.pullRecording();
         sim.pull("Syn", "g");
         std::vector<double> pre, post;
-        for (const auto& e : sim.spikes("Pre")) pre.push_back(e.time);
-        for (const auto& e : sim.spikes("Post")) post.push_back(e.time);
+        for (const auto& e : sim.spikes("Pre"))
+            pre.push_back(e.time);
+        for (const auto& e : sim.spikes("Post"))
+            post.push_back(e.time);
         return {sim.view<double>("Syn", "g")[0], pre, post};
     }
 };
@@ -68,10 +77,15 @@ double expectedWeight(const std::vector<double>& pre, const std::vector<double>&
     double g = kG0;
     // Events in time order; at equal times the pre spike's depression and the post spike's
     // potentiation both pair with the other.
-    struct Ev { double t; bool isPre; };
+    struct Ev {
+        double t;
+        bool isPre;
+    };
     std::vector<Ev> ev;
-    for (double t : pre) ev.push_back({t, true});
-    for (double t : post) ev.push_back({t, false});
+    for (double t : pre)
+        ev.push_back({t, true});
+    for (double t : post)
+        ev.push_back({t, false});
     std::stable_sort(ev.begin(), ev.end(), [](auto& a, auto& b) { return a.t < b.t; });
     for (const auto& e : ev) {
         const auto& partners = e.isPre ? post : pre;
@@ -83,8 +97,8 @@ double expectedWeight(const std::vector<double>& pre, const std::vector<double>&
                 latest = std::max(latest, p);
             }
         if (nearest)
-            sum = latest > -1e29 ? std::exp(-(e.t - latest) / (e.isPre ? kTauMinus : kTauPlus))
-                                 : 0.0;
+            sum =
+                latest > -1e29 ? std::exp(-(e.t - latest) / (e.isPre ? kTauMinus : kTauPlus)) : 0.0;
         g = e.isPre ? std::max(0.0, g - kAminus * sum) : std::min(1.0, g + kAplus * sum);
     }
     return g;

@@ -8,10 +8,12 @@ using namespace spikeforge;
 namespace {
 
 ParamValues lifParams() {
-    return {{"C", 1.0},       {"TauM", 20.0},   {"Vrest", -70.0},  {"Vreset", -70.0},
+    return {{"C", 1.0},         {"TauM", 20.0},   {"Vrest", -70.0},  {"Vreset", -70.0},
             {"Vthresh", -50.0}, {"Ioffset", 0.0}, {"TauRefrac", 2.0}};
 }
-VarInitMap lifVars() { return {{"V", -70.0}, {"RefracTime", 0.0}}; }
+VarInitMap lifVars() {
+    return {{"V", -70.0}, {"RefracTime", 0.0}};
+}
 
 // Runs f, expects exception E whose message contains every fragment.
 template <typename E, typename F>
@@ -68,12 +70,15 @@ TEST(Validation, InitialiserParameters) {
 TEST(Validation, DuplicateAndInvalidNames) {
     Model m;
     m.addNeuronGroup("Exc", 10, models::LIF(), lifParams(), lifVars());
-    expectError<ModelError>([&] { m.addNeuronGroup("Exc", 5, models::LIF(), lifParams(), lifVars()); },
-                            {"'Exc'", "already used"});
-    expectError<ModelError>([&] { m.addNeuronGroup("my group", 5, models::LIF(), lifParams(), lifVars()); },
-                            {"'my group'", "identifier"});
-    expectError<ModelError>([&] { m.addNeuronGroup("Empty", 0, models::LIF(), lifParams(), lifVars()); },
-                            {"Empty", "at least 1"});
+    expectError<ModelError>(
+        [&] { m.addNeuronGroup("Exc", 5, models::LIF(), lifParams(), lifVars()); },
+        {"'Exc'", "already used"});
+    expectError<ModelError>(
+        [&] { m.addNeuronGroup("my group", 5, models::LIF(), lifParams(), lifVars()); },
+        {"'my group'", "identifier"});
+    expectError<ModelError>(
+        [&] { m.addNeuronGroup("Empty", 0, models::LIF(), lifParams(), lifVars()); },
+        {"Empty", "at least 1"});
 }
 
 TEST(Validation, SynapseGroupEndpointsAndMatrixType) {
@@ -84,11 +89,14 @@ TEST(Validation, SynapseGroupEndpointsAndMatrixType) {
     expectError<ModelError>(
         [&] { m.addSynapseGroup("S", MatrixType::Dense, 0, "Ecx", "Exc", wu, ps); },
         {"S", "source", "no neuron group 'Ecx'", "did you mean 'Exc'"});
-    expectError<ModelError>([&] {
-        m.addSynapseGroup("S", MatrixType::Dense, 0, "Exc", "Exc", wu, ps, init::OneToOne());
-    }, {"S", "Dense", "no connectivity"});
-    expectError<ModelError>([&] { m.addSynapseGroup("S", MatrixType::Sparse, 0, "Exc", "Exc", wu, ps); },
-                            {"S", "Sparse", "needs a connectivity"});
+    expectError<ModelError>(
+        [&] {
+            m.addSynapseGroup("S", MatrixType::Dense, 0, "Exc", "Exc", wu, ps, init::OneToOne());
+        },
+        {"S", "Dense", "no connectivity"});
+    expectError<ModelError>(
+        [&] { m.addSynapseGroup("S", MatrixType::Sparse, 0, "Exc", "Exc", wu, ps); },
+        {"S", "Sparse", "needs a connectivity"});
 }
 
 TEST(Validation, UnknownIdentifierInCodeNamesLineAndColumn) {
@@ -184,17 +192,20 @@ TEST_P(RuntimeValidation, RowOverflowIsReportedNotTruncated) {
     m.addSynapseGroup("S", MatrixType::Sparse, 0, "A", "A",
                       {models::StaticPulse(), {}, {{"g", 1.0}}, {}, {}},
                       {models::DeltaCurr(), {}, {}}, SparseConnectivityInit{tooLong, {}});
-    expectError<ModelError>([&] { Simulation sim(m, prefs()); }, {"'S'", "row", "maximum row length 1"});
+    expectError<ModelError>([&] { Simulation sim(m, prefs()); },
+                            {"'S'", "row", "maximum row length 1"});
 }
 
 TEST_P(RuntimeValidation, DendriticDelayBeyondMaximumIsReported) {
     Model m("dendritic");
     m.setDT(1.0);
-    m.addNeuronGroup("Src", 1, models::SpikeSourceArray(), {}, {{"startSpike", 0.0}, {"endSpike", 1.0}});
+    m.addNeuronGroup("Src", 1, models::SpikeSourceArray(), {},
+                     {{"startSpike", 0.0}, {"endSpike", 1.0}});
     m.addNeuronGroup("Tgt", 1, models::LIF(), lifParams(), lifVars());
-    auto& sg = m.addSynapseGroup("S", MatrixType::Dense, 0, "Src", "Tgt",
-                                 {models::StaticPulseDendriticDelay(), {}, {{"g", 1.0}, {"d", 5.0}}, {}, {}},
-                                 {models::DeltaCurr(), {}, {}});
+    auto& sg = m.addSynapseGroup(
+        "S", MatrixType::Dense, 0, "Src", "Tgt",
+        {models::StaticPulseDendriticDelay(), {}, {{"g", 1.0}, {"d", 5.0}}, {}, {}},
+        {models::DeltaCurr(), {}, {}});
     sg.setMaxDendriticDelaySteps(3);
     Simulation sim(m, prefs());
     sim.setEGP("Src", "spikeTimes", std::vector<double>{0.5});

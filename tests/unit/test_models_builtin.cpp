@@ -174,9 +174,10 @@ TEST(BuiltinModels, LookupsAndNameLists) {
                                         "LeakyIntegrate"}));
     EXPECT_EQ(models::postsynapticModelNames(),
               (std::vector<std::string>{"ExpCurr", "ExpCond", "DeltaCurr"}));
-    EXPECT_EQ(models::weightUpdateModelNames(),
-              (std::vector<std::string>{"StaticPulse", "StaticPulseConstantWeight", "StaticPulseDendriticDelay", "STDPNearest",
-                                        "STDPAllToAll"}));
+    EXPECT_EQ(
+        models::weightUpdateModelNames(),
+        (std::vector<std::string>{"StaticPulse", "StaticPulseConstantWeight",
+                                  "StaticPulseDendriticDelay", "STDPNearest", "STDPAllToAll"}));
     EXPECT_EQ(models::currentSourceModelNames(), (std::vector<std::string>{"DC", "GaussianNoise"}));
     EXPECT_EQ(init::varInitSnippetNames(),
               (std::vector<std::string>{"Constant", "Uniform", "Normal", "NormalClipped",

@@ -9,12 +9,12 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <filesystem>
-#include <map>
-#include <vector>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <unistd.h>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -73,10 +73,14 @@ public:
     }
     void launch(const std::string& e, const runtime::StepArgs& a) override {
         void* const* t = m_tablePtrs.data();
-        if (e == "sf_synapse_update") m_syn(&a, t);
-        else if (e == "sf_neuron_update") m_neu(&a, t);
-        else if (e == "sf_initialize") m_init(&a, t);
-        else throw InternalError("unknown entry point " + e);
+        if (e == "sf_synapse_update")
+            m_syn(&a, t);
+        else if (e == "sf_neuron_update")
+            m_neu(&a, t);
+        else if (e == "sf_initialize")
+            m_init(&a, t);
+        else
+            throw InternalError("unknown entry point " + e);
     }
     void synchronise() override {}
 
@@ -107,11 +111,11 @@ bool debugCode(const BackendPreferences& prefs) {
 
 std::string flags(const BackendPreferences& prefs) {
     return debugCode(prefs) ? "-std=c++17 -O0 -g -fopenmp -fPIC -shared"
-                           // No trapping maths and no errno: results are unchanged (spikeforge
-                           // never enables FP exceptions or reads errno) but conditional
-                           // arithmetic in snippets can be if-converted and vectorised.
-                           : "-std=c++17 -O3 -march=native -fno-trapping-math -fno-math-errno "
-                             "-fopenmp -fPIC -shared";
+                            // No trapping maths and no errno: results are unchanged (spikeforge
+                            // never enables FP exceptions or reads errno) but conditional
+                            // arithmetic in snippets can be if-converted and vectorised.
+                            : "-std=c++17 -O3 -march=native -fno-trapping-math -fno-math-errno "
+                              "-fopenmp -fPIC -shared";
 }
 
 // Lines of the compiler output that point into a user's snippet ("Group.field:L:C: error").
@@ -140,24 +144,27 @@ fs::path cacheDirectory(const BackendPreferences& prefs) {
     return fs::temp_directory_path() / "spikeforge-cache";
 }
 
-codegen::Plan CpuBackend::generate(const Model& model) { return cpu::generate(model); }
+codegen::Plan CpuBackend::generate(const Model& model) {
+    return cpu::generate(model);
+}
 
 std::unique_ptr<runtime::Device> CpuBackend::build(const codegen::Plan& plan, BuildInfo& info) {
     const fs::path dir = cacheDirectory(m_prefs);
     std::error_code ec;
     fs::create_directories(dir, ec);
-    if (ec) throw BackendError("cannot create cache directory " + dir.string() + ": " + ec.message());
+    if (ec)
+        throw BackendError("cannot create cache directory " + dir.string() + ": " + ec.message());
     const std::string compiler = compilerCommand(m_prefs);
     // The key covers the source, the flags and the compiler, so a change to any recompiles.
-    const std::string key = plan.sourceHash + "_" +
-                            std::to_string(std::hash<std::string>{}(flags(m_prefs) + compiler) %
-                                           0xFFFFFFu);
+    const std::string key =
+        plan.sourceHash + "_" +
+        std::to_string(std::hash<std::string>{}(flags(m_prefs) + compiler) % 0xFFFFFFu);
     const fs::path src = dir / (key + ".cpp"), lib = dir / (key + ".so");
     info.sourcePath = src.string();
     if (!fs::exists(lib)) {
         const auto t0 = std::chrono::steady_clock::now();
-        const std::string tag = std::to_string(getpid()) + "_" +
-                                std::to_string(reinterpret_cast<uintptr_t>(this));
+        const std::string tag =
+            std::to_string(getpid()) + "_" + std::to_string(reinterpret_cast<uintptr_t>(this));
         const fs::path tmpSrc = dir / (key + "." + tag + ".cpp");
         const fs::path tmpLib = dir / (key + "." + tag + ".so");
         const fs::path log = dir / (key + "." + tag + ".log");

@@ -19,7 +19,9 @@ struct Emitter {
     const Model& model;
     codegen::Env env;
     Subs subs;
-    std::string scalar() const { return model.precision() == Precision::Float ? "float" : "double"; }
+    std::string scalar() const {
+        return model.precision() == Precision::Float ? "float" : "double";
+    }
     std::string lit(double v) const { return codegen::literal(v, scalar()); }
 
     // Scan `code` in `ctx` and render it with the current substitutions (plus `extra`);

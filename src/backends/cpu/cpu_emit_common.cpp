@@ -9,7 +9,8 @@ std::string Emitter::render(const std::string& code, const snippet::Context& ctx
     if (code.empty()) return "";
     const auto scanned = snippet::scan(code, ctx);
     Subs all = subs;
-    for (const auto& [k, v] : extra) all[k] = v;
+    for (const auto& [k, v] : extra)
+        all[k] = v;
     return snippet::render(scanned, all, model.precision(), ctx.group + "." + ctx.field) +
            "#line SF_RESYNC\n";
 }
@@ -28,16 +29,19 @@ void Emitter::bindEGPs(const snippet::Scanned& scanned, const SnippetBase& s,
                        const std::string& owner, const std::string& prefix) {
     for (const auto& e : s.egps)
         if (scanned.referencedNames.count(e.name))
-            subs[e.name] = env.array(prefix + e.name, codegen::resolveType(e.type,
-                                                                          model.precision()),
-                                     owner + "." + e.name);
+            subs[e.name] =
+                env.array(prefix + e.name, codegen::resolveType(e.type, model.precision()),
+                          owner + "." + e.name);
 }
 
 std::string neuronVarIndex(VarAccess access, const std::string& idExpr, const std::string& nExpr) {
     switch (access) {
-    case VarAccess::ReadOnly: return idExpr;
-    case VarAccess::ReadOnlySharedNeuron: return "batch";
-    default: return "(size_t)batch * " + nExpr + " + " + idExpr;
+    case VarAccess::ReadOnly:
+        return idExpr;
+    case VarAccess::ReadOnlySharedNeuron:
+        return "batch";
+    default:
+        return "(size_t)batch * " + nExpr + " + " + idExpr;
     }
 }
 
@@ -49,10 +53,10 @@ std::string emitVarInit(Emitter& e, const std::string& group, const VarDecl& var
     const std::string B = batched ? std::to_string(e.model.batchSize()) : "1u";
     std::string body;
     if (init.isConstant()) {
-        body = "arr[(size_t)batch * n + i] = " +
-               e.env.number("c_" + var.name, type == "double" ? "double" : "float",
-                            init.constant()) +
-               ";\n";
+        body =
+            "arr[(size_t)batch * n + i] = " +
+            e.env.number("c_" + var.name, type == "double" ? "double" : "float", init.constant()) +
+            ";\n";
     } else {
         const auto ctx = contexts::varInitContext(e.model, group, var.name, init);
         const auto scanned = snippet::scan(init.snippet().code, ctx);
@@ -61,22 +65,30 @@ std::string emitVarInit(Emitter& e, const std::string& group, const VarDecl& var
         e.bindParams(scanned, init.snippet(),
                      contexts::evaluateParams(init.snippet(), init.params(), e.model.dt()), {},
                      group, "ip_" + var.name + "_");
-        const std::string stream = e.env.number(
-            "s_" + var.name, "uint32_t", codegen::streamId(group, "init." + var.name));
+        const std::string stream =
+            e.env.number("s_" + var.name, "uint32_t", codegen::streamId(group, "init." + var.name));
         body = "sf_rng sfRng; sf_rng_init(&sfRng, seed, " + stream +
                ", (sf_u32)i, batch, 0u);\n"
                "const uint32_t id = (uint32_t)i; (void)id;\n"
-               "const uint32_t num_batch = " + std::to_string(e.model.batchSize()) +
-               "u; (void)num_batch;\n" + e.scalar() + " value = 0;\n" +
-               e.render(init.snippet().code, ctx) + "arr[(size_t)batch * n + i] = (" + type +
-               ")value;\n";
+               "const uint32_t num_batch = " +
+               std::to_string(e.model.batchSize()) + "u; (void)num_batch;\n" + e.scalar() +
+               " value = 0;\n" + e.render(init.snippet().code, ctx) +
+               "arr[(size_t)batch * n + i] = (" + type + ")value;\n";
         e.subs = saved;
     }
-    std::string s = "{ // " + var.name + "\n" + type + "* arr = " + arr + ";\n"
-                    "const size_t n = " + countExpr + ";\n";
-    s += "#pragma omp parallel for collapse(2) schedule(static) num_threads(a->threads) if (a->threads > 1u && n * " + B + " >= 4096u)\n"
-         "for (uint32_t batch = 0; batch < " + B + "; batch++)\n"
-         "for (size_t i = 0; i < n; i++) {\n" + loopBody + body + "}\n//SF_END_PARALLEL\n}\n";
+    std::string s = "{ // " + var.name + "\n" + type + "* arr = " + arr +
+                    ";\n"
+                    "const size_t n = " +
+                    countExpr + ";\n";
+    s += "#pragma omp parallel for collapse(2) schedule(static) num_threads(a->threads) if "
+         "(a->threads > 1u && n * " +
+         B +
+         " >= 4096u)\n"
+         "for (uint32_t batch = 0; batch < " +
+         B +
+         "; batch++)\n"
+         "for (size_t i = 0; i < n; i++) {\n" +
+         loopBody + body + "}\n//SF_END_PARALLEL\n}\n";
     return s;
 }
 

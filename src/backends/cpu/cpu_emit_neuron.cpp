@@ -46,8 +46,10 @@ std::string postsynapticBlock(Emitter& e, const SynapseGroup& sg, size_t k) {
         const std::string den = e.env.array(p + "denDelay", e.scalar(), sg.name() + ".denDelay");
         const std::string dd = e.env.number(p + "dd", "uint32_t", sg.maxDendriticDelaySteps());
         s += e.scalar() + "* sfDen = " + den + " + ((size_t)batch * " + dd +
-             " + (size_t)(a->step % " + dd + ")) * sfN;\n"
-             "l_" + p + "inSyn += sfDen[id]; sfDen[id] = 0;\n";
+             " + (size_t)(a->step % " + dd +
+             ")) * sfN;\n"
+             "l_" +
+             p + "inSyn += sfDen[id]; sfDen[id] = 0;\n";
     }
     s += vars.loads + e.render(ps.model.simCode, ctx) + vars.stores;
     s += inSyn + "[(size_t)batch * sfN + id] = l_" + p + "inSyn;\n}\n";
@@ -84,8 +86,8 @@ std::string wuNeuronBlock(Emitter& e, const SynapseGroup& sg, size_t k, bool pre
     const auto ctx = contexts::wuNeuronContext(e.model, sg, pre, field);
     const auto scanned = snippet::scan(code, ctx);
     Subs saved = e.subs;
-    const auto vars = loadVars(e, pre ? wu.model.preVars : wu.model.postVars, sg.name(),
-                               p + "v_", "l_" + p, "sfN", e.subs);
+    const auto vars = loadVars(e, pre ? wu.model.preVars : wu.model.postVars, sg.name(), p + "v_",
+                               "l_" + p, "sfN", e.subs);
     e.bindParams(scanned, wu.model, contexts::evaluateParams(wu.model, wu.params, e.model.dt()),
                  wu.dynamicParams, sg.name(), "wu_" + p + "p_");
     e.bindEGPs(scanned, wu.model, sg.name(), "wu_" + p + "e_");
@@ -108,19 +110,19 @@ codegen::EmittedGroup emitNeuronUpdate(const Model& m, const NeuronGroup& ng) {
     const std::string spk = e.env.array("spk", "uint32_t", ng.name() + ".spk");
     const std::string st = e.env.array("st", S, ng.name() + ".st");
     const std::string bits = e.env.array("spkBits", "uint32_t", ng.name() + ".spkBits");
-    const std::string stream = e.env.number("stream", "uint32_t",
-                                            codegen::streamId(ng.name(), "sim"));
+    const std::string stream =
+        e.env.number("stream", "uint32_t", codegen::streamId(ng.name(), "sim"));
 
-    e.subs = {{"t", "sf_t"}, {"dt", e.lit(m.dt())}, {"Isyn", "sfIsyn"}, {"st", "l_st"},
-              {"num_neurons", "sfN"}, {"injectCurrent", "sfIsyn += "}};
+    e.subs = {{"t", "sf_t"},  {"dt", e.lit(m.dt())},  {"Isyn", "sfIsyn"},
+              {"st", "l_st"}, {"num_neurons", "sfN"}, {"injectCurrent", "sfIsyn += "}};
     const auto vars = loadVars(e, nm.vars, ng.name(), "v_", "l_", "sfN", e.subs);
     for (const char* f : {"simCode", "thresholdConditionCode", "resetCode"}) {
-        const std::string& code = std::string(f) == "simCode" ? nm.simCode
+        const std::string& code = std::string(f) == "simCode"     ? nm.simCode
                                   : std::string(f) == "resetCode" ? nm.resetCode
                                                                   : nm.thresholdConditionCode;
         const auto scanned = snippet::scan(code, contexts::neuronContext(m, ng, f));
-        e.bindParams(scanned, nm, contexts::evaluateParams(nm, b.params, m.dt()),
-                     b.dynamicParams, ng.name(), "p_");
+        e.bindParams(scanned, nm, contexts::evaluateParams(nm, b.params, m.dt()), b.dynamicParams,
+                     ng.name(), "p_");
         e.bindEGPs(scanned, nm, ng.name(), "e_");
     }
     std::string inputs, dynamics, spikeCode;
@@ -144,8 +146,8 @@ codegen::EmittedGroup emitNeuronUpdate(const Model& m, const NeuronGroup& ng) {
     const std::string reset = e.render(nm.resetCode, contexts::neuronContext(m, ng, "resetCode"));
     std::string threshold = "false";
     if (!nm.thresholdConditionCode.empty())
-        threshold = "(\n" + e.render(nm.thresholdConditionCode, contexts::thresholdContext(m, ng)) +
-                    ")";
+        threshold =
+            "(\n" + e.render(nm.thresholdConditionCode, contexts::thresholdContext(m, ng)) + ")";
     std::string perNeuron = vars.loads + inputs + dynamics + sim;
     const bool rng = (perNeuron + threshold + reset + spikeCode).find("rand_") != std::string::npos;
 
@@ -155,7 +157,8 @@ codegen::EmittedGroup emitNeuronUpdate(const Model& m, const NeuronGroup& ng) {
     c += "const " + S + " sf_t = (" + S + ")a->t; (void)sf_t;\n";
     // Small groups run serially: one step of a few thousand neurons takes microseconds, less
     // than a fork/join of threads costs on a busy machine.
-    c += "#pragma omp parallel for collapse(2) schedule(static) num_threads(a->threads) if (a->threads > 1u && SF_BATCH * sfN >= 32768u)\n"
+    c += "#pragma omp parallel for collapse(2) schedule(static) num_threads(a->threads) if "
+         "(a->threads > 1u && SF_BATCH * sfN >= 32768u)\n"
          "for (uint32_t batch = 0; batch < SF_BATCH; batch++)\n"
          "for (uint32_t sfW = 0; sfW < sfWords; sfW++) {\n"
          "uint32_t sfBits = 0;\n"
@@ -177,10 +180,15 @@ codegen::EmittedGroup emitNeuronUpdate(const Model& m, const NeuronGroup& ng) {
     c += "}\n" + bits + "[(size_t)batch * sfWords + sfW] = sfBits;\n}\n//SF_END_PARALLEL\n";
     // Compaction keeps spikes in neuron order whatever the thread count, so summation order
     // downstream (and hence the result) never depends on scheduling.
-    c += "#pragma omp parallel for schedule(static) num_threads(a->threads) if (a->threads > 1u && SF_BATCH > 1u && SF_BATCH * sfN >= 32768u)\n"
+    c += "#pragma omp parallel for schedule(static) num_threads(a->threads) if (a->threads > 1u && "
+         "SF_BATCH > 1u && SF_BATCH * sfN >= 32768u)\n"
          "for (uint32_t batch = 0; batch < SF_BATCH; batch++) {\n"
-         "const uint32_t* sfB = " + bits + " + (size_t)batch * sfWords;\n"
-         "uint32_t* sfSpk = " + spk + " + ((size_t)batch * " + D + " + sfSlot) * sfN;\n"
+         "const uint32_t* sfB = " +
+         bits +
+         " + (size_t)batch * sfWords;\n"
+         "uint32_t* sfSpk = " +
+         spk + " + ((size_t)batch * " + D +
+         " + sfSlot) * sfN;\n"
          "uint32_t sfCnt = 0;\n"
          "for (uint32_t w = 0; w < sfWords; w++) {\n"
          "uint32_t x = sfB[w];\n"
@@ -188,9 +196,12 @@ codegen::EmittedGroup emitNeuronUpdate(const Model& m, const NeuronGroup& ng) {
          spkCnt + "[(size_t)batch * " + D + " + sfSlot] = sfCnt;\n";
     if (ng.spikeRecording()) {
         const std::string rec = e.env.array("recordSpk", "uint32_t", ng.name() + ".recordSpk");
-        c += "if (" + rec + " && a->step >= a->recordStart && a->step - a->recordStart < "
+        c += "if (" + rec +
+             " && a->step >= a->recordStart && a->step - a->recordStart < "
              "a->recordSteps)\n"
-             "memcpy(" + rec + " + ((size_t)(a->step - a->recordStart) * SF_BATCH + batch) * "
+             "memcpy(" +
+             rec +
+             " + ((size_t)(a->step - a->recordStart) * SF_BATCH + batch) * "
              "sfWords, sfB, sfWords * sizeof(uint32_t));\n";
     }
     c += "}\n//SF_END_PARALLEL\n";
@@ -202,8 +213,7 @@ codegen::EmittedGroup emitNeuronInit(const Model& m, const NeuronGroup& ng) {
     const std::string N = e.env.number("numNeurons", "uint32_t", ng.size());
     std::string c;
     const std::string st = e.env.array("st", e.scalar(), ng.name() + ".st");
-    c += "for (size_t i = 0; i < (size_t)SF_BATCH * " + N + "; i++) " + st +
-         "[i] = SF_TIME_MIN;\n";
+    c += "for (size_t i = 0; i < (size_t)SF_BATCH * " + N + "; i++) " + st + "[i] = SF_TIME_MIN;\n";
     for (const auto& v : ng.model().vars) {
         const std::string count = hasElementDim(v.access) ? N : "1u";
         c += emitVarInit(e, ng.name(), v, ng.bound().varInits.at(v.name), count,

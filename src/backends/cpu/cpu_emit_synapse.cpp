@@ -20,17 +20,16 @@ void bindSynapseNames(Emitter& e, const SynapseGroup& sg, const snippet::Scanned
         if (!used(v.name)) continue;
         const std::string arr = e.env.array(
             "g_" + v.name, codegen::resolveType(v.type, m.precision()), sg.name() + "." + v.name);
-        e.subs[v.name] = arr + "[" + (hasBatchDim(v.access) ? "(size_t)batch * " + nSyn + " + " : "") +
-                         "sfSyn]";
+        e.subs[v.name] =
+            arr + "[" + (hasBatchDim(v.access) ? "(size_t)batch * " + nSyn + " + " : "") + "sfSyn]";
     }
     auto bindNeuronVars = [&](const std::vector<VarDecl>& vars, const std::string& owner,
                               const std::string& prefix, const std::string& suffix,
                               const std::string& idx, const std::string& n) {
         for (const auto& v : vars) {
             if (!used(v.name + suffix)) continue;
-            const std::string arr =
-                e.env.array(prefix + v.name, codegen::resolveType(v.type, m.precision()),
-                            owner + "." + v.name);
+            const std::string arr = e.env.array(
+                prefix + v.name, codegen::resolveType(v.type, m.precision()), owner + "." + v.name);
             e.subs[v.name + suffix] = arr + "[" + neuronVarIndex(v.access, idx, n) + "]";
         }
     };
@@ -55,8 +54,7 @@ void bindSynapseNames(Emitter& e, const SynapseGroup& sg, const snippet::Scanned
 
 std::string sizesPreamble(Emitter& e, const SynapseGroup& sg) {
     const std::string S = e.scalar();
-    return "const uint32_t sfNpre = " +
-           e.env.number("numPre", "uint32_t", sg.source().size()) +
+    return "const uint32_t sfNpre = " + e.env.number("numPre", "uint32_t", sg.source().size()) +
            ";\nconst uint32_t sfNpost = " +
            e.env.number("numPost", "uint32_t", sg.target().size()) + ";\n" + "const " + S +
            " sf_t = (" + S + ")a->t; (void)sf_t;\n";
@@ -88,32 +86,42 @@ codegen::EmittedGroup emitPresynapticUpdate(const Model& m, const SynapseGroup& 
     e.subs["addToPost"] = "sfInSyn[id_post] += ";
     e.subs["addToPostDelay"] = "SF_ADD_TO_POST_DELAY";
     const std::string body = e.render(code, ctx);
-    c += "#pragma omp parallel for schedule(static) num_threads(a->threads) if (a->threads > 1u && SF_BATCH > 1u && SF_BATCH * sfNpost >= 16384u)\n"
+    c += "#pragma omp parallel for schedule(static) num_threads(a->threads) if (a->threads > 1u && "
+         "SF_BATCH > 1u && SF_BATCH * sfNpost >= 16384u)\n"
          "for (uint32_t batch = 0; batch < SF_BATCH; batch++) {\n"
-         "const uint32_t sfCnt = " + cnt + "[(size_t)batch * " + D + " + sfSlot];\n"
-         "const uint32_t* sfSpk = " + spk + " + ((size_t)batch * " + D + " + sfSlot) * sfNpre;\n" +
-         e.scalar() + "* sfInSyn = " + inSyn + " + (size_t)batch * sfNpost; (void)sfInSyn;\n";
+         "const uint32_t sfCnt = " +
+         cnt + "[(size_t)batch * " + D +
+         " + sfSlot];\n"
+         "const uint32_t* sfSpk = " +
+         spk + " + ((size_t)batch * " + D + " + sfSlot) * sfNpre;\n" + e.scalar() +
+         "* sfInSyn = " + inSyn + " + (size_t)batch * sfNpost; (void)sfInSyn;\n";
     if (codegen::usesDendriticDelay(m, sg)) {
         const std::string dd = e.env.number("dd", "uint32_t", sg.maxDendriticDelaySteps());
         c += "const uint32_t sfDd = " + dd + ";\nconst uint64_t sfStep = a->step;\n" + e.scalar() +
              "* sfDen = " + e.env.array("denDelay", e.scalar(), sg.name() + ".denDelay") +
              " + (size_t)batch * sfDd * sfNpost;\n"
-             "uint32_t* sfErr = " + e.env.array("error", "uint32_t", sg.name() + ".error") + ";\n";
+             "uint32_t* sfErr = " +
+             e.env.array("error", "uint32_t", sg.name() + ".error") + ";\n";
     }
     c += "for (uint32_t sfS = 0; sfS < sfCnt; sfS++) {\nconst uint32_t id_pre = sfSpk[sfS];\n";
     if (sg.matrixType() == MatrixType::Dense) {
         c += "for (uint32_t id_post = 0; id_post < sfNpost; id_post++) {\n"
-             "const size_t sfSyn = (size_t)id_pre * sfNpost + id_post;\n" + body + "}\n";
+             "const size_t sfSyn = (size_t)id_pre * sfNpost + id_post;\n" +
+             body + "}\n";
     } else {
         const std::string stride = e.env.number("rowStride", "uint32_t", sg.maxRowLength());
         const std::string it = codegen::indexType(sg.target().size());
         c += "const uint32_t sfLen = " +
-             e.env.array("rowLength", "uint32_t", sg.name() + ".rowLength") + "[id_pre];\n"
-             "const " + it + "* sfRow = " + e.env.array("ind", it, sg.name() + ".ind") +
-             " + (size_t)id_pre * " + stride + ";\n"
+             e.env.array("rowLength", "uint32_t", sg.name() + ".rowLength") +
+             "[id_pre];\n"
+             "const " +
+             it + "* sfRow = " + e.env.array("ind", it, sg.name() + ".ind") +
+             " + (size_t)id_pre * " + stride +
+             ";\n"
              "for (uint32_t sfK = 0; sfK < sfLen; sfK++) {\n"
              "const uint32_t id_post = sfRow[sfK];\n"
-             "const size_t sfSyn = (size_t)id_pre * " + stride + " + sfK;\n" + body + "}\n";
+             "const size_t sfSyn = (size_t)id_pre * " +
+             stride + " + sfK;\n" + body + "}\n";
     }
     c += "}\n}\n//SF_END_PARALLEL\n";
     return {sg.name(), c, std::move(e.env)};
@@ -131,23 +139,32 @@ codegen::EmittedGroup emitPostsynapticUpdate(const Model& m, const SynapseGroup&
     const std::string cnt = e.env.array("tgtSpkCnt", "uint32_t", sg.target().name() + ".spkCnt");
     const std::string spk = e.env.array("tgtSpk", "uint32_t", sg.target().name() + ".spk");
     const std::string body = e.render(code, ctx);
-    c += "#pragma omp parallel for schedule(static) num_threads(a->threads) if (a->threads > 1u && SF_BATCH > 1u && SF_BATCH * sfNpost >= 16384u)\n"
+    c += "#pragma omp parallel for schedule(static) num_threads(a->threads) if (a->threads > 1u && "
+         "SF_BATCH > 1u && SF_BATCH * sfNpost >= 16384u)\n"
          "for (uint32_t batch = 0; batch < SF_BATCH; batch++) {\n"
-         "const uint32_t sfCnt = " + cnt + "[(size_t)batch * " + D + " + sfSlot];\n"
-         "const uint32_t* sfSpk = " + spk + " + ((size_t)batch * " + D + " + sfSlot) * sfNpost;\n"
+         "const uint32_t sfCnt = " +
+         cnt + "[(size_t)batch * " + D +
+         " + sfSlot];\n"
+         "const uint32_t* sfSpk = " +
+         spk + " + ((size_t)batch * " + D +
+         " + sfSlot) * sfNpost;\n"
          "for (uint32_t sfS = 0; sfS < sfCnt; sfS++) {\nconst uint32_t id_post = sfSpk[sfS];\n";
     if (sg.matrixType() == MatrixType::Dense) {
         c += "for (uint32_t id_pre = 0; id_pre < sfNpre; id_pre++) {\n"
-             "const size_t sfSyn = (size_t)id_pre * sfNpost + id_post;\n" + body + "}\n";
+             "const size_t sfSyn = (size_t)id_pre * sfNpost + id_post;\n" +
+             body + "}\n";
     } else {
         const std::string stride = e.env.number("rowStride", "uint32_t", sg.maxRowLength());
         c += "const uint32_t* sfColStart = " +
-             e.env.array("colStart", "uint32_t", sg.name() + ".colStart") + ";\n"
+             e.env.array("colStart", "uint32_t", sg.name() + ".colStart") +
+             ";\n"
              "const uint32_t* sfColSyn = " +
-             e.env.array("colSyn", "uint32_t", sg.name() + ".colSyn") + ";\n"
+             e.env.array("colSyn", "uint32_t", sg.name() + ".colSyn") +
+             ";\n"
              "for (uint32_t sfK = sfColStart[id_post]; sfK < sfColStart[id_post + 1]; sfK++) {\n"
              "const size_t sfSyn = sfColSyn[sfK];\n"
-             "const uint32_t id_pre = (uint32_t)(sfSyn / " + stride + ");\n" + body + "}\n";
+             "const uint32_t id_pre = (uint32_t)(sfSyn / " +
+             stride + ");\n" + body + "}\n";
     }
     c += "}\n}\n//SF_END_PARALLEL\n";
     return {sg.name(), c, std::move(e.env)};
@@ -186,28 +203,34 @@ std::string emitConnectivityInit(Emitter& e, const SynapseGroup& sg) {
         e.subs["preCalcRowLength"] =
             e.env.array("preCalcRowLength", "uint32_t", sg.name() + ".preCalcRowLength");
     e.subs["addSynapse"] = "SF_ADD_SYNAPSE";
-    c += "#pragma omp parallel for schedule(dynamic, 16) num_threads(a->threads) if (a->threads > 1u && sfNpre >= 256u)\n"
+    c += "#pragma omp parallel for schedule(dynamic, 16) num_threads(a->threads) if (a->threads > "
+         "1u && sfNpre >= 256u)\n"
          "for (uint32_t id_pre = 0; id_pre < sfNpre; id_pre++) {\n"
          "sf_rng sfRng; sf_rng_init(&sfRng, seed, " +
          e.env.number("streamConn", "uint32_t", codegen::streamId(sg.name(), "connectivity")) +
          ", id_pre, 0u, 0u);\n"
-         "const uint32_t sfStride = " + stride + ";\n" + it + "* sfRow = " + ind +
+         "const uint32_t sfStride = " +
+         stride + ";\n" + it + "* sfRow = " + ind +
          " + (size_t)id_pre * sfStride;\nuint32_t sfLen = 0;\n" +
          e.render(conn.snippet.rowBuildCode, ctx) +
-         "if (sfLen > sfStride) {\n#pragma omp atomic\n" + err + "[0] |= SF_ERROR_ROW_OVERFLOW;\n"
-         "sfLen = sfStride;\n}\n" + rowLength + "[id_pre] = sfLen;\n}\n//SF_END_PARALLEL\n";
+         "if (sfLen > sfStride) {\n#pragma omp atomic\n" + err +
+         "[0] |= SF_ERROR_ROW_OVERFLOW;\n"
+         "sfLen = sfStride;\n}\n" +
+         rowLength + "[id_pre] = sfLen;\n}\n//SF_END_PARALLEL\n";
     if (codegen::needsColumnIndex(sg)) {
         // Column index (CSC over synapse ids) for postsynaptic learning: a counting sort.
         const std::string colStart = e.env.array("colStart", "uint32_t", sg.name() + ".colStart");
         const std::string colSyn = e.env.array("colSyn", "uint32_t", sg.name() + ".colSyn");
-        c += "{\nuint32_t* cs = " + colStart + ";\n"
+        c += "{\nuint32_t* cs = " + colStart +
+             ";\n"
              "for (uint32_t j = 0; j <= sfNpost; j++) cs[j] = 0;\n"
-             "for (uint32_t i = 0; i < sfNpre; i++) for (uint32_t k = 0; k < " + rowLength +
-             "[i]; k++) cs[" + ind + "[(size_t)i * " + stride + " + k] + 1]++;\n"
+             "for (uint32_t i = 0; i < sfNpre; i++) for (uint32_t k = 0; k < " +
+             rowLength + "[i]; k++) cs[" + ind + "[(size_t)i * " + stride +
+             " + k] + 1]++;\n"
              "for (uint32_t j = 0; j < sfNpost; j++) cs[j + 1] += cs[j];\n"
              "std::vector<uint32_t> cursor(cs, cs + sfNpost);\n"
-             "for (uint32_t i = 0; i < sfNpre; i++) for (uint32_t k = 0; k < " + rowLength +
-             "[i]; k++) {\nconst size_t s = (size_t)i * " + stride + " + k;\n" +
+             "for (uint32_t i = 0; i < sfNpre; i++) for (uint32_t k = 0; k < " +
+             rowLength + "[i]; k++) {\nconst size_t s = (size_t)i * " + stride + " + k;\n" +
              colSyn + "[cursor[" + ind + "[s]]++] = (uint32_t)s;\n}\n}\n";
     }
     return c;
@@ -224,13 +247,13 @@ codegen::EmittedGroup emitSynapseInit(const Model& m, const SynapseGroup& sg) {
     std::string skip;
     if (sg.matrixType() == MatrixType::Sparse) {
         const std::string stride = e.env.number("rowStride", "uint32_t", sg.maxRowLength());
-        skip = "if (i % " + stride + " >= " +
-               e.env.array("rowLength", "uint32_t", sg.name() + ".rowLength") + "[i / " + stride +
-               "]) continue;\n";
+        skip = "if (i % " + stride +
+               " >= " + e.env.array("rowLength", "uint32_t", sg.name() + ".rowLength") + "[i / " +
+               stride + "]) continue;\n";
     }
     for (const auto& v : wu.vars)
-        c += emitVarInit(e, sg.name(), v, sg.wu().varInits.at(v.name), nSyn,
-                         hasBatchDim(v.access), skip);
+        c += emitVarInit(e, sg.name(), v, sg.wu().varInits.at(v.name), nSyn, hasBatchDim(v.access),
+                         skip);
     for (const auto& v : wu.preVars)
         c += emitVarInit(e, sg.name(), v, sg.wuPreVarInits().at(v.name),
                          hasElementDim(v.access) ? "(size_t)sfNpre" : "1u", hasBatchDim(v.access));

@@ -23,8 +23,10 @@ std::string prelude(const Model& m) {
                     "#include <vector>\n#ifdef _OPENMP\n#include <omp.h>\n#endif\n"
                     "#define SF_FN static inline\n"
                     "typedef uint32_t sf_u32;\ntypedef uint64_t sf_u64;\n";
-    if (m.precision() == Precision::Float) s += "typedef float scalar;\n";
-    else s += "typedef double scalar;\n#define SF_DOUBLE 1\n";
+    if (m.precision() == Precision::Float)
+        s += "typedef float scalar;\n";
+    else
+        s += "typedef double scalar;\n#define SF_DOUBLE 1\n";
     s += "#define SF_BATCH " + std::to_string(m.batchSize()) + "u\n";
     s += "#define SF_TIME_MIN ((scalar)-1.0e30)\n"
          "#define SF_ERROR_ROW_OVERFLOW 1u\n#define SF_ERROR_DENDRITIC_DELAY 2u\n";
@@ -59,9 +61,11 @@ std::string expandParallelLoops(const std::string& body) {
             continue;
         }
         const std::string clauses = line.substr(pragma.size(), c - pragma.size());
-        const std::string condition = line.substr(c + cond.size(), line.size() - c - cond.size() - 1);
+        const std::string condition =
+            line.substr(c + cond.size(), line.size() - c - cond.size() - 1);
         std::string loop;
-        while (std::getline(in, line) && line != "//SF_END_PARALLEL") loop += line + "\n";
+        while (std::getline(in, line) && line != "//SF_END_PARALLEL")
+            loop += line + "\n";
         out += "if (" + condition + ") {\n" + pragma + clauses + "\n" + loop + "} else {\n" + loop +
                "}\n";
     }
@@ -80,10 +84,11 @@ void addPhase(codegen::Plan& plan, PhaseCode& out, const std::string& prefix,
         auto& t = merged.tables[i];
         const auto layout = codegen::layoutOf(t.fields);
         out.decls += "struct " + t.structName + " {\n";
-        for (const auto& f : t.fields) out.decls += "    " + f.ctype + " " + f.name + ";\n";
+        for (const auto& f : t.fields)
+            out.decls += "    " + f.ctype + " " + f.name + ";\n";
         if (t.fields.empty()) out.decls += "    char unused;\n";
-        out.decls += "};\nstatic_assert(sizeof(" + t.structName + ") == " +
-                     std::to_string(layout.size) + ", \"layout mismatch\");\n";
+        out.decls += "};\nstatic_assert(sizeof(" + t.structName +
+                     ") == " + std::to_string(layout.size) + ", \"layout mismatch\");\n";
         out.functions += "static void fn_" + t.symbol + "(" + t.structName +
                          "* grp, const SFStepArgs* a) {\n(void)grp; (void)a;\n";
         if (init) out.functions += "const uint64_t seed = a->seed; (void)seed;\n";
@@ -139,7 +144,8 @@ codegen::Plan generate(const Model& m) {
         if (!sg->wu().model.postSpikeSynCode.empty())
             post.push_back(emitPostsynapticUpdate(m, *sg));
     }
-    for (const auto& cs : m.currentSources()) cInit.push_back(emitCurrentSourceInit(m, *cs));
+    for (const auto& cs : m.currentSources())
+        cInit.push_back(emitCurrentSourceInit(m, *cs));
 
     PhaseCode init, syn, neu;
     addPhase(plan, init, "NeuronInit", std::move(nInit), m.precision(), true);

@@ -20,8 +20,9 @@ struct Scenario {
 class STDPTest : public sftest::BackendTest {
 protected:
     // Runs the scenario and returns (final weight, recorded pre times, recorded post times).
-    std::tuple<double, std::vector<double>, std::vector<double>> run(const WeightUpdateModel& wu,
-                                                                     const Scenario& s) {
+    // Sparse runs go through the column index (postsynaptic learning over a CSC of synapses).
+    std::tuple<double, std::vector<double>, std::vector<double>>
+    run(const WeightUpdateModel& wu, const Scenario& s, MatrixType matrix = MatrixType::Dense) {
         Model m("stdp");
         m.setDT(kDt);
         m.setPrecision(Precision::Double);
@@ -43,8 +44,9 @@ protected:
             w.preVarInits = {{"preTrace", 0.0}, {"preTraceT", -1e30}};
             w.postVarInits = {{"postTrace", 0.0}, {"postTraceT", -1e30}};
         }
-        m.addSynapseGroup("Syn", MatrixType::Dense, 0, "Pre", "Post", w,
-                          {models::DeltaCurr(), {}, {}});
+        std::optional<SparseConnectivityInit> conn;
+        if (matrix == MatrixType::Sparse) conn = init::OneToOne();
+        m.addSynapseGroup("Syn", matrix, 0, "Pre", "Post", w, {models::DeltaCurr(), {}, {}}, conn);
         Simulation sim(m, prefs());
         auto script = [&](const char* g, const std::vector<double>& times) {
             std::vector<double> shifted;
@@ -128,6 +130,67 @@ TEST_P(STDPTest, AllToAllMatchesFormula) {
     }
     // The two pairings differ when a spike has two earlier partners.
     EXPECT_NE(expectedWeight({10, 12}, {15}, true), expectedWeight({10, 12}, {15}, false));
+}
+
+TEST_P(STDPTest, SparseConnectivityLearnsLikeDense) {
+    for (const auto& s : kScenarios) {
+        const auto [g, pre, post] = run(models::STDPNearest(), s, MatrixType::Sparse);
+        EXPECT_NEAR(g, expectedWeight(pre, post, true), 1e-12) << s.name;
+        const auto [g2, pre2, post2] = run(models::STDPAllToAll(), s, MatrixType::Sparse);
+        EXPECT_NEAR(g2, expectedWeight(pre2, post2, false), 1e-12) << s.name;
+    }
+}
+
+// Many synapses per column: sparse all-to-all connectivity (FixedProbability 1) must learn
+// exactly what Dense learns from the same Poisson spike trains.
+TEST_P(STDPTest, SparseColumnIndexMatchesDenseUnderRandomSpikes) {
+    constexpr unsigned kPre = 20, kPost = 12;
+    auto build = [&](Model& m, MatrixType matrix) {
+        m.setDT(kDt);
+        m.setPrecision(Precision::Double);
+        m.addNeuronGroup("Pre", kPre, models::Poisson(), {{"rate", 40.0}},
+                         {{"timeStepToSpike", 0.0}});
+        m.addNeuronGroup("Post", kPost, models::Poisson(), {{"rate", 30.0}},
+                         {{"timeStepToSpike", 0.0}});
+        std::optional<SparseConnectivityInit> conn;
+        if (matrix == MatrixType::Sparse) conn = init::FixedProbability(1.0);
+        m.addSynapseGroup("Syn", matrix, 0, "Pre", "Post",
+                          {models::STDPNearest(),
+                           {{"tauPlus", kTauPlus},
+                            {"tauMinus", kTauMinus},
+                            {"Aplus", 0.01},
+                            {"Aminus", 0.012},
+                            {"Wmin", 0.0},
+                            {"Wmax", 1.0}},
+                           {{"g", kG0}},
+                           {},
+                           {}},
+                          {models::DeltaCurr(), {}, {}}, conn);
+    };
+    Model dense("stdp_dense"), sparse("stdp_sparse");
+    build(dense, MatrixType::Dense);
+    build(sparse, MatrixType::Sparse);
+    Simulation ds(dense, prefs()), ss(sparse, prefs());
+    ds.run(500);
+    ss.run(500);
+    ds.pull("Syn", "g");
+    ss.pull("Syn", "g");
+    ss.pullConnectivity("Syn");
+    const auto len = ss.rowLengths("Syn");
+    const auto ind = ss.columnIndices("Syn");
+    const unsigned stride = ss.rowStride("Syn");
+    const auto gd = ds.view<double>("Syn", "g");
+    const auto gs = ss.view<double>("Syn", "g");
+    unsigned changed = 0;
+    for (unsigned i = 0; i < kPre; i++) {
+        ASSERT_EQ(len[i], kPost);
+        for (unsigned k = 0; k < len[i]; k++) {
+            const unsigned j = ind[i * stride + k];
+            EXPECT_DOUBLE_EQ(gs[i * stride + k], gd[i * kPost + j]) << i << "->" << j;
+            changed += gd[i * kPost + j] != kG0;
+        }
+    }
+    EXPECT_GT(changed, kPre * kPost / 2); // learning happened on most synapses
 }
 
 SF_INSTANTIATE_BACKEND_TESTS(STDPTest);

@@ -2,6 +2,7 @@
 // The model: neuron groups, synapse groups and current sources, each holding a snippet struct,
 // its parameter values and its variable initialisers. `finalise()` validates everything and
 // checks every code string; a Simulation builds from a finalised model.
+#include "spikeforge/custom_update.hpp"
 #include "spikeforge/errors.hpp"
 #include "spikeforge/snippets.hpp"
 #include "spikeforge/types.hpp"
@@ -156,6 +157,19 @@ public:
                                     const std::string& target, const ParamValues& params,
                                     const VarInitMap& varInits);
 
+    // Custom updates run by Simulation::customUpdate(updateGroup). Neuron-shaped: every
+    // reference names a neuron-shaped variable of one size. WU-shaped: every reference names a
+    // synapse-shaped variable of one synapse group.
+    CustomUpdate& addCustomUpdate(const std::string& name, const std::string& updateGroup,
+                                  const CustomUpdateModel& model, const ParamValues& params,
+                                  const VarInitMap& varInits, const VarReferenceMap& varRefs);
+    CustomUpdate& addCustomUpdateWU(const std::string& name, const std::string& updateGroup,
+                                    const CustomUpdateModel& model, const ParamValues& params,
+                                    const VarInitMap& varInits, const VarReferenceMap& varRefs);
+    const std::vector<std::unique_ptr<CustomUpdate>>& customUpdates() const {
+        return m_customUpdates;
+    }
+
     NeuronGroup& neuronGroup(const std::string& name);
     const NeuronGroup& neuronGroup(const std::string& name) const;
     SynapseGroup& synapseGroup(const std::string& name);
@@ -174,6 +188,7 @@ public:
 
 private:
     void checkNameFree(const std::string& name, const char* what) const;
+    void finaliseCustomUpdates(); // custom_update.cpp
     std::string m_name;
     double m_dt = 0.1; // [ms]
     Precision m_precision = Precision::Float;
@@ -183,6 +198,7 @@ private:
     std::vector<std::unique_ptr<NeuronGroup>> m_neuronGroups;
     std::vector<std::unique_ptr<SynapseGroup>> m_synapseGroups;
     std::vector<std::unique_ptr<CurrentSource>> m_currentSources;
+    std::vector<std::unique_ptr<CustomUpdate>> m_customUpdates;
 };
 
 } // namespace spikeforge

@@ -49,6 +49,10 @@ public:
     // Re-run every initialiser (same seed ⇒ same state) and rewind time to 0.
     void reset();
 
+    // Run every custom update of an update group (Model::addCustomUpdate), in the order they
+    // were added. Throws ModelError for an update group the model does not have.
+    void customUpdate(const std::string& updateGroup);
+
     // ---- state ----
     // Host views of a variable: group may name a neuron group, synapse group (weight-update
     // vars, pre/post vars, postsynaptic vars; also "inSyn") or current source. Layout is

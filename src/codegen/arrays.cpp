@@ -1,6 +1,7 @@
 #include "codegen/arrays.hpp"
 
 #include "model/contexts.hpp"
+#include "model/var_refs.hpp"
 
 namespace spikeforge::codegen {
 
@@ -102,6 +103,11 @@ std::vector<ArrayDecl> planArrays(const Model& m) {
             }
         }
     }
+    for (const auto& cu : m.customUpdates())
+        for (const auto& v : cu->model().vars) {
+            const auto r = refs::ownVar(*cu, v, B);
+            out.push_back({r.array, resolveType(v.type, p), r.elements * (r.batchDim ? B : 1)});
+        }
     for (const auto& cs : m.currentSources()) {
         addVars(out, cs->name(), cs->bound().model.vars, cs->target().size(), B, p);
         addEGPs(out, cs->name(), cs->bound().model, p);

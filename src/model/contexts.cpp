@@ -131,6 +131,28 @@ snippet::Context varInitContext(const Model& m, const std::string& group, const 
     return c;
 }
 
+snippet::Context customUpdateContext(const Model& m, const CustomUpdate& cu) {
+    auto c = makeContext(m, cu.name(), "updateCode");
+    const auto& model = cu.model();
+    addParams(c.names, model);
+    auto kind = [](CustomUpdateVarAccess a) {
+        const bool ro = a == CustomUpdateVarAccess::ReadOnly ||
+                        a == CustomUpdateVarAccess::ReadOnlyShared ||
+                        a == CustomUpdateVarAccess::ReadOnlySharedNeuron;
+        return ro ? NameKind::ReadOnly : NameKind::ReadWrite;
+    };
+    for (const auto& v : model.vars) c.names[v.name] = kind(v.access);
+    for (const auto& r : model.varRefs) c.names[r.name] = kind(r.access);
+    c.names["dt"] = NameKind::ReadOnly;
+    c.names["batch"] = NameKind::ReadOnly;
+    c.names["id"] = NameKind::ReadOnly;
+    if (cu.isWUShaped()) {
+        c.names["id_pre"] = NameKind::ReadOnly;
+        c.names["id_post"] = NameKind::ReadOnly;
+    }
+    return c;
+}
+
 snippet::Context rowBuildContext(const Model& m, const SynapseGroup& sg) {
     auto c = makeContext(m, sg.name(), "connectivity.rowBuildCode");
     addParams(c.names, sg.connectivity()->snippet);
@@ -201,6 +223,11 @@ std::vector<CodeField> allCodeFields(const Model& m) {
             out.push_back({sg->name(), "connectivity.preCalcRowLengthCode",
                            &cs.preCalcRowLengthCode, preCalcRowLengthContext(m, *sg)});
         }
+    }
+    for (const auto& cu : m.customUpdates()) {
+        out.push_back({cu->name(), "updateCode", &cu->model().updateCode,
+                       customUpdateContext(m, *cu)});
+        addInitFields(out, m, cu->name(), cu->varInits());
     }
     for (const auto& cs : m.currentSources()) {
         out.push_back({cs->name(), "injectionCode", &cs->bound().model.injectionCode,

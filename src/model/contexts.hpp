@@ -25,6 +25,7 @@ snippet::Context wuNeuronContext(const Model& m, const SynapseGroup& sg, bool pr
                                  const std::string& field);
 snippet::Context varInitContext(const Model& m, const std::string& group, const std::string& var,
                                 const VarInit& init);
+snippet::Context customUpdateContext(const Model& m, const CustomUpdate& cu);
 snippet::Context rowBuildContext(const Model& m, const SynapseGroup& sg);
 snippet::Context preCalcRowLengthContext(const Model& m, const SynapseGroup& sg);
 

@@ -2,6 +2,7 @@
 #include "spikeforge/model.hpp"
 
 #include "model/contexts.hpp"
+#include "model/validate.hpp"
 #include "snippet/scanner.hpp"
 
 #include <algorithm>
@@ -27,6 +28,8 @@ std::string suggestion(const std::string& name, const std::vector<std::string>& 
     const auto s = snippet::closestName(name, candidates);
     return s.empty() ? "" : " (did you mean '" + s + "'?)";
 }
+
+} // namespace
 
 // Every declared parameter has a value and every value names a declared parameter.
 void checkParams(const std::string& group, const std::string& field, const SnippetBase& snippet,
@@ -83,6 +86,8 @@ void checkVars(const std::string& group, const std::string& field, const std::ve
             checkParams(group, field + "." + name, init.snippet(), init.params());
     }
 }
+
+namespace {
 
 // A dynamic parameter may not feed a derived parameter: derived values are computed once, at
 // build time, so a change would silently not reach them. Detected by perturbing the value.
@@ -180,7 +185,8 @@ void Model::checkNameFree(const std::string& name, const char* what) const {
         return std::any_of(groups.begin(), groups.end(),
                            [&](const auto& g) { return g->name() == name; });
     };
-    if (taken(m_neuronGroups) || taken(m_synapseGroups) || taken(m_currentSources))
+    if (taken(m_neuronGroups) || taken(m_synapseGroups) || taken(m_currentSources) ||
+        taken(m_customUpdates))
         throw ModelError(std::string(what) + " name '" + name + "' is already used");
 }
 
@@ -308,6 +314,7 @@ void Model::finalise() {
         checkVars(cs->name(), "vars", b.model.vars, b.varInits, b.model.name, false);
         checkDynamic(cs->name(), b.model, b.params, b.dynamicParams, m_dt);
     }
+    finaliseCustomUpdates();
     scanAllCode(*this);
     m_finalised = true;
 }

@@ -6,6 +6,7 @@
 #include "backends/backend.hpp"
 #include "codegen/arrays.hpp"
 #include "runtime/host_array.hpp"
+#include "snippet/scanner.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -181,6 +182,21 @@ void Simulation::run(uint64_t steps) {
     }
     s.device->synchronise();
     s.checkErrors();
+}
+
+void Simulation::customUpdate(const std::string& updateGroup) {
+    auto& s = *m_impl;
+    std::vector<std::string> groups;
+    for (const auto& cu : s.model.customUpdates()) {
+        if (cu->updateGroup() == updateGroup) {
+            s.device->launch("sf_custom_update_" + updateGroup, s.args());
+            return;
+        }
+        groups.push_back(cu->updateGroup());
+    }
+    const auto near = snippet::closestName(updateGroup, groups);
+    throw ModelError("model '" + s.model.name() + "' has no custom update group '" + updateGroup +
+                     "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
 }
 
 double Simulation::time() const {

@@ -80,11 +80,19 @@ public:
         else if (e == "sf_initialize")
             m_init(&a, t);
         else
-            throw InternalError("unknown entry point " + e);
+            customEntry(e)(&a, t);
     }
     void synchronise() override {}
 
 private:
+    // Custom-update entry points are looked up once, on first use.
+    EntryFn customEntry(const std::string& e) {
+        auto it = m_custom.find(e);
+        if (it != m_custom.end()) return it->second;
+        if (e.rfind("sf_custom_update_", 0) != 0)
+            throw InternalError("unknown entry point " + e);
+        return m_custom[e] = entry(e.c_str());
+    }
     EntryFn entry(const char* n) {
         auto f = reinterpret_cast<EntryFn>(dlsym(m_handle, n));
         if (!f) throw InternalError(std::string("generated code lacks ") + n);
@@ -93,6 +101,7 @@ private:
     void* m_handle;
     EntryFn m_init, m_syn, m_neu;
     std::map<std::string, size_t> m_tableIndex;
+    std::map<std::string, EntryFn> m_custom;
     std::vector<std::vector<unsigned char>> m_tables; // merged-group structs, runtime-owned
     std::vector<void*> m_tablePtrs;
 };

@@ -43,6 +43,8 @@ codegen::EmittedGroup emitPresynapticUpdate(const Model& m, const SynapseGroup& 
 codegen::EmittedGroup emitPostsynapticUpdate(const Model& m, const SynapseGroup& sg);
 codegen::EmittedGroup emitSynapseInit(const Model& m, const SynapseGroup& sg);
 codegen::EmittedGroup emitCurrentSourceInit(const Model& m, const CurrentSource& cs);
+codegen::EmittedGroup emitCustomUpdate(const Model& m, const CustomUpdate& cu);
+codegen::EmittedGroup emitCustomUpdateInit(const Model& m, const CustomUpdate& cu);
 
 // Shared by the init emitters: a loop initialising one variable.
 //   count: elements per batch element; batched: whether it has the batch dimension;

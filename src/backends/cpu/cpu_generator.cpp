@@ -5,6 +5,7 @@
 #include "backends/cpu/cpu_emit.hpp"
 #include "codegen/arrays.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -146,24 +147,46 @@ codegen::Plan generate(const Model& m) {
     }
     for (const auto& cs : m.currentSources())
         cInit.push_back(emitCurrentSourceInit(m, *cs));
+    std::vector<codegen::EmittedGroup> cuInit;
+    std::vector<std::string> updateGroups;
+    for (const auto& cu : m.customUpdates()) {
+        cuInit.push_back(emitCustomUpdateInit(m, *cu));
+        if (std::find(updateGroups.begin(), updateGroups.end(), cu->updateGroup()) ==
+            updateGroups.end())
+            updateGroups.push_back(cu->updateGroup());
+    }
 
     PhaseCode init, syn, neu;
     addPhase(plan, init, "NeuronInit", std::move(nInit), m.precision(), true);
     addPhase(plan, init, "SynapseInit", std::move(sInit), m.precision(), true);
     addPhase(plan, init, "CurrentSourceInit", std::move(cInit), m.precision(), true);
+    addPhase(plan, init, "CustomUpdateInit", std::move(cuInit), m.precision(), true);
+    // One entry point per update group; its custom updates run in the order they were added.
+    std::vector<PhaseCode> custom(updateGroups.size());
+    for (size_t u = 0; u < updateGroups.size(); u++) {
+        std::vector<codegen::EmittedGroup> groups;
+        for (const auto& cu : m.customUpdates())
+            if (cu->updateGroup() == updateGroups[u]) groups.push_back(emitCustomUpdate(m, *cu));
+        addPhase(plan, custom[u], "CustomUpdate" + updateGroups[u], std::move(groups),
+                 m.precision(), false);
+    }
     addPhase(plan, syn, "PresynapticUpdate", std::move(pre), m.precision(), false);
     addPhase(plan, syn, "PostsynapticUpdate", std::move(post), m.precision(), false);
     addPhase(plan, neu, "NeuronUpdate", std::move(nUpd), m.precision(), false);
 
     std::string src = prelude(m);
-    src += init.decls + syn.decls + neu.decls + "\n";
-    src += init.functions + syn.functions + neu.functions;
+    src += init.decls + syn.decls + neu.decls;
+    for (const auto& c : custom) src += c.decls;
+    src += "\n" + init.functions + syn.functions + neu.functions;
+    for (const auto& c : custom) src += c.functions;
     src += "extern \"C\" {\n";
     const std::string sig = "(const SFStepArgs* a, void* const* sfTables) {\n(void)a; "
                             "(void)sfTables;\n";
     src += "void sf_initialize" + sig + init.calls + "}\n";
     src += "void sf_synapse_update" + sig + syn.calls + "}\n";
     src += "void sf_neuron_update" + sig + neu.calls + "}\n";
+    for (size_t u = 0; u < updateGroups.size(); u++)
+        src += "void sf_custom_update_" + updateGroups[u] + sig + custom[u].calls + "}\n";
     src += "unsigned sf_num_tables(void) { return " + std::to_string(plan.mergedGroups.size()) +
            "u; }\n";
     src += "}\n";

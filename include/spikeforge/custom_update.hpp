@@ -1,0 +1,98 @@
+#pragma once
+// Custom updates (as GeNN's): code run on demand, by update-group name, over the elements of a
+// neuron group (neuron-shaped) or the synapses of a synapse group (WU-shaped), reading and
+// writing the update's own variables and references to variables of other groups. Reductions
+// are written as plain assignments (`ReducedGradient = Gradient;`); the generator turns them
+// into a sum or maximum over the batch or over the neurons.
+#include "spikeforge/snippets.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace spikeforge {
+
+enum class CustomUpdateVarAccess {
+    ReadWrite,            // one copy per batch element when the update is batched
+    ReadOnly,             // read-only, one copy per batch element when batched
+    ReadOnlyShared,       // read-only, one copy shared by the batch
+    ReadOnlySharedNeuron, // read-only, one value per batch element shared by all elements
+    ReduceBatchSum,       // written as the sum over the batch (target has no batch dimension)
+    ReduceBatchMax,       // ... the maximum over the batch
+    ReduceNeuronSum,      // written as the sum over the elements (target: one value per batch)
+    ReduceNeuronMax,      // ... the maximum over the elements
+};
+
+const char* toString(CustomUpdateVarAccess a);
+inline bool isBatchReduction(CustomUpdateVarAccess a) {
+    return a == CustomUpdateVarAccess::ReduceBatchSum || a == CustomUpdateVarAccess::ReduceBatchMax;
+}
+inline bool isNeuronReduction(CustomUpdateVarAccess a) {
+    return a == CustomUpdateVarAccess::ReduceNeuronSum ||
+           a == CustomUpdateVarAccess::ReduceNeuronMax;
+}
+inline bool isReduction(CustomUpdateVarAccess a) {
+    return isBatchReduction(a) || isNeuronReduction(a);
+}
+
+struct CustomUpdateVarDecl {
+    std::string name;
+    std::string type = "scalar";
+    CustomUpdateVarAccess access = CustomUpdateVarAccess::ReadWrite;
+};
+
+// A named slot for a reference to another group's variable.
+struct VarRefDecl {
+    std::string name;
+    std::string type = "scalar";
+    CustomUpdateVarAccess access = CustomUpdateVarAccess::ReadWrite;
+};
+
+struct CustomUpdateModel : SnippetBase {
+    std::vector<CustomUpdateVarDecl> vars;
+    std::vector<VarRefDecl> varRefs;
+    std::string updateCode;
+};
+
+// A reference to variable `var` of group `group`: a neuron group, a synapse group (weight-update,
+// pre/post or postsynaptic variables), a current source or another custom update.
+struct VarReference {
+    std::string group;
+    std::string var;
+};
+using VarReferenceMap = std::map<std::string, VarReference>;
+
+class SynapseGroup;
+
+class CustomUpdate {
+public:
+    CustomUpdate(std::string name, std::string updateGroup, CustomUpdateModel model,
+                 ParamValues params, VarInitMap varInits, VarReferenceMap varRefs, bool wuShaped);
+
+    const std::string& name() const { return m_name; }
+    const std::string& updateGroup() const { return m_updateGroup; }
+    const CustomUpdateModel& model() const { return m_model; }
+    const ParamValues& params() const { return m_params; }
+    const VarInitMap& varInits() const { return m_varInits; }
+    const VarReferenceMap& varRefs() const { return m_varRefs; }
+    bool isWUShaped() const { return m_wuShaped; }
+
+    // Filled in by Model::finalise.
+    size_t numElements() const { return m_numElements; } // per batch element
+    bool isBatched() const { return m_batched; }         // some reference is per batch
+    const SynapseGroup* synapseGroup() const { return m_synapseGroup; } // WU-shaped only
+
+private:
+    friend class Model;
+    std::string m_name, m_updateGroup;
+    CustomUpdateModel m_model;
+    ParamValues m_params;
+    VarInitMap m_varInits;
+    VarReferenceMap m_varRefs;
+    bool m_wuShaped;
+    size_t m_numElements = 0;
+    bool m_batched = false;
+    const SynapseGroup* m_synapseGroup = nullptr;
+};
+
+} // namespace spikeforge

@@ -1,0 +1,151 @@
+// Custom updates: construction, reference resolution and validation.
+#include "model/var_refs.hpp"
+#include "snippet/scanner.hpp"
+
+#include <algorithm>
+
+namespace spikeforge {
+
+const char* toString(CustomUpdateVarAccess a) {
+    switch (a) {
+    case CustomUpdateVarAccess::ReadWrite:
+        return "ReadWrite";
+    case CustomUpdateVarAccess::ReadOnly:
+        return "ReadOnly";
+    case CustomUpdateVarAccess::ReadOnlyShared:
+        return "ReadOnlyShared";
+    case CustomUpdateVarAccess::ReadOnlySharedNeuron:
+        return "ReadOnlySharedNeuron";
+    case CustomUpdateVarAccess::ReduceBatchSum:
+        return "ReduceBatchSum";
+    case CustomUpdateVarAccess::ReduceBatchMax:
+        return "ReduceBatchMax";
+    case CustomUpdateVarAccess::ReduceNeuronSum:
+        return "ReduceNeuronSum";
+    case CustomUpdateVarAccess::ReduceNeuronMax:
+        return "ReduceNeuronMax";
+    }
+    return "?";
+}
+
+CustomUpdate::CustomUpdate(std::string name, std::string updateGroup, CustomUpdateModel model,
+                           ParamValues params, VarInitMap varInits, VarReferenceMap varRefs,
+                           bool wuShaped)
+    : m_name(std::move(name)), m_updateGroup(std::move(updateGroup)), m_model(std::move(model)),
+      m_params(std::move(params)), m_varInits(std::move(varInits)), m_varRefs(std::move(varRefs)),
+      m_wuShaped(wuShaped) {}
+
+namespace refs {
+
+namespace {
+
+Resolved fromVar(const std::string& group, const VarDecl& v, size_t elements,
+                 const SynapseGroup* sg = nullptr) {
+    Resolved r;
+    r.array = group + "." + v.name;
+    r.type = v.type;
+    r.elementDim = hasElementDim(v.access);
+    r.batchDim = hasBatchDim(v.access);
+    r.elements = r.elementDim ? elements : 1;
+    r.synapseGroup = sg;
+    return r;
+}
+
+const VarDecl* findVar(const std::vector<VarDecl>& vars, const std::string& name) {
+    for (const auto& v : vars)
+        if (v.name == name) return &v;
+    return nullptr;
+}
+
+size_t synapseElements(const SynapseGroup& sg) {
+    return size_t(sg.source().size()) *
+           (sg.matrixType() == MatrixType::Dense ? sg.target().size() : sg.maxRowLength());
+}
+
+} // namespace
+
+Resolved ownVar(const CustomUpdate& cu, const CustomUpdateVarDecl& v, unsigned) {
+    using A = CustomUpdateVarAccess;
+    Resolved r;
+    r.array = cu.name() + "." + v.name;
+    r.type = v.type;
+    r.elementDim = !(v.access == A::ReadOnlySharedNeuron || isNeuronReduction(v.access));
+    r.batchDim = cu.isBatched() && v.access != A::ReadOnlyShared && !isBatchReduction(v.access);
+    r.elements = r.elementDim ? cu.numElements() : 1;
+    r.synapseGroup = cu.synapseGroup();
+    return r;
+}
+
+Resolved resolve(const Model& m, const VarReference& ref, const std::string& owner,
+                 const std::string& refName) {
+    const std::string where = "custom update '" + owner + "', reference '" + refName + "': ";
+    for (const auto& ng : m.neuronGroups())
+        if (ng->name() == ref.group) {
+            if (auto v = findVar(ng->model().vars, ref.var))
+                return fromVar(ng->name(), *v, ng->size());
+            throw ModelError(where + "neuron group '" + ref.group + "' has no variable '" +
+                             ref.var + "'");
+        }
+    for (const auto& sg : m.synapseGroups())
+        if (sg->name() == ref.group) {
+            const auto& wu = sg->wu().model;
+            if (auto v = findVar(wu.vars, ref.var))
+                return fromVar(sg->name(), *v, synapseElements(*sg), sg.get());
+            if (auto v = findVar(wu.preVars, ref.var))
+                return fromVar(sg->name(), *v, sg->source().size());
+            if (auto v = findVar(wu.postVars, ref.var))
+                return fromVar(sg->name(), *v, sg->target().size());
+            if (auto v = findVar(sg->ps().model.vars, ref.var))
+                return fromVar(sg->name(), *v, sg->target().size());
+            throw ModelError(where + "synapse group '" + ref.group + "' has no variable '" +
+                             ref.var + "'");
+        }
+    for (const auto& cs : m.currentSources())
+        if (cs->name() == ref.group) {
+            if (auto v = findVar(cs->bound().model.vars, ref.var))
+                return fromVar(cs->name(), *v, cs->target().size());
+            throw ModelError(where + "current source '" + ref.group + "' has no variable '" +
+                             ref.var + "'");
+        }
+    for (const auto& cu : m.customUpdates()) {
+        if (cu->name() == owner) break; // only earlier custom updates are resolved yet
+        if (cu->name() == ref.group) {
+            for (const auto& v : cu->model().vars)
+                if (v.name == ref.var) return ownVar(*cu, v, m.batchSize());
+            throw ModelError(where + "custom update '" + ref.group + "' has no variable '" +
+                             ref.var + "'");
+        }
+    }
+    throw ModelError(where + "no group '" + ref.group +
+                     "' (references may name neuron groups, synapse groups, current sources "
+                     "and custom updates added before this one)");
+}
+
+} // namespace refs
+
+CustomUpdate& Model::addCustomUpdate(const std::string& name, const std::string& updateGroup,
+                                     const CustomUpdateModel& model, const ParamValues& params,
+                                     const VarInitMap& varInits, const VarReferenceMap& varRefs) {
+    checkNameFree(name, "custom update");
+    const bool identifier =
+        !updateGroup.empty() && !std::isdigit(static_cast<unsigned char>(updateGroup[0])) &&
+        std::all_of(updateGroup.begin(), updateGroup.end(),
+                    [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    if (!identifier)
+        throw ModelError("custom update '" + name + "': update group name '" + updateGroup +
+                         "' must be an identifier (letters, digits, '_')");
+    m_finalised = false;
+    m_customUpdates.push_back(
+        std::make_unique<CustomUpdate>(name, updateGroup, model, params, varInits, varRefs, false));
+    return *m_customUpdates.back();
+}
+
+CustomUpdate& Model::addCustomUpdateWU(const std::string& name, const std::string& updateGroup,
+                                       const CustomUpdateModel& model, const ParamValues& params,
+                                       const VarInitMap& varInits, const VarReferenceMap& varRefs) {
+    auto& cu = addCustomUpdate(name, updateGroup, model, params, varInits, varRefs);
+    cu.m_wuShaped = true;
+    return cu;
+}
+
+} // namespace spikeforge

@@ -1,0 +1,136 @@
+// Validation of custom updates: references, shapes, batching and reductions. Each failure is a
+// ModelError naming the custom update and the reference or variable at fault.
+#include "model/validate.hpp"
+#include "model/var_refs.hpp"
+#include "snippet/scanner.hpp"
+
+namespace spikeforge {
+
+namespace {
+
+using A = CustomUpdateVarAccess;
+
+std::string where(const CustomUpdate& cu) {
+    return "custom update '" + cu.name() + "': ";
+}
+
+struct NamedRef {
+    const VarRefDecl* decl;
+    refs::Resolved target;
+};
+
+std::vector<NamedRef> resolveAll(const Model& m, const CustomUpdate& cu) {
+    const auto& model = cu.model();
+    std::vector<std::string> declared;
+    for (const auto& d : model.varRefs)
+        declared.push_back(d.name);
+    for (const auto& [name, ref] : cu.varRefs())
+        if (std::find(declared.begin(), declared.end(), name) == declared.end()) {
+            const auto s = snippet::closestName(name, declared);
+            throw ModelError(where(cu) + "model '" + model.name + "' has no reference '" + name +
+                             "'" + (s.empty() ? "" : " (did you mean '" + s + "'?)"));
+        }
+    std::vector<NamedRef> out;
+    for (const auto& d : model.varRefs) {
+        auto it = cu.varRefs().find(d.name);
+        if (it == cu.varRefs().end())
+            throw ModelError(where(cu) + "reference '" + d.name + "' of model '" + model.name +
+                             "' is not bound to a variable");
+        auto target = refs::resolve(m, it->second, cu.name(), d.name);
+        if (target.type != d.type)
+            throw ModelError(where(cu) + "reference '" + d.name + "' has type '" + d.type +
+                             "' but " + target.array + " is '" + target.type + "'");
+        out.push_back({&d, std::move(target)});
+    }
+    return out;
+}
+
+// Element count and (for WU-shaped updates) synapse group, from the references with an element
+// dimension; every one of them must agree.
+void fixShape(const CustomUpdate& cu, const std::vector<NamedRef>& refs, size_t& elements,
+              const SynapseGroup*& sg) {
+    const NamedRef* first = nullptr;
+    for (const auto& r : refs) {
+        if (!r.target.elementDim) continue;
+        if (cu.isWUShaped() && !r.target.synapseGroup)
+            throw ModelError(where(cu) + "reference '" + r.decl->name + "' (" + r.target.array +
+                             ") is not a synapse variable; a WU custom update needs them");
+        if (!cu.isWUShaped() && r.target.synapseGroup)
+            throw ModelError(where(cu) + "reference '" + r.decl->name + "' (" + r.target.array +
+                             ") is a synapse variable; use addCustomUpdateWU");
+        if (!first) {
+            first = &r;
+            continue;
+        }
+        if (cu.isWUShaped() && r.target.synapseGroup != first->target.synapseGroup)
+            throw ModelError(where(cu) + "references '" + first->decl->name + "' and '" +
+                             r.decl->name + "' name variables of different synapse groups ('" +
+                             first->target.synapseGroup->name() + "', '" +
+                             r.target.synapseGroup->name() + "')");
+        if (r.target.elements != first->target.elements)
+            throw ModelError(where(cu) + "shape mismatch: reference '" + first->decl->name +
+                             "' has " + std::to_string(first->target.elements) + " elements, '" +
+                             r.decl->name + "' has " + std::to_string(r.target.elements));
+    }
+    if (!first)
+        throw ModelError(where(cu) + "needs a reference to an element-shaped variable to fix "
+                                     "its size");
+    elements = first->target.elements;
+    sg = first->target.synapseGroup;
+}
+
+void checkAccess(const CustomUpdate& cu, const std::vector<NamedRef>& refs) {
+    bool batchRed = false, neuronRed = false;
+    for (const auto& v : cu.model().vars) {
+        batchRed = batchRed || isBatchReduction(v.access);
+        neuronRed = neuronRed || isNeuronReduction(v.access);
+    }
+    for (const auto& r : refs) {
+        const auto a = r.decl->access;
+        const std::string name = "reference '" + r.decl->name + "' (" + r.target.array + ")";
+        batchRed = batchRed || isBatchReduction(a);
+        neuronRed = neuronRed || isNeuronReduction(a);
+        if (isBatchReduction(a) && r.target.batchDim && cu.isBatched())
+            throw ModelError(where(cu) + name +
+                             " is a batch reduction into a variable that has "
+                             "a batch dimension");
+        if (isNeuronReduction(a) && r.target.elementDim)
+            throw ModelError(where(cu) + name +
+                             " is a neuron reduction into a variable that has "
+                             "an element dimension");
+        if (a == A::ReadWrite && cu.isBatched() && !r.target.batchDim)
+            throw ModelError(where(cu) + name +
+                             " is shared by the batch: a batched update "
+                             "cannot write it (use a ReduceBatch access)");
+        if (a == A::ReadOnlySharedNeuron && r.target.elementDim)
+            throw ModelError(where(cu) + name +
+                             " must have one value per batch element "
+                             "(ReadOnlySharedNeuron)");
+    }
+    if (batchRed && neuronRed)
+        throw ModelError(where(cu) + "batch and neuron reductions cannot be mixed in one update");
+    if (neuronRed && cu.isWUShaped())
+        throw ModelError(where(cu) + "neuron reductions are for neuron-shaped updates only");
+}
+
+} // namespace
+
+void Model::finaliseCustomUpdates() {
+    for (auto& cuPtr : m_customUpdates) {
+        CustomUpdate& cu = *cuPtr;
+        const auto& model = cu.model();
+        checkParams(cu.name(), "params", model, cu.params());
+        std::vector<VarDecl> vars;
+        for (const auto& v : model.vars)
+            vars.push_back({v.name, v.type, VarAccess::ReadWrite});
+        checkVars(cu.name(), "vars", vars, cu.varInits(), model.name, false);
+        const auto refs = resolveAll(*this, cu);
+        fixShape(cu, refs, cu.m_numElements, cu.m_synapseGroup);
+        cu.m_batched =
+            m_batchSize > 1 && std::any_of(refs.begin(), refs.end(),
+                                           [](const NamedRef& r) { return r.target.batchDim; });
+        checkAccess(cu, refs);
+    }
+}
+
+} // namespace spikeforge

@@ -1,0 +1,23 @@
+#pragma once
+// What a variable reference points at: the array, its element type and its dimensions.
+#include "spikeforge/model.hpp"
+
+namespace spikeforge::refs {
+
+struct Resolved {
+    std::string array;      // "<group>.<var>"
+    std::string type;       // snippet type ("scalar", …)
+    size_t elements = 0;    // elements per batch element (1 when there is no element dim)
+    bool elementDim = true; // one value per element
+    bool batchDim = false;  // one copy per batch element (under the model's batch size)
+    const SynapseGroup* synapseGroup = nullptr; // set for synapse-shaped variables
+};
+
+// Throws ModelError naming the custom update and the reference when the target does not exist.
+Resolved resolve(const Model& m, const VarReference& ref, const std::string& owner,
+                 const std::string& refName);
+
+// Dimensions of a custom update's own variable.
+Resolved ownVar(const CustomUpdate& cu, const CustomUpdateVarDecl& v, unsigned batchSize);
+
+} // namespace spikeforge::refs

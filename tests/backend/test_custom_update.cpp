@@ -1,0 +1,286 @@
+// Custom updates: batch and neuron reductions against sums and maxima computed in the test on
+// random data, write-back of read-write references, WU-shaped updates over Dense and Sparse
+// weights, and the validation errors.
+#include "backend_fixture.hpp"
+#include "spikeforge/models.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+using namespace spikeforge;
+using A = CustomUpdateVarAccess;
+
+namespace {
+
+NeuronModel holder() {
+    NeuronModel n;
+    n.name = "Holder";
+    n.vars = {{"x"},
+              {"shared", "scalar", VarAccess::ReadOnly},
+              {"perBatch", "scalar", VarAccess::ReadOnlySharedNeuron}};
+    return n;
+}
+
+// Reduces x over the batch into sum/max and zeroes x afterwards when `zero` is set.
+CustomUpdateModel batchReduce() {
+    CustomUpdateModel m;
+    m.name = "BatchReduce";
+    m.vars = {{"sum", "scalar", A::ReduceBatchSum}, {"mx", "scalar", A::ReduceBatchMax}};
+    m.varRefs = {{"x", "scalar", A::ReadWrite}};
+    m.updateCode = "sum = x;\nmx = x;\nx = 0.0;";
+    return m;
+}
+
+std::vector<float> randomValues(size_t n, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> d(-3.0f, 3.0f);
+    std::vector<float> v(n);
+    for (auto& x : v)
+        x = d(rng);
+    return v;
+}
+
+using Shape = std::tuple<unsigned /*batch*/, unsigned /*neurons*/>;
+class BatchReductionTest : public ::testing::TestWithParam<std::tuple<std::string, Shape>> {};
+
+TEST_P(BatchReductionTest, NeuronShapedSumAndMaxMatchReference) {
+    const auto& [backend, shape] = GetParam();
+    const auto& [batch, n] = shape;
+    Model m("batch_reduce");
+    m.setBatchSize(batch);
+    m.addNeuronGroup("Pop", n, holder(), {}, {{"x", 0.0}, {"shared", 0.0}, {"perBatch", 0.0}});
+    m.addCustomUpdate("Red", "Reduce", batchReduce(), {}, {{"sum", 0.0}, {"mx", 0.0}},
+                      {{"x", {"Pop", "x"}}});
+    BackendPreferences prefs;
+    prefs.backend = backend;
+    Simulation sim(m, prefs);
+    const auto values = randomValues(size_t(batch) * n, batch * 1000 + n);
+    sim.pull("Pop", "x");
+    std::copy(values.begin(), values.end(), sim.view<float>("Pop", "x").begin());
+    sim.push("Pop", "x");
+    sim.customUpdate("Reduce");
+    sim.pull("Red", "sum");
+    sim.pull("Red", "mx");
+    sim.pull("Pop", "x");
+    ASSERT_EQ(sim.view<float>("Red", "sum").size(), n); // no batch dimension
+    for (unsigned i = 0; i < n; i++) {
+        double sum = 0.0;
+        float mx = -INFINITY;
+        for (unsigned b = 0; b < batch; b++) {
+            sum += values[size_t(b) * n + i];
+            mx = std::max(mx, values[size_t(b) * n + i]);
+        }
+        // float accumulation of up to 32 values in [-3, 3]: rounding well below 1e-5
+        EXPECT_NEAR(sim.view<float>("Red", "sum")[i], sum, 1e-5 * (1.0 + std::abs(sum))) << i;
+        EXPECT_EQ(sim.view<float>("Red", "mx")[i], mx) << i;
+    }
+    for (float x : sim.view<float>("Pop", "x"))
+        ASSERT_EQ(x, 0.0f); // written back
+}
+
+std::string shapeName(const ::testing::TestParamInfo<BatchReductionTest::ParamType>& info) {
+    const auto& [backend, shape] = info.param;
+    return backend + "_batch" + std::to_string(std::get<0>(shape)) + "_n" +
+           std::to_string(std::get<1>(shape));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, BatchReductionTest,
+                         ::testing::Combine(::testing::ValuesIn(sftest::usableBackends()),
+                                            ::testing::Combine(::testing::Values(1u, 2u, 5u, 32u),
+                                                               ::testing::Values(1u, 31u, 33u,
+                                                                                 1000u))),
+                         shapeName);
+
+class CustomUpdateTest : public sftest::BackendTest {};
+
+// Neuron reductions: one value per batch element, summed / maximised over the population.
+TEST_P(CustomUpdateTest, NeuronReductionsMatchReference) {
+    for (unsigned n : {1u, 31u, 33u, 1000u}) {
+        constexpr unsigned kBatch = 3;
+        Model m("neuron_reduce");
+        m.setBatchSize(kBatch);
+        m.addNeuronGroup("Pop", n, holder(), {}, {{"x", 0.0}, {"shared", 0.0}, {"perBatch", 0.0}});
+        CustomUpdateModel red;
+        red.name = "NeuronReduce";
+        red.varRefs = {{"x", "scalar", A::ReadOnly}, {"total", "scalar", A::ReduceNeuronSum}};
+        red.vars = {{"peak", "scalar", A::ReduceNeuronMax}};
+        red.updateCode = "total = x;\npeak = x;";
+        m.addCustomUpdate("Red", "Reduce", red, {}, {{"peak", 0.0}},
+                          {{"x", {"Pop", "x"}}, {"total", {"Pop", "perBatch"}}});
+        Simulation sim(m, prefs());
+        const auto values = randomValues(size_t(kBatch) * n, n);
+        sim.pull("Pop", "x");
+        std::copy(values.begin(), values.end(), sim.view<float>("Pop", "x").begin());
+        sim.push("Pop", "x");
+        sim.customUpdate("Reduce");
+        sim.pull("Pop", "perBatch");
+        sim.pull("Red", "peak");
+        for (unsigned b = 0; b < kBatch; b++) {
+            double sum = 0.0;
+            float mx = -INFINITY;
+            for (unsigned i = 0; i < n; i++) {
+                sum += values[size_t(b) * n + i];
+                mx = std::max(mx, values[size_t(b) * n + i]);
+            }
+            // float sum of up to 1000 terms of magnitude ≤ 3: error ≤ ~1000·3·6e-8
+            EXPECT_NEAR(sim.view<float>("Pop", "perBatch")[b], sum, 1e-6 * n * 3 + 1e-6)
+                << "n " << n << " batch " << b;
+            EXPECT_EQ(sim.view<float>("Red", "peak")[b], mx) << "n " << n << " batch " << b;
+        }
+    }
+}
+
+WeightUpdateModel gradientHolder() {
+    WeightUpdateModel w;
+    w.name = "GradientHolder";
+    w.vars = {{"g", "scalar", VarAccess::ReadOnly}, {"grad", "scalar", VarAccess::ReadWrite}};
+    return w;
+}
+
+// WU-shaped: per-batch gradients summed into the shared weight-shaped variable, Dense and Sparse.
+TEST_P(CustomUpdateTest, WeightShapedBatchSumDenseAndSparse) {
+    for (MatrixType matrix : {MatrixType::Dense, MatrixType::Sparse}) {
+        constexpr unsigned kBatch = 5, kPre = 31, kPost = 33;
+        Model m("wu_reduce");
+        m.setBatchSize(kBatch);
+        const VarInitMap none = {{"x", 0.0}, {"shared", 0.0}, {"perBatch", 0.0}};
+        m.addNeuronGroup("Pre", kPre, holder(), {}, none);
+        m.addNeuronGroup("Post", kPost, holder(), {}, none);
+        std::optional<SparseConnectivityInit> conn;
+        if (matrix == MatrixType::Sparse) conn = init::FixedProbability(0.3);
+        m.addSynapseGroup("Syn", matrix, 0, "Pre", "Post",
+                          {gradientHolder(), {}, {{"g", 0.0}, {"grad", 0.0}}, {}, {}},
+                          {models::DeltaCurr(), {}, {}}, conn);
+        CustomUpdateModel red;
+        red.name = "ReduceAndZero";
+        red.varRefs = {{"grad", "scalar", A::ReadWrite}, {"g", "scalar", A::ReduceBatchSum}};
+        red.updateCode = "g = grad;\ngrad = 0.0;";
+        m.addCustomUpdateWU("Red", "Reduce", red, {}, {},
+                            {{"grad", {"Syn", "grad"}}, {"g", {"Syn", "g"}}});
+        Simulation sim(m, prefs());
+        unsigned stride = kPost;
+        std::vector<uint32_t> rowLength(kPre, kPost);
+        if (matrix == MatrixType::Sparse) {
+            sim.pullConnectivity("Syn");
+            rowLength = sim.rowLengths("Syn");
+            stride = sim.rowStride("Syn");
+        }
+        const size_t perBatch = size_t(kPre) * stride;
+        const auto values = randomValues(perBatch * kBatch, 99);
+        sim.pull("Syn", "grad");
+        std::copy(values.begin(), values.end(), sim.view<float>("Syn", "grad").begin());
+        sim.push("Syn", "grad");
+        sim.customUpdate("Reduce");
+        sim.pull("Syn", "g");
+        sim.pull("Syn", "grad");
+        const auto g = sim.view<float>("Syn", "g");
+        for (unsigned i = 0; i < kPre; i++)
+            for (unsigned k = 0; k < rowLength[i]; k++) {
+                double sum = 0.0;
+                for (unsigned b = 0; b < kBatch; b++)
+                    sum += values[b * perBatch + i * stride + k];
+                EXPECT_NEAR(g[i * stride + k], sum, 1e-5) << i << "," << k;
+                for (unsigned b = 0; b < kBatch; b++)
+                    ASSERT_EQ(sim.view<float>("Syn", "grad")[b * perBatch + i * stride + k], 0.0f);
+            }
+    }
+}
+
+template <typename F> void expectModelError(F&& f, std::initializer_list<std::string> parts) {
+    try {
+        f();
+        FAIL() << "no exception";
+    } catch (const ModelError& e) {
+        for (const auto& p : parts)
+            EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
+    }
+}
+
+TEST_P(CustomUpdateTest, ValidationErrors) {
+    auto base = [](Model& m) {
+        m.setBatchSize(4);
+        const VarInitMap none = {{"x", 0.0}, {"shared", 0.0}, {"perBatch", 0.0}};
+        m.addNeuronGroup("A", 10, holder(), {}, none);
+        m.addNeuronGroup("B", 12, holder(), {}, none);
+        for (const char* s : {"S1", "S2"})
+            m.addSynapseGroup(s, MatrixType::Dense, 0, "A", "B",
+                              {gradientHolder(), {}, {{"g", 0.0}, {"grad", 0.0}}, {}, {}},
+                              {models::DeltaCurr(), {}, {}});
+    };
+    CustomUpdateModel mixed;
+    mixed.name = "Mixed";
+    mixed.varRefs = {{"x", "scalar", A::ReadOnly}};
+    mixed.vars = {{"s", "scalar", A::ReduceBatchSum}, {"n", "scalar", A::ReduceNeuronSum}};
+    mixed.updateCode = "s = x;\nn = x;";
+    {
+        Model m;
+        base(m);
+        m.addCustomUpdate("Cu", "G", mixed, {}, {{"s", 0.0}, {"n", 0.0}}, {{"x", {"A", "x"}}});
+        expectModelError([&] { m.finalise(); }, {"'Cu'", "batch and neuron reductions"});
+    }
+    CustomUpdateModel two;
+    two.name = "Two";
+    two.varRefs = {{"a", "scalar", A::ReadOnly}, {"b", "scalar", A::ReadOnly}};
+    {
+        Model m;
+        base(m);
+        m.addCustomUpdateWU("Cu", "G", two, {}, {}, {{"a", {"S1", "grad"}}, {"b", {"S2", "grad"}}});
+        expectModelError([&] { m.finalise(); }, {"'Cu'", "different synapse groups", "S1", "S2"});
+    }
+    {
+        Model m;
+        base(m);
+        m.addCustomUpdate("Cu", "G", two, {}, {}, {{"a", {"A", "x"}}, {"b", {"B", "x"}}});
+        expectModelError([&] { m.finalise(); }, {"'Cu'", "shape mismatch", "10", "12"});
+    }
+    CustomUpdateModel intoBatched;
+    intoBatched.name = "IntoBatched";
+    intoBatched.varRefs = {{"x", "scalar", A::ReadOnly}, {"y", "scalar", A::ReduceBatchSum}};
+    intoBatched.updateCode = "y = x;";
+    {
+        Model m;
+        base(m);
+        m.addCustomUpdate("Cu", "G", intoBatched, {}, {}, {{"x", {"A", "x"}}, {"y", {"A", "x"}}});
+        expectModelError([&] { m.finalise(); }, {"'Cu'", "'y'", "batch dimension"});
+    }
+    CustomUpdateModel writeShared;
+    writeShared.name = "WriteShared";
+    writeShared.varRefs = {{"x", "scalar", A::ReadOnly}, {"w", "scalar", A::ReadWrite}};
+    writeShared.updateCode = "w = x;";
+    {
+        Model m;
+        base(m);
+        m.addCustomUpdate("Cu", "G", writeShared, {}, {},
+                          {{"x", {"A", "x"}}, {"w", {"A", "shared"}}});
+        expectModelError([&] { m.finalise(); }, {"'Cu'", "'w'", "shared by the batch"});
+    }
+    CustomUpdateModel writeRO;
+    writeRO.name = "WriteRO";
+    writeRO.varRefs = {{"x", "scalar", A::ReadOnly}};
+    writeRO.updateCode = "x = 1.0;";
+    {
+        Model m;
+        base(m);
+        m.addCustomUpdate("Cu", "G", writeRO, {}, {}, {{"x", {"A", "x"}}});
+        expectModelError([&] { m.finalise(); }, {"Cu.updateCode", "x"});
+    }
+    {
+        Model m;
+        base(m);
+        m.addCustomUpdate("Cu", "G", writeRO, {}, {}, {{"x", {"A", "nope"}}});
+        expectModelError([&] { m.finalise(); }, {"'Cu'", "'x'", "no variable 'nope'"});
+    }
+    {
+        Model m;
+        base(m);
+        writeRO.updateCode = "";
+        m.addCustomUpdate("Cu", "Grad", writeRO, {}, {}, {{"x", {"A", "x"}}});
+        Simulation sim(m, prefs());
+        expectModelError([&] { sim.customUpdate("Gard"); }, {"'Gard'", "did you mean 'Grad'"});
+    }
+}
+
+SF_INSTANTIATE_BACKEND_TESTS(CustomUpdateTest);
+
+} // namespace

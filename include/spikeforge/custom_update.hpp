@@ -7,6 +7,7 @@
 #include "spikeforge/snippets.hpp"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,9 @@ struct VarRefDecl {
     CustomUpdateVarAccess access = CustomUpdateVarAccess::ReadWrite;
 };
 
+// updateCode sees its variables and references by name, the parameters, `id`, `batch`, `dt`,
+// `updateCount` (how many times this update ran before: kept on the device, e.g. for Adam's bias
+// correction) and, when WU-shaped, `id_pre` and `id_post`.
 struct CustomUpdateModel : SnippetBase {
     std::vector<CustomUpdateVarDecl> vars;
     std::vector<VarRefDecl> varRefs;
@@ -56,9 +60,15 @@ struct CustomUpdateModel : SnippetBase {
 
 // A reference to variable `var` of group `group`: a neuron group, a synapse group (weight-update,
 // pre/post or postsynaptic variables), a current source or another custom update.
+// With transposeGroup/transposeVar set (WU-shaped updates over Dense weights only), the value the
+// update leaves in this reference is also written, transposed, into that variable of another
+// Dense synapse group whose shape is the transpose (its source is this group's target and vice
+// versa).
 struct VarReference {
     std::string group;
     std::string var;
+    std::string transposeGroup = {};
+    std::string transposeVar = {};
 };
 using VarReferenceMap = std::map<std::string, VarReference>;
 
@@ -76,6 +86,9 @@ public:
     const VarInitMap& varInits() const { return m_varInits; }
     const VarReferenceMap& varRefs() const { return m_varRefs; }
     bool isWUShaped() const { return m_wuShaped; }
+    // Mark a parameter as dynamic (Simulation::setDynamicParam), e.g. Adam's learning rate.
+    void setParamDynamic(const std::string& param, bool dynamic = true);
+    const std::set<std::string>& dynamicParams() const { return m_dynamicParams; }
 
     // Filled in by Model::finalise.
     size_t numElements() const { return m_numElements; } // per batch element
@@ -89,6 +102,7 @@ private:
     ParamValues m_params;
     VarInitMap m_varInits;
     VarReferenceMap m_varRefs;
+    std::set<std::string> m_dynamicParams;
     bool m_wuShaped;
     size_t m_numElements = 0;
     bool m_batched = false;

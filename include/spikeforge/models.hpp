@@ -2,10 +2,15 @@
 // The built-in model library. Every entry is an ordinary snippet struct (snippets.hpp): copy one
 // and edit its code to make a variant. Parameter names and units are documented in
 // docs/models.md. Lookups by name serve the TOML front end.
+#include "spikeforge/custom_update.hpp"
 #include "spikeforge/snippets.hpp"
 
 #include <string>
 #include <vector>
+
+namespace spikeforge {
+class Model;
+}
 
 namespace spikeforge::models {
 
@@ -33,6 +38,19 @@ const WeightUpdateModel& STDPAllToAll(); // same parameters, trace based
 // ---- current sources ----
 const CurrentSourceModel& DC();            // amp [nA]
 const CurrentSourceModel& GaussianNoise(); // mean, sd [nA]
+
+// ---- custom updates ----
+// refs gradient (ReadWrite, per batch), reducedGradient (ReduceBatchSum, shared): sums the
+// batch's gradients into the shared one and zeroes them.
+const CustomUpdateModel& BatchReduceAndZero();
+// params beta1, beta2, epsilon, alpha (learning rate); vars m, v; refs gradient (ReadOnly),
+// variable (ReadWrite). Bias corrections from the device-side run counter.
+const CustomUpdateModel& Adam();
+const CustomUpdateModel& Transpose(); // ref variable; bind it with a transpose target
+// Softmax of `input` over the population into `output` (both neuron-shaped, per batch element):
+// adds custom updates <name>Max, <name>Sum and <name> to `updateGroup`, run in that order.
+void addSoftmax(Model& model, const std::string& name, const std::string& updateGroup,
+                const VarReference& input, const VarReference& output);
 
 // Lookups by name (nullptr when unknown) and the lists of names, for "did you mean".
 const NeuronModel* findNeuronModel(const std::string& name);

@@ -103,11 +103,13 @@ std::vector<ArrayDecl> planArrays(const Model& m) {
             }
         }
     }
-    for (const auto& cu : m.customUpdates())
+    for (const auto& cu : m.customUpdates()) {
+        out.push_back({cu->name() + ".updateCount", "uint32_t", 1});
         for (const auto& v : cu->model().vars) {
             const auto r = refs::ownVar(*cu, v, B);
             out.push_back({r.array, resolveType(v.type, p), r.elements * (r.batchDim ? B : 1)});
         }
+    }
     for (const auto& cs : m.currentSources()) {
         addVars(out, cs->name(), cs->bound().model.vars, cs->target().size(), B, p);
         addEGPs(out, cs->name(), cs->bound().model, p);

@@ -146,6 +146,7 @@ snippet::Context customUpdateContext(const Model& m, const CustomUpdate& cu) {
     c.names["dt"] = NameKind::ReadOnly;
     c.names["batch"] = NameKind::ReadOnly;
     c.names["id"] = NameKind::ReadOnly;
+    c.names["updateCount"] = NameKind::ReadOnly;
     if (cu.isWUShaped()) {
         c.names["id_pre"] = NameKind::ReadOnly;
         c.names["id_post"] = NameKind::ReadOnly;

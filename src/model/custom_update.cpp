@@ -35,6 +35,13 @@ CustomUpdate::CustomUpdate(std::string name, std::string updateGroup, CustomUpda
       m_params(std::move(params)), m_varInits(std::move(varInits)), m_varRefs(std::move(varRefs)),
       m_wuShaped(wuShaped) {}
 
+void CustomUpdate::setParamDynamic(const std::string& param, bool dynamic) {
+    if (dynamic)
+        m_dynamicParams.insert(param);
+    else
+        m_dynamicParams.erase(param);
+}
+
 namespace refs {
 
 namespace {

@@ -4,6 +4,8 @@
 #include "model/var_refs.hpp"
 #include "snippet/scanner.hpp"
 
+#include <algorithm>
+
 namespace spikeforge {
 
 namespace {
@@ -113,6 +115,47 @@ void checkAccess(const CustomUpdate& cu, const std::vector<NamedRef>& refs) {
         throw ModelError(where(cu) + "neuron reductions are for neuron-shaped updates only");
 }
 
+// Transposes: WU-shaped, Dense, no reduction in the same update, and a target of the transposed
+// shape and the same type.
+void checkTransposes(const Model& m, const CustomUpdate& cu, const std::vector<NamedRef>& refs) {
+    bool anyReduction = std::any_of(cu.model().vars.begin(), cu.model().vars.end(),
+                                    [](const auto& v) { return isReduction(v.access); });
+    for (const auto& r : refs) anyReduction = anyReduction || isReduction(r.decl->access);
+    for (const auto& r : refs) {
+        const auto& ref = cu.varRefs().at(r.decl->name);
+        if (ref.transposeGroup.empty()) continue;
+        const std::string name = "reference '" + r.decl->name + "': ";
+        if (!cu.isWUShaped() || !r.target.synapseGroup)
+            throw ModelError(where(cu) + name + "only WU custom updates over synapse variables "
+                                                "can transpose");
+        if (anyReduction)
+            throw ModelError(where(cu) + name + "a transpose cannot be combined with a reduction "
+                                                "in one update");
+        const SynapseGroup& src = *r.target.synapseGroup;
+        const SynapseGroup* dst = nullptr;
+        for (const auto& sg : m.synapseGroups())
+            if (sg->name() == ref.transposeGroup) dst = sg.get();
+        if (!dst)
+            throw ModelError(where(cu) + name + "no synapse group '" + ref.transposeGroup +
+                             "' to transpose into");
+        if (src.matrixType() != MatrixType::Dense || dst->matrixType() != MatrixType::Dense)
+            throw ModelError(where(cu) + name + "transposes need Dense connectivity on both "
+                                                "sides");
+        if (dst->source().size() != src.target().size() ||
+            dst->target().size() != src.source().size())
+            throw ModelError(where(cu) + name + "transpose target '" + ref.transposeGroup +
+                             "' has the wrong shape: " + std::to_string(dst->source().size()) +
+                             "x" + std::to_string(dst->target().size()) + ", needs " +
+                             std::to_string(src.target().size()) + "x" +
+                             std::to_string(src.source().size()));
+        const auto t = refs::resolve(m, {ref.transposeGroup, ref.transposeVar, "", ""}, cu.name(),
+                                     r.decl->name);
+        if (t.synapseGroup != dst || t.type != r.decl->type)
+            throw ModelError(where(cu) + name + "transpose target '" + t.array +
+                             "' must be a synapse variable of type " + r.decl->type);
+    }
+}
+
 } // namespace
 
 void Model::finaliseCustomUpdates() {
@@ -130,6 +173,8 @@ void Model::finaliseCustomUpdates() {
             m_batchSize > 1 && std::any_of(refs.begin(), refs.end(),
                                            [](const NamedRef& r) { return r.target.batchDim; });
         checkAccess(cu, refs);
+        checkTransposes(*this, cu, refs);
+        checkDynamic(cu.name(), model, cu.params(), cu.dynamicParams(), m_dt);
     }
 }
 

@@ -87,8 +87,6 @@ void checkVars(const std::string& group, const std::string& field, const std::ve
     }
 }
 
-namespace {
-
 // A dynamic parameter may not feed a derived parameter: derived values are computed once, at
 // build time, so a change would silently not reach them. Detected by perturbing the value.
 void checkDynamic(const std::string& group, const SnippetBase& snippet, const ParamValues& values,
@@ -108,6 +106,8 @@ void checkDynamic(const std::string& group, const SnippetBase& snippet, const Pa
         }
     }
 }
+
+namespace {
 
 void scanAllCode(const Model& m) {
     for (const auto& f : contexts::allCodeFields(m))

@@ -158,6 +158,9 @@ Simulation::Simulation(Model& model, const BackendPreferences& prefs)
     }
     for (const auto& cs : model.currentSources())
         addDynamic(cs->name(), cs->bound());
+    for (const auto& cu : model.customUpdates())
+        for (const auto& p : cu->dynamicParams())
+            s.dynamicValues[cu->name() + "/" + p] = cu->params().at(p);
     s.initialise();
 }
 

@@ -17,7 +17,9 @@ struct Slot {
     std::string name, type;
     A access;
     refs::Resolved target;
-    std::string array; // placeholder of the array pointer
+    std::string array;     // placeholder of the array pointer
+    std::string transpose; // placeholder of the transpose target's array, or ""
+    bool transposeBatched = false;
 };
 
 std::string index(const refs::Resolved& t, const std::string& batch) {
@@ -36,12 +38,21 @@ std::vector<Slot> slots(Emitter& e, const CustomUpdate& cu) {
     const Precision p = e.model.precision();
     for (const auto& v : cu.model().vars)
         out.push_back({v.name, codegen::resolveType(v.type, p), v.access,
-                       refs::ownVar(cu, v, e.model.batchSize()), ""});
+                       refs::ownVar(cu, v, e.model.batchSize()), "", "", false});
     for (const auto& r : cu.model().varRefs)
         out.push_back({r.name, codegen::resolveType(r.type, p), r.access,
-                       refs::resolve(e.model, cu.varRefs().at(r.name), cu.name(), r.name), ""});
+                       refs::resolve(e.model, cu.varRefs().at(r.name), cu.name(), r.name), "", "",
+                       false});
     for (auto& s : out) {
         s.array = e.env.array("r_" + s.name, s.type, s.target.array);
+        auto ref = cu.varRefs().find(s.name);
+        if (ref != cu.varRefs().end() && !ref->second.transposeGroup.empty()) {
+            const auto t = refs::resolve(e.model,
+                                         {ref->second.transposeGroup, ref->second.transposeVar},
+                                         cu.name(), s.name);
+            s.transpose = e.env.array("t_" + s.name, s.type, t.array);
+            s.transposeBatched = t.batchDim && cu.isBatched();
+        }
         if (isReduction(s.access) && !isFloating(s.type))
             throw ModelError("custom update '" + cu.name() + "': reduction target '" + s.name +
                              "' must be floating point, not " + s.type);
@@ -64,6 +75,11 @@ std::string elementBody(Emitter& e, const CustomUpdate& cu, const std::vector<Sl
     for (const auto& s : ss) {
         if (s.access == A::ReadWrite)
             c += s.array + "[" + index(s.target, "batch") + "] = l_" + s.name + ";\n";
+        if (!s.transpose.empty()) // the transposed group is numPost x numPre
+            c += s.transpose + "[" + (s.transposeBatched ? "(size_t)batch * sfN + " : "") +
+                 "(size_t)id_post * " +
+                 e.env.number("numPre", "uint32_t", cu.synapseGroup()->source().size()) +
+                 " + id_pre] = l_" + s.name + ";\n";
         if (isReduction(s.access)) {
             const bool sum = s.access == A::ReduceBatchSum || s.access == A::ReduceNeuronSum;
             c += sum ? "sfAcc_" + s.name + " += l_" + s.name + ";\n"
@@ -115,8 +131,8 @@ codegen::EmittedGroup emitCustomUpdate(const Model& m, const CustomUpdate& cu) {
     Emitter e{m, {}, {}};
     const auto ctx = contexts::customUpdateContext(m, cu);
     const auto scanned = snippet::scan(cu.model().updateCode, ctx);
-    e.bindParams(scanned, cu.model(), contexts::evaluateParams(cu.model(), cu.params(), m.dt()), {},
-                 cu.name(), "p_");
+    e.bindParams(scanned, cu.model(), contexts::evaluateParams(cu.model(), cu.params(), m.dt()),
+                 cu.dynamicParams(), cu.name(), "p_");
     e.bindEGPs(scanned, cu.model(), cu.name(), "e_");
     e.subs["dt"] = e.lit(m.dt());
     const auto ss = slots(e, cu);
@@ -125,6 +141,15 @@ codegen::EmittedGroup emitCustomUpdate(const Model& m, const CustomUpdate& cu) {
         "const size_t sfN = " + e.env.number("numElements", "uint64_t", double(cu.numElements())) +
         ";\n";
     const std::string decode = cu.isWUShaped() ? synapseDecode(e, *cu.synapseGroup()) : "";
+    // The run counter lives on the device: read once here, advanced once after the loop.
+    std::string counterEnd;
+    if (scanned.referencedNames.count("updateCount")) {
+        const std::string counter =
+            e.env.array("updateCount", "uint32_t", cu.name() + ".updateCount");
+        c += "const uint32_t sfUpdateCount = " + counter + "[0];\n";
+        e.subs["updateCount"] = "sfUpdateCount";
+        counterEnd = counter + "[0] = sfUpdateCount + 1u;\n";
+    }
     const std::string body = elementBody(e, cu, ss);
     const bool neuronReduction = std::any_of(
         ss.begin(), ss.end(), [](const Slot& s) { return isNeuronReduction(s.access); });
@@ -149,6 +174,7 @@ codegen::EmittedGroup emitCustomUpdate(const Model& m, const CustomUpdate& cu) {
              "; batch++) {\n" + body + "}\n" + writeAccumulators(ss, isBatchReduction, "0u") +
              "}\n//SF_END_PARALLEL\n";
     }
+    c += counterEnd;
     return {cu.name(), c, std::move(e.env)};
 }
 

@@ -100,6 +100,10 @@ void checkAccess(const CustomUpdate& cu, const std::vector<NamedRef>& refs) {
             throw ModelError(where(cu) + name +
                              " is a neuron reduction into a variable that has "
                              "an element dimension");
+        if (a == A::ReadWrite && !r.target.elementDim)
+            throw ModelError(where(cu) + name +
+                             " has no element dimension: every element would "
+                             "write it (use a ReduceNeuron access)");
         if (a == A::ReadWrite && cu.isBatched() && !r.target.batchDim)
             throw ModelError(where(cu) + name +
                              " is shared by the batch: a batched update "
@@ -120,17 +124,20 @@ void checkAccess(const CustomUpdate& cu, const std::vector<NamedRef>& refs) {
 void checkTransposes(const Model& m, const CustomUpdate& cu, const std::vector<NamedRef>& refs) {
     bool anyReduction = std::any_of(cu.model().vars.begin(), cu.model().vars.end(),
                                     [](const auto& v) { return isReduction(v.access); });
-    for (const auto& r : refs) anyReduction = anyReduction || isReduction(r.decl->access);
+    for (const auto& r : refs)
+        anyReduction = anyReduction || isReduction(r.decl->access);
     for (const auto& r : refs) {
         const auto& ref = cu.varRefs().at(r.decl->name);
         if (ref.transposeGroup.empty()) continue;
         const std::string name = "reference '" + r.decl->name + "': ";
         if (!cu.isWUShaped() || !r.target.synapseGroup)
-            throw ModelError(where(cu) + name + "only WU custom updates over synapse variables "
-                                                "can transpose");
+            throw ModelError(where(cu) + name +
+                             "only WU custom updates over synapse variables "
+                             "can transpose");
         if (anyReduction)
-            throw ModelError(where(cu) + name + "a transpose cannot be combined with a reduction "
-                                                "in one update");
+            throw ModelError(where(cu) + name +
+                             "a transpose cannot be combined with a reduction "
+                             "in one update");
         const SynapseGroup& src = *r.target.synapseGroup;
         const SynapseGroup* dst = nullptr;
         for (const auto& sg : m.synapseGroups())
@@ -139,8 +146,9 @@ void checkTransposes(const Model& m, const CustomUpdate& cu, const std::vector<N
             throw ModelError(where(cu) + name + "no synapse group '" + ref.transposeGroup +
                              "' to transpose into");
         if (src.matrixType() != MatrixType::Dense || dst->matrixType() != MatrixType::Dense)
-            throw ModelError(where(cu) + name + "transposes need Dense connectivity on both "
-                                                "sides");
+            throw ModelError(where(cu) + name +
+                             "transposes need Dense connectivity on both "
+                             "sides");
         if (dst->source().size() != src.target().size() ||
             dst->target().size() != src.source().size())
             throw ModelError(where(cu) + name + "transpose target '" + ref.transposeGroup +

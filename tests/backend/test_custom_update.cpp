@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <random>
 
 using namespace spikeforge;
@@ -279,6 +281,41 @@ TEST_P(CustomUpdateTest, ValidationErrors) {
         Simulation sim(m, prefs());
         expectModelError([&] { sim.customUpdate("Gard"); }, {"'Gard'", "did you mean 'Grad'"});
     }
+}
+
+// Element-wise updates of one group share one pass; a later one sees what an earlier one wrote
+// to the same element, exactly as if they ran one after the other.
+TEST_P(CustomUpdateTest, CompatibleUpdatesRunFused) {
+    Model m("fused");
+    m.setBatchSize(3);
+    m.addNeuronGroup("Pop", 50, holder(), {}, {{"x", 0.0}, {"shared", 0.0}, {"perBatch", 0.0}});
+    CustomUpdateModel twice;
+    twice.name = "Twice";
+    twice.vars = {{"y", "scalar", A::ReadWrite}};
+    twice.varRefs = {{"x", "scalar", A::ReadOnly}};
+    twice.updateCode = "y = 2.0 * x;";
+    CustomUpdateModel plusOne;
+    plusOne.name = "PlusOne";
+    plusOne.varRefs = {{"y", "scalar", A::ReadOnly}, {"x", "scalar", A::ReadWrite}};
+    plusOne.updateCode = "x = y + 1.0;";
+    m.addCustomUpdate("First", "Step", twice, {}, {{"y", 0.0}}, {{"x", {"Pop", "x"}}});
+    m.addCustomUpdate("Second", "Step", plusOne, {}, {},
+                      {{"y", {"First", "y"}}, {"x", {"Pop", "x"}}});
+    Simulation sim(m, prefs());
+    const auto values = randomValues(150, 4);
+    sim.pull("Pop", "x");
+    std::copy(values.begin(), values.end(), sim.view<float>("Pop", "x").begin());
+    sim.push("Pop", "x");
+    sim.customUpdate("Step");
+    sim.pull("Pop", "x");
+    for (size_t i = 0; i < values.size(); i++)
+        EXPECT_FLOAT_EQ(sim.view<float>("Pop", "x")[i], 2.0f * values[i] + 1.0f) << i;
+    // One kernel: the fused struct carries both updates' fields.
+    std::ifstream in(sim.buildInfo().sourcePath);
+    const std::string src((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(src.find("c0_r_y"), std::string::npos);
+    EXPECT_NE(src.find("c1_r_x"), std::string::npos);
+    EXPECT_EQ(src.find("MergedCustomUpdateStep1"), std::string::npos);
 }
 
 SF_INSTANTIATE_BACKEND_TESTS(CustomUpdateTest);

@@ -43,7 +43,10 @@ codegen::EmittedGroup emitPresynapticUpdate(const Model& m, const SynapseGroup& 
 codegen::EmittedGroup emitPostsynapticUpdate(const Model& m, const SynapseGroup& sg);
 codegen::EmittedGroup emitSynapseInit(const Model& m, const SynapseGroup& sg);
 codegen::EmittedGroup emitCurrentSourceInit(const Model& m, const CurrentSource& cs);
-codegen::EmittedGroup emitCustomUpdate(const Model& m, const CustomUpdate& cu);
+// Custom updates of one update group that can share one pass over the elements (same shape, no
+// reductions or transposes) are fused: one loop runs all their bodies.
+bool fusable(const CustomUpdate& a, const CustomUpdate& b);
+codegen::EmittedGroup emitCustomUpdate(const Model& m, const std::vector<const CustomUpdate*>& cus);
 codegen::EmittedGroup emitCustomUpdateInit(const Model& m, const CustomUpdate& cu);
 
 // Shared by the init emitters: a loop initialising one variable.

@@ -33,7 +33,7 @@ bool isFloating(const std::string& ctype) {
     return ctype == "float" || ctype == "double";
 }
 
-std::vector<Slot> slots(Emitter& e, const CustomUpdate& cu) {
+std::vector<Slot> slots(Emitter& e, const CustomUpdate& cu, const std::string& prefix) {
     std::vector<Slot> out;
     const Precision p = e.model.precision();
     for (const auto& v : cu.model().vars)
@@ -44,13 +44,12 @@ std::vector<Slot> slots(Emitter& e, const CustomUpdate& cu) {
                        refs::resolve(e.model, cu.varRefs().at(r.name), cu.name(), r.name), "", "",
                        false});
     for (auto& s : out) {
-        s.array = e.env.array("r_" + s.name, s.type, s.target.array);
+        s.array = e.env.array(prefix + "r_" + s.name, s.type, s.target.array);
         auto ref = cu.varRefs().find(s.name);
         if (ref != cu.varRefs().end() && !ref->second.transposeGroup.empty()) {
-            const auto t = refs::resolve(e.model,
-                                         {ref->second.transposeGroup, ref->second.transposeVar},
-                                         cu.name(), s.name);
-            s.transpose = e.env.array("t_" + s.name, s.type, t.array);
+            const auto t = refs::resolve(
+                e.model, {ref->second.transposeGroup, ref->second.transposeVar}, cu.name(), s.name);
+            s.transpose = e.env.array(prefix + "t_" + s.name, s.type, t.array);
             s.transposeBatched = t.batchDim && cu.isBatched();
         }
         if (isReduction(s.access) && !isFloating(s.type))
@@ -127,30 +126,78 @@ std::string synapseDecode(Emitter& e, const SynapseGroup& sg) {
 
 } // namespace
 
-codegen::EmittedGroup emitCustomUpdate(const Model& m, const CustomUpdate& cu) {
-    Emitter e{m, {}, {}};
+namespace {
+
+// One custom update's part of a kernel: reads of its run counter before the loop, its element
+// body (in its own scope, so fused updates' locals never clash) and the counter's advance after.
+struct Block {
+    std::string prologue, body, epilogue;
+    std::vector<Slot> slots;
+};
+
+Block emitBlock(Emitter& e, const CustomUpdate& cu, const std::string& prefix) {
+    const Model& m = e.model;
     const auto ctx = contexts::customUpdateContext(m, cu);
     const auto scanned = snippet::scan(cu.model().updateCode, ctx);
+    e.subs.clear();
     e.bindParams(scanned, cu.model(), contexts::evaluateParams(cu.model(), cu.params(), m.dt()),
-                 cu.dynamicParams(), cu.name(), "p_");
-    e.bindEGPs(scanned, cu.model(), cu.name(), "e_");
+                 cu.dynamicParams(), cu.name(), prefix + "p_");
+    e.bindEGPs(scanned, cu.model(), cu.name(), prefix + "e_");
     e.subs["dt"] = e.lit(m.dt());
-    const auto ss = slots(e, cu);
-    const std::string B = cu.isBatched() ? "SF_BATCH" : "1u";
-    std::string c =
-        "const size_t sfN = " + e.env.number("numElements", "uint64_t", double(cu.numElements())) +
-        ";\n";
-    const std::string decode = cu.isWUShaped() ? synapseDecode(e, *cu.synapseGroup()) : "";
-    // The run counter lives on the device: read once here, advanced once after the loop.
-    std::string counterEnd;
+    Block b;
+    b.slots = slots(e, cu, prefix);
+    // The run counter lives on the device: read once before the loop, advanced once after it.
     if (scanned.referencedNames.count("updateCount")) {
         const std::string counter =
-            e.env.array("updateCount", "uint32_t", cu.name() + ".updateCount");
-        c += "const uint32_t sfUpdateCount = " + counter + "[0];\n";
-        e.subs["updateCount"] = "sfUpdateCount";
-        counterEnd = counter + "[0] = sfUpdateCount + 1u;\n";
+            e.env.array(prefix + "updateCount", "uint32_t", cu.name() + ".updateCount");
+        const std::string local = "sfUpdateCount" + prefix;
+        b.prologue = "const uint32_t " + local + " = " + counter + "[0];\n";
+        e.subs["updateCount"] = local;
+        b.epilogue = counter + "[0] = " + local + " + 1u;\n";
     }
-    const std::string body = elementBody(e, cu, ss);
+    b.body = "{\n" + elementBody(e, cu, b.slots) + "}\n";
+    return b;
+}
+
+} // namespace
+
+bool fusable(const CustomUpdate& a, const CustomUpdate& b) {
+    auto elementWise = [](const CustomUpdate& cu) {
+        for (const auto& v : cu.model().vars)
+            if (isReduction(v.access)) return false;
+        for (const auto& r : cu.model().varRefs)
+            if (isReduction(r.access)) return false;
+        for (const auto& [name, ref] : cu.varRefs())
+            if (!ref.transposeGroup.empty()) return false;
+        return true;
+    };
+    return a.updateGroup() == b.updateGroup() && a.isWUShaped() == b.isWUShaped() &&
+           a.synapseGroup() == b.synapseGroup() && a.numElements() == b.numElements() &&
+           a.isBatched() == b.isBatched() && elementWise(a) && elementWise(b);
+}
+
+codegen::EmittedGroup emitCustomUpdate(const Model& m,
+                                       const std::vector<const CustomUpdate*>& cus) {
+    Emitter e{m, {}, {}};
+    const CustomUpdate& first = *cus.front();
+    std::vector<Block> blocks;
+    std::string name;
+    for (size_t k = 0; k < cus.size(); k++) {
+        blocks.push_back(
+            emitBlock(e, *cus[k], cus.size() == 1 ? "" : "c" + std::to_string(k) + "_"));
+        name += (k ? "+" : "") + cus[k]->name();
+    }
+    const std::string B = first.isBatched() ? "SF_BATCH" : "1u";
+    std::string c = "const size_t sfN = " +
+                    e.env.number("numElements", "uint64_t", double(first.numElements())) + ";\n";
+    std::string bodies, epilogues;
+    for (const auto& b : blocks) {
+        c += b.prologue;
+        bodies += b.body;
+        epilogues += b.epilogue;
+    }
+    const std::string decode = first.isWUShaped() ? synapseDecode(e, *first.synapseGroup()) : "";
+    const auto& ss = blocks.front().slots; // reductions occur only in unfused updates
     const bool neuronReduction = std::any_of(
         ss.begin(), ss.end(), [](const Slot& s) { return isNeuronReduction(s.access); });
     if (neuronReduction) {
@@ -161,7 +208,7 @@ codegen::EmittedGroup emitCustomUpdate(const Model& m, const CustomUpdate& cu) {
              " >= 32768u)\n"
              "for (uint32_t batch = 0; batch < " +
              B + "; batch++) {\n" + accumulators(ss, isNeuronReduction) +
-             "for (size_t id = 0; id < sfN; id++) {\n" + body + "}\n" +
+             "for (size_t id = 0; id < sfN; id++) {\n" + bodies + "}\n" +
              writeAccumulators(ss, isNeuronReduction, "batch") + "}\n//SF_END_PARALLEL\n";
     } else {
         // Elements in parallel, the batch innermost so batch reductions stay in registers.
@@ -171,11 +218,11 @@ codegen::EmittedGroup emitCustomUpdate(const Model& m, const CustomUpdate& cu) {
              " >= 32768u)\n"
              "for (size_t id = 0; id < sfN; id++) {\n" +
              decode + accumulators(ss, isBatchReduction) + "for (uint32_t batch = 0; batch < " + B +
-             "; batch++) {\n" + body + "}\n" + writeAccumulators(ss, isBatchReduction, "0u") +
+             "; batch++) {\n" + bodies + "}\n" + writeAccumulators(ss, isBatchReduction, "0u") +
              "}\n//SF_END_PARALLEL\n";
     }
-    c += counterEnd;
-    return {cu.name(), c, std::move(e.env)};
+    c += epilogues;
+    return {name, c, std::move(e.env)};
 }
 
 codegen::EmittedGroup emitCustomUpdateInit(const Model& m, const CustomUpdate& cu) {

@@ -164,9 +164,16 @@ codegen::Plan generate(const Model& m) {
     // One entry point per update group; its custom updates run in the order they were added.
     std::vector<PhaseCode> custom(updateGroups.size());
     for (size_t u = 0; u < updateGroups.size(); u++) {
+        // Consecutive fusable updates share one pass; the others keep their order.
+        std::vector<std::vector<const CustomUpdate*>> runs;
+        for (const auto& cu : m.customUpdates()) {
+            if (cu->updateGroup() != updateGroups[u]) continue;
+            if (runs.empty() || !fusable(*runs.back().back(), *cu)) runs.emplace_back();
+            runs.back().push_back(cu.get());
+        }
         std::vector<codegen::EmittedGroup> groups;
-        for (const auto& cu : m.customUpdates())
-            if (cu->updateGroup() == updateGroups[u]) groups.push_back(emitCustomUpdate(m, *cu));
+        for (const auto& run : runs)
+            groups.push_back(emitCustomUpdate(m, run));
         addPhase(plan, custom[u], "CustomUpdate" + updateGroups[u], std::move(groups),
                  m.precision(), false);
     }
@@ -176,9 +183,11 @@ codegen::Plan generate(const Model& m) {
 
     std::string src = prelude(m);
     src += init.decls + syn.decls + neu.decls;
-    for (const auto& c : custom) src += c.decls;
+    for (const auto& c : custom)
+        src += c.decls;
     src += "\n" + init.functions + syn.functions + neu.functions;
-    for (const auto& c : custom) src += c.functions;
+    for (const auto& c : custom)
+        src += c.functions;
     src += "extern \"C\" {\n";
     const std::string sig = "(const SFStepArgs* a, void* const* sfTables) {\n(void)a; "
                             "(void)sfTables;\n";

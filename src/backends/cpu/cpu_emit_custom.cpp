@@ -59,6 +59,14 @@ std::vector<Slot> slots(Emitter& e, const CustomUpdate& cu, const std::string& p
     return out;
 }
 
+// Batch reductions accumulate per element of a tile (kTile elements at a time); neuron
+// reductions into one value per batch element.
+constexpr unsigned kTile = 256;
+
+std::string accumulator(const Slot& s) {
+    return isBatchReduction(s.access) ? "sfAcc_" + s.name + "[id - sfTile]" : "sfAcc_" + s.name;
+}
+
 // Loads, the user's code and the stores of one element in one batch element.
 std::string elementBody(Emitter& e, const CustomUpdate& cu, const std::vector<Slot>& ss) {
     std::string c;
@@ -81,9 +89,10 @@ std::string elementBody(Emitter& e, const CustomUpdate& cu, const std::vector<Sl
                  " + id_pre] = l_" + s.name + ";\n";
         if (isReduction(s.access)) {
             const bool sum = s.access == A::ReduceBatchSum || s.access == A::ReduceNeuronSum;
-            c += sum ? "sfAcc_" + s.name + " += l_" + s.name + ";\n"
-                     : "sfAcc_" + s.name + " = l_" + s.name + " > sfAcc_" + s.name + " ? l_" +
-                           s.name + " : sfAcc_" + s.name + ";\n";
+            const std::string acc = accumulator(s);
+            c +=
+                sum ? acc + " += l_" + s.name + ";\n"
+                    : acc + " = l_" + s.name + " > " + acc + " ? l_" + s.name + " : " + acc + ";\n";
         }
     }
     return c;
@@ -94,7 +103,13 @@ std::string accumulators(const std::vector<Slot>& ss, bool (*which)(A)) {
     for (const auto& s : ss)
         if (which(s.access)) {
             const bool sum = s.access == A::ReduceBatchSum || s.access == A::ReduceNeuronSum;
-            c += s.type + " sfAcc_" + s.name + " = " + (sum ? "0" : "-INFINITY") + ";\n";
+            const std::string init = sum ? "0" : "-INFINITY";
+            if (isBatchReduction(s.access))
+                c += s.type + " sfAcc_" + s.name + "[" + std::to_string(kTile) +
+                     "];\nfor (unsigned k = 0; k < " + std::to_string(kTile) + "; k++) sfAcc_" +
+                     s.name + "[k] = " + init + ";\n";
+            else
+                c += s.type + " sfAcc_" + s.name + " = " + init + ";\n";
         }
     return c;
 }
@@ -104,7 +119,7 @@ std::string writeAccumulators(const std::vector<Slot>& ss, bool (*which)(A),
     std::string c;
     for (const auto& s : ss)
         if (which(s.access))
-            c += s.array + "[" + index(s.target, batch) + "] = sfAcc_" + s.name + ";\n";
+            c += s.array + "[" + index(s.target, batch) + "] = " + accumulator(s) + ";\n";
     return c;
 }
 
@@ -211,15 +226,28 @@ codegen::EmittedGroup emitCustomUpdate(const Model& m,
              "for (size_t id = 0; id < sfN; id++) {\n" + bodies + "}\n" +
              writeAccumulators(ss, isNeuronReduction, "batch") + "}\n//SF_END_PARALLEL\n";
     } else {
-        // Elements in parallel, the batch innermost so batch reductions stay in registers.
+        // Tiles of elements in parallel; within a tile the batch is the outer loop, so every
+        // batch row is read contiguously (B strided streams would defeat the prefetchers once
+        // the batch is large) while batch reductions stay in a small per-tile array.
+        const std::string tile = std::to_string(kTile);
+        const std::string batchRed = accumulators(ss, isBatchReduction);
         c += "#pragma omp parallel for schedule(static) num_threads(a->threads) if (a->threads > "
              "1u && sfN * " +
              B +
              " >= 32768u)\n"
-             "for (size_t id = 0; id < sfN; id++) {\n" +
-             decode + accumulators(ss, isBatchReduction) + "for (uint32_t batch = 0; batch < " + B +
-             "; batch++) {\n" + bodies + "}\n" + writeAccumulators(ss, isBatchReduction, "0u") +
-             "}\n//SF_END_PARALLEL\n";
+             "for (size_t sfTile = 0; sfTile < sfN; sfTile += " +
+             tile +
+             ") {\n"
+             "const size_t sfEnd = sfTile + " +
+             tile + " < sfN ? sfTile + " + tile + " : sfN;\n" + batchRed +
+             "for (uint32_t batch = 0; batch < " + B +
+             "; batch++) {\n"
+             "for (size_t id = sfTile; id < sfEnd; id++) {\n" +
+             decode + bodies + "}\n}\n";
+        if (!batchRed.empty())
+            c += "for (size_t id = sfTile; id < sfEnd; id++) {\n" + decode +
+                 writeAccumulators(ss, isBatchReduction, "0u") + "}\n";
+        c += "}\n//SF_END_PARALLEL\n";
     }
     c += epilogues;
     return {name, c, std::move(e.env)};

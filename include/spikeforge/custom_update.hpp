@@ -55,6 +55,7 @@ struct VarRefDecl {
 struct CustomUpdateModel : SnippetBase {
     std::vector<CustomUpdateVarDecl> vars;
     std::vector<VarRefDecl> varRefs;
+    std::vector<EGPDecl> egpRefs; // arrays of other groups, read (and written) by name
     std::string updateCode;
 };
 
@@ -72,12 +73,20 @@ struct VarReference {
 };
 using VarReferenceMap = std::map<std::string, VarReference>;
 
+// A reference to extra global parameter `egp` of group `group`.
+struct EGPReference {
+    std::string group;
+    std::string egp;
+};
+using EGPReferenceMap = std::map<std::string, EGPReference>;
+
 class SynapseGroup;
 
 class CustomUpdate {
 public:
     CustomUpdate(std::string name, std::string updateGroup, CustomUpdateModel model,
-                 ParamValues params, VarInitMap varInits, VarReferenceMap varRefs, bool wuShaped);
+                 ParamValues params, VarInitMap varInits, VarReferenceMap varRefs,
+                 EGPReferenceMap egpRefs, bool wuShaped);
 
     const std::string& name() const { return m_name; }
     const std::string& updateGroup() const { return m_updateGroup; }
@@ -85,6 +94,7 @@ public:
     const ParamValues& params() const { return m_params; }
     const VarInitMap& varInits() const { return m_varInits; }
     const VarReferenceMap& varRefs() const { return m_varRefs; }
+    const EGPReferenceMap& egpRefs() const { return m_egpRefs; }
     bool isWUShaped() const { return m_wuShaped; }
     // Mark a parameter as dynamic (Simulation::setDynamicParam), e.g. Adam's learning rate.
     void setParamDynamic(const std::string& param, bool dynamic = true);
@@ -102,6 +112,7 @@ private:
     ParamValues m_params;
     VarInitMap m_varInits;
     VarReferenceMap m_varRefs;
+    EGPReferenceMap m_egpRefs;
     std::set<std::string> m_dynamicParams;
     bool m_wuShaped;
     size_t m_numElements = 0;

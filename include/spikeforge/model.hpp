@@ -162,10 +162,12 @@ public:
     // synapse-shaped variable of one synapse group.
     CustomUpdate& addCustomUpdate(const std::string& name, const std::string& updateGroup,
                                   const CustomUpdateModel& model, const ParamValues& params,
-                                  const VarInitMap& varInits, const VarReferenceMap& varRefs);
+                                  const VarInitMap& varInits, const VarReferenceMap& varRefs,
+                                  const EGPReferenceMap& egpRefs = {});
     CustomUpdate& addCustomUpdateWU(const std::string& name, const std::string& updateGroup,
                                     const CustomUpdateModel& model, const ParamValues& params,
-                                    const VarInitMap& varInits, const VarReferenceMap& varRefs);
+                                    const VarInitMap& varInits, const VarReferenceMap& varRefs,
+                                    const EGPReferenceMap& egpRefs = {});
     const std::vector<std::unique_ptr<CustomUpdate>>& customUpdates() const {
         return m_customUpdates;
     }

@@ -143,6 +143,7 @@ snippet::Context customUpdateContext(const Model& m, const CustomUpdate& cu) {
     };
     for (const auto& v : model.vars) c.names[v.name] = kind(v.access);
     for (const auto& r : model.varRefs) c.names[r.name] = kind(r.access);
+    for (const auto& e : model.egpRefs) c.names[e.name] = NameKind::ReadWrite;
     c.names["dt"] = NameKind::ReadOnly;
     c.names["batch"] = NameKind::ReadOnly;
     c.names["id"] = NameKind::ReadOnly;

@@ -30,10 +30,10 @@ const char* toString(CustomUpdateVarAccess a) {
 
 CustomUpdate::CustomUpdate(std::string name, std::string updateGroup, CustomUpdateModel model,
                            ParamValues params, VarInitMap varInits, VarReferenceMap varRefs,
-                           bool wuShaped)
+                           EGPReferenceMap egpRefs, bool wuShaped)
     : m_name(std::move(name)), m_updateGroup(std::move(updateGroup)), m_model(std::move(model)),
       m_params(std::move(params)), m_varInits(std::move(varInits)), m_varRefs(std::move(varRefs)),
-      m_wuShaped(wuShaped) {}
+      m_egpRefs(std::move(egpRefs)), m_wuShaped(wuShaped) {}
 
 void CustomUpdate::setParamDynamic(const std::string& param, bool dynamic) {
     if (dynamic)
@@ -128,11 +128,45 @@ Resolved resolve(const Model& m, const VarReference& ref, const std::string& own
                      "and custom updates added before this one)");
 }
 
+std::string resolveEGP(const Model& m, const CustomUpdate& cu, const EGPDecl& decl) {
+    const std::string where =
+        "custom update '" + cu.name() + "', EGP reference '" + decl.name + "': ";
+    auto it = cu.egpRefs().find(decl.name);
+    if (it == cu.egpRefs().end())
+        throw ModelError(where + "not bound to an extra global parameter");
+    const auto& [group, egp] = it->second;
+    auto check = [&](const SnippetBase& s) -> std::string {
+        for (const auto& e : s.egps)
+            if (e.name == egp) {
+                if (e.type != decl.type)
+                    throw ModelError(where + group + "." + egp + " has type '" + e.type +
+                                     "', the reference '" + decl.type + "'");
+                return group + "." + egp;
+            }
+        throw ModelError(where + "group '" + group + "' has no extra global parameter '" + egp +
+                         "'");
+    };
+    for (const auto& ng : m.neuronGroups())
+        if (ng->name() == group) return check(ng->model());
+    for (const auto& sg : m.synapseGroups())
+        if (sg->name() == group) {
+            for (const auto& e : sg->ps().model.egps)
+                if (e.name == egp) return check(sg->ps().model);
+            return check(sg->wu().model);
+        }
+    for (const auto& cs : m.currentSources())
+        if (cs->name() == group) return check(cs->bound().model);
+    for (const auto& other : m.customUpdates())
+        if (other->name() == group) return check(other->model());
+    throw ModelError(where + "no group '" + group + "'");
+}
+
 } // namespace refs
 
 CustomUpdate& Model::addCustomUpdate(const std::string& name, const std::string& updateGroup,
                                      const CustomUpdateModel& model, const ParamValues& params,
-                                     const VarInitMap& varInits, const VarReferenceMap& varRefs) {
+                                     const VarInitMap& varInits, const VarReferenceMap& varRefs,
+                                     const EGPReferenceMap& egpRefs) {
     checkNameFree(name, "custom update");
     const bool identifier =
         !updateGroup.empty() && !std::isdigit(static_cast<unsigned char>(updateGroup[0])) &&
@@ -142,15 +176,16 @@ CustomUpdate& Model::addCustomUpdate(const std::string& name, const std::string&
         throw ModelError("custom update '" + name + "': update group name '" + updateGroup +
                          "' must be an identifier (letters, digits, '_')");
     m_finalised = false;
-    m_customUpdates.push_back(
-        std::make_unique<CustomUpdate>(name, updateGroup, model, params, varInits, varRefs, false));
+    m_customUpdates.push_back(std::make_unique<CustomUpdate>(name, updateGroup, model, params,
+                                                             varInits, varRefs, egpRefs, false));
     return *m_customUpdates.back();
 }
 
 CustomUpdate& Model::addCustomUpdateWU(const std::string& name, const std::string& updateGroup,
                                        const CustomUpdateModel& model, const ParamValues& params,
-                                       const VarInitMap& varInits, const VarReferenceMap& varRefs) {
-    auto& cu = addCustomUpdate(name, updateGroup, model, params, varInits, varRefs);
+                                       const VarInitMap& varInits, const VarReferenceMap& varRefs,
+                                       const EGPReferenceMap& egpRefs) {
+    auto& cu = addCustomUpdate(name, updateGroup, model, params, varInits, varRefs, egpRefs);
     cu.m_wuShaped = true;
     return cu;
 }

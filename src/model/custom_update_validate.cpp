@@ -182,6 +182,13 @@ void Model::finaliseCustomUpdates() {
                                            [](const NamedRef& r) { return r.target.batchDim; });
         checkAccess(cu, refs);
         checkTransposes(*this, cu, refs);
+        for (const auto& e : model.egpRefs)
+            refs::resolveEGP(*this, cu, e);
+        for (const auto& [name, ref] : cu.egpRefs())
+            if (std::none_of(model.egpRefs.begin(), model.egpRefs.end(),
+                             [&](const EGPDecl& d) { return d.name == name; }))
+                throw ModelError(where(cu) + "model '" + model.name + "' has no EGP reference '" +
+                                 name + "'");
         checkDynamic(cu.name(), model, cu.params(), cu.dynamicParams(), m_dt);
     }
 }

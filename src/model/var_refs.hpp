@@ -17,6 +17,9 @@ struct Resolved {
 Resolved resolve(const Model& m, const VarReference& ref, const std::string& owner,
                  const std::string& refName);
 
+// Array name ("<group>.<egp>") of a custom update's extra-global-parameter reference.
+std::string resolveEGP(const Model& m, const CustomUpdate& cu, const EGPDecl& decl);
+
 // Dimensions of a custom update's own variable.
 Resolved ownVar(const CustomUpdate& cu, const CustomUpdateVarDecl& v, unsigned batchSize);
 

@@ -94,6 +94,16 @@ INSTANTIATE_TEST_SUITE_P(Backends, BatchReductionTest,
                                                                                  1000u))),
                          shapeName);
 
+template <typename F> void expectModelError(F&& f, std::initializer_list<std::string> parts) {
+    try {
+        f();
+        FAIL() << "no exception";
+    } catch (const ModelError& e) {
+        for (const auto& p : parts)
+            EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
+    }
+}
+
 class CustomUpdateTest : public sftest::BackendTest {};
 
 // Neuron reductions: one value per batch element, summed / maximised over the population.
@@ -140,63 +150,97 @@ WeightUpdateModel gradientHolder() {
     return w;
 }
 
-// WU-shaped: per-batch gradients summed into the shared weight-shaped variable, Dense and Sparse.
-TEST_P(CustomUpdateTest, WeightShapedBatchSumDenseAndSparse) {
-    for (MatrixType matrix : {MatrixType::Dense, MatrixType::Sparse}) {
-        constexpr unsigned kBatch = 5, kPre = 31, kPost = 33;
-        Model m("wu_reduce");
-        m.setBatchSize(kBatch);
-        const VarInitMap none = {{"x", 0.0}, {"shared", 0.0}, {"perBatch", 0.0}};
-        m.addNeuronGroup("Pre", kPre, holder(), {}, none);
-        m.addNeuronGroup("Post", kPost, holder(), {}, none);
-        std::optional<SparseConnectivityInit> conn;
-        if (matrix == MatrixType::Sparse) conn = init::FixedProbability(0.3);
-        m.addSynapseGroup("Syn", matrix, 0, "Pre", "Post",
-                          {gradientHolder(), {}, {{"g", 0.0}, {"grad", 0.0}}, {}, {}},
-                          {models::DeltaCurr(), {}, {}}, conn);
-        CustomUpdateModel red;
-        red.name = "ReduceAndZero";
-        red.varRefs = {{"grad", "scalar", A::ReadWrite}, {"g", "scalar", A::ReduceBatchSum}};
-        red.updateCode = "g = grad;\ngrad = 0.0;";
-        m.addCustomUpdateWU("Red", "Reduce", red, {}, {},
-                            {{"grad", {"Syn", "grad"}}, {"g", {"Syn", "g"}}});
-        Simulation sim(m, prefs());
-        unsigned stride = kPost;
-        std::vector<uint32_t> rowLength(kPre, kPost);
-        if (matrix == MatrixType::Sparse) {
-            sim.pullConnectivity("Syn");
-            rowLength = sim.rowLengths("Syn");
-            stride = sim.rowStride("Syn");
-        }
-        const size_t perBatch = size_t(kPre) * stride;
-        const auto values = randomValues(perBatch * kBatch, 99);
-        sim.pull("Syn", "grad");
-        std::copy(values.begin(), values.end(), sim.view<float>("Syn", "grad").begin());
-        sim.push("Syn", "grad");
-        sim.customUpdate("Reduce");
-        sim.pull("Syn", "g");
-        sim.pull("Syn", "grad");
-        const auto g = sim.view<float>("Syn", "g");
-        for (unsigned i = 0; i < kPre; i++)
-            for (unsigned k = 0; k < rowLength[i]; k++) {
-                double sum = 0.0;
-                for (unsigned b = 0; b < kBatch; b++)
-                    sum += values[b * perBatch + i * stride + k];
-                EXPECT_NEAR(g[i * stride + k], sum, 1e-5) << i << "," << k;
-                for (unsigned b = 0; b < kBatch; b++)
-                    ASSERT_EQ(sim.view<float>("Syn", "grad")[b * perBatch + i * stride + k], 0.0f);
+// WU-shaped: per-batch gradients summed and maximised over the batch into shared weight-shaped
+// variables, for Dense and Sparse weights, B in {1, 2, 5, 32} and 1, 31, 33 and 1000 synapses
+// (pre x post = 1x1, 1x31, 33x1, 40x25). The gradients are zeroed in the same update.
+TEST_P(CustomUpdateTest, WeightShapedBatchSumAndMax) {
+    const std::pair<unsigned, unsigned> shapes[] = {{1, 1}, {1, 31}, {33, 1}, {40, 25}};
+    for (MatrixType matrix : {MatrixType::Dense, MatrixType::Sparse})
+        for (unsigned batch : {1u, 2u, 5u, 32u})
+            for (const auto& [pre, post] : shapes) {
+                SCOPED_TRACE(std::string(matrix == MatrixType::Dense ? "Dense" : "Sparse") +
+                             " batch " + std::to_string(batch) + " " + std::to_string(pre) + "x" +
+                             std::to_string(post));
+                Model m("wu_reduce");
+                m.setBatchSize(batch);
+                const VarInitMap none = {{"x", 0.0}, {"shared", 0.0}, {"perBatch", 0.0}};
+                m.addNeuronGroup("Pre", pre, holder(), {}, none);
+                m.addNeuronGroup("Post", post, holder(), {}, none);
+                std::optional<SparseConnectivityInit> conn;
+                if (matrix == MatrixType::Sparse) conn = init::FixedProbability(0.5);
+                m.addSynapseGroup("Syn", matrix, 0, "Pre", "Post",
+                                  {gradientHolder(), {}, {{"g", 0.0}, {"grad", 0.0}}, {}, {}},
+                                  {models::DeltaCurr(), {}, {}}, conn);
+                CustomUpdateModel red;
+                red.name = "ReduceAndZero";
+                red.vars = {{"peak", "scalar", A::ReduceBatchMax}};
+                red.varRefs = {{"grad", "scalar", A::ReadWrite},
+                               {"g", "scalar", A::ReduceBatchSum}};
+                red.updateCode = "g = grad;\npeak = grad;\ngrad = 0.0;";
+                m.addCustomUpdateWU("Red", "Reduce", red, {}, {{"peak", 0.0}},
+                                    {{"grad", {"Syn", "grad"}}, {"g", {"Syn", "g"}}});
+                Simulation sim(m, prefs());
+                unsigned stride = post;
+                std::vector<uint32_t> rowLength(pre, post);
+                if (matrix == MatrixType::Sparse) {
+                    sim.pullConnectivity("Syn");
+                    rowLength = sim.rowLengths("Syn");
+                    stride = sim.rowStride("Syn");
+                }
+                const size_t perBatch = size_t(pre) * stride;
+                const auto values = randomValues(perBatch * batch, 99 + batch);
+                sim.pull("Syn", "grad");
+                std::copy(values.begin(), values.end(), sim.view<float>("Syn", "grad").begin());
+                sim.push("Syn", "grad");
+                sim.customUpdate("Reduce");
+                for (const char* v : {"g", "grad"})
+                    sim.pull("Syn", v);
+                sim.pull("Red", "peak");
+                const auto g = sim.view<float>("Syn", "g");
+                const auto peak = sim.view<float>("Red", "peak");
+                for (unsigned i = 0; i < pre; i++)
+                    for (unsigned k = 0; k < rowLength[i]; k++) {
+                        const size_t syn = size_t(i) * stride + k;
+                        double sum = 0.0;
+                        float mx = -INFINITY;
+                        for (unsigned b = 0; b < batch; b++) {
+                            sum += values[b * perBatch + syn];
+                            mx = std::max(mx, values[b * perBatch + syn]);
+                        }
+                        ASSERT_NEAR(g[syn], sum, 1e-5 * (1.0 + std::abs(sum))) << syn;
+                        ASSERT_EQ(peak[syn], mx) << syn;
+                        for (unsigned b = 0; b < batch; b++)
+                            ASSERT_EQ(sim.view<float>("Syn", "grad")[b * perBatch + syn], 0.0f);
+                    }
             }
-    }
 }
 
-template <typename F> void expectModelError(F&& f, std::initializer_list<std::string> parts) {
-    try {
-        f();
-        FAIL() << "no exception";
-    } catch (const ModelError& e) {
-        for (const auto& p : parts)
-            EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
-    }
+// Extra global parameter references: a custom update reads another group's array by name.
+TEST_P(CustomUpdateTest, ExtraGlobalParameterReference) {
+    NeuronModel withTable = holder();
+    withTable.egps = {{"table", "scalar"}};
+    Model m("egp_ref");
+    m.addNeuronGroup("Pop", 5, withTable, {}, {{"x", 0.0}, {"shared", 0.0}, {"perBatch", 0.0}});
+    CustomUpdateModel lookup;
+    lookup.name = "Lookup";
+    lookup.varRefs = {{"x", "scalar", A::ReadWrite}};
+    lookup.egpRefs = {{"values", "scalar"}};
+    lookup.updateCode = "x = values[4 - id];";
+    m.addCustomUpdate("L", "Lookup", lookup, {}, {}, {{"x", {"Pop", "x"}}},
+                      {{"values", {"Pop", "table"}}});
+    Simulation sim(m, prefs());
+    sim.setEGP("Pop", "table", std::vector<double>{1, 2, 3, 4, 5});
+    sim.customUpdate("Lookup");
+    sim.pull("Pop", "x");
+    for (unsigned i = 0; i < 5; i++)
+        EXPECT_EQ(sim.view<float>("Pop", "x")[i], float(5 - i));
+
+    Model bad("egp_ref_bad");
+    bad.addNeuronGroup("Pop", 5, withTable, {}, {{"x", 0.0}, {"shared", 0.0}, {"perBatch", 0.0}});
+    bad.addCustomUpdate("L", "Lookup", lookup, {}, {}, {{"x", {"Pop", "x"}}},
+                        {{"values", {"Pop", "tabel"}}});
+    expectModelError([&] { bad.finalise(); },
+                     {"'L'", "'values'", "no extra global parameter 'tabel'"});
 }
 
 TEST_P(CustomUpdateTest, ValidationErrors) {

@@ -158,6 +158,11 @@ Block emitBlock(Emitter& e, const CustomUpdate& cu, const std::string& prefix) {
     e.bindParams(scanned, cu.model(), contexts::evaluateParams(cu.model(), cu.params(), m.dt()),
                  cu.dynamicParams(), cu.name(), prefix + "p_");
     e.bindEGPs(scanned, cu.model(), cu.name(), prefix + "e_");
+    for (const auto& egp : cu.model().egpRefs)
+        if (scanned.referencedNames.count(egp.name))
+            e.subs[egp.name] = e.env.array(prefix + "er_" + egp.name,
+                                           codegen::resolveType(egp.type, m.precision()),
+                                           refs::resolveEGP(m, cu, egp));
     e.subs["dt"] = e.lit(m.dt());
     Block b;
     b.slots = slots(e, cu, prefix);

@@ -362,6 +362,45 @@ TEST_P(CustomUpdateTest, CompatibleUpdatesRunFused) {
     EXPECT_EQ(src.find("MergedCustomUpdateStep1"), std::string::npos);
 }
 
+// References reach postsynaptic-model and current-source variables too (neuron-shaped, sized by
+// the target group), and pre/post variables of weight update models.
+TEST_P(CustomUpdateTest, ReferencesToPostsynapticAndCurrentSourceVariables) {
+    PostsynapticModel psWithVar;
+    psWithVar.name = "PsWithVar";
+    psWithVar.vars = {{"trace"}};
+    psWithVar.simCode = "injectCurrent(inSyn); inSyn = 0.0;";
+    CurrentSourceModel csWithVar;
+    csWithVar.name = "CsWithVar";
+    csWithVar.vars = {{"level"}};
+    csWithVar.injectionCode = "injectCurrent(level);";
+    Model m("ref_kinds");
+    const VarInitMap none = {{"x", 0.0}, {"shared", 0.0}, {"perBatch", 0.0}};
+    m.addNeuronGroup("Pre", 4, holder(), {}, none);
+    m.addNeuronGroup("Post", 6, holder(), {}, none);
+    m.addSynapseGroup("Syn", MatrixType::Dense, 0, "Pre", "Post",
+                      {models::StaticPulse(), {}, {{"g", 1.0}}, {}, {}},
+                      {psWithVar, {}, {{"trace", init::Uniform(0.0, 1.0)}}});
+    m.addCurrentSource("Drive", csWithVar, "Post", {}, {{"level", init::Uniform(0.0, 1.0)}});
+    CustomUpdateModel add;
+    add.name = "Add";
+    add.varRefs = {{"trace", "scalar", A::ReadOnly}, {"level", "scalar", A::ReadWrite}};
+    add.updateCode = "level += trace;";
+    m.addCustomUpdate("Sum", "Sum", add, {}, {},
+                      {{"trace", {"Syn", "trace"}}, {"level", {"Drive", "level"}}});
+    Simulation sim(m, prefs());
+    sim.pull("Syn", "trace");
+    sim.pull("Drive", "level");
+    const std::vector<float> trace(sim.view<float>("Syn", "trace").begin(),
+                                   sim.view<float>("Syn", "trace").end());
+    const std::vector<float> level(sim.view<float>("Drive", "level").begin(),
+                                   sim.view<float>("Drive", "level").end());
+    ASSERT_EQ(trace.size(), 6u);
+    sim.customUpdate("Sum");
+    sim.pull("Drive", "level");
+    for (unsigned i = 0; i < 6; i++)
+        EXPECT_FLOAT_EQ(sim.view<float>("Drive", "level")[i], level[i] + trace[i]) << i;
+}
+
 SF_INSTANTIATE_BACKEND_TESTS(CustomUpdateTest);
 
 } // namespace

@@ -68,6 +68,27 @@ std::string queueSlot(Emitter& e, const std::string& prefix, const NeuronGroup& 
     return "(uint32_t)((a->step + " + D + " - (1u + " + d + ") % " + D + ") % " + D + ")";
 }
 
+// Opens the loops over the spikes that `ng` emitted 1 + delay steps ago: batch elements (in
+// parallel when worth it), then spikes, naming each spike's neuron `idName`. `perBatch` is code
+// run once per batch element before its spikes. The caller closes two braces and the parallel
+// region's marker.
+std::string openSpikeLoops(Emitter& e, const NeuronGroup& ng, const std::string& prefix,
+                           unsigned delay, const std::string& nExpr, const std::string& perBatch,
+                           const std::string& idName) {
+    const std::string D = e.env.number(prefix + "DelaySlots", "uint32_t", ng.numDelaySlots());
+    const std::string cnt = e.env.array(prefix + "SpkCnt", "uint32_t", ng.name() + ".spkCnt");
+    const std::string spk = e.env.array(prefix + "Spk", "uint32_t", ng.name() + ".spk");
+    return "const uint32_t sfSlot = " + queueSlot(e, prefix, ng, delay) + ";\n" +
+           "#pragma omp parallel for schedule(static) num_threads(a->threads) if (a->threads > 1u "
+           "&& SF_BATCH > 1u && SF_BATCH * sfNpost >= 16384u)\n"
+           "for (uint32_t batch = 0; batch < SF_BATCH; batch++) {\n"
+           "const uint32_t sfCnt = " +
+           cnt + "[(size_t)batch * " + D + " + sfSlot];\n" + "const uint32_t* sfSpk = " + spk +
+           " + ((size_t)batch * " + D + " + sfSlot) * " + nExpr + ";\n" + perBatch +
+           "for (uint32_t sfS = 0; sfS < sfCnt; sfS++) {\nconst uint32_t " + idName +
+           " = sfSpk[sfS];\n";
+}
+
 } // namespace
 
 codegen::EmittedGroup emitPresynapticUpdate(const Model& m, const SynapseGroup& sg) {
@@ -76,34 +97,22 @@ codegen::EmittedGroup emitPresynapticUpdate(const Model& m, const SynapseGroup& 
     const auto ctx = contexts::synapseContext(m, sg, "preSpikeSynCode");
     const auto scanned = snippet::scan(code, ctx);
     std::string c = sizesPreamble(e, sg);
-    const std::string D = e.env.number("srcDelaySlots", "uint32_t", sg.source().numDelaySlots());
-    c += "const uint32_t sfSlot = " + queueSlot(e, "src", sg.source(), sg.axonalDelaySteps()) +
-         ";\n";
     bindSynapseNames(e, sg, scanned);
-    const std::string cnt = e.env.array("srcSpkCnt", "uint32_t", sg.source().name() + ".spkCnt");
-    const std::string spk = e.env.array("srcSpk", "uint32_t", sg.source().name() + ".spk");
     const std::string inSyn = e.env.array("inSyn", e.scalar(), sg.name() + ".inSyn");
     e.subs["addToPost"] = "sfInSyn[id_post] += ";
     e.subs["addToPostDelay"] = "SF_ADD_TO_POST_DELAY";
     const std::string body = e.render(code, ctx);
-    c += "#pragma omp parallel for schedule(static) num_threads(a->threads) if (a->threads > 1u && "
-         "SF_BATCH > 1u && SF_BATCH * sfNpost >= 16384u)\n"
-         "for (uint32_t batch = 0; batch < SF_BATCH; batch++) {\n"
-         "const uint32_t sfCnt = " +
-         cnt + "[(size_t)batch * " + D +
-         " + sfSlot];\n"
-         "const uint32_t* sfSpk = " +
-         spk + " + ((size_t)batch * " + D + " + sfSlot) * sfNpre;\n" + e.scalar() +
-         "* sfInSyn = " + inSyn + " + (size_t)batch * sfNpost; (void)sfInSyn;\n";
+    std::string perBatch =
+        e.scalar() + "* sfInSyn = " + inSyn + " + (size_t)batch * sfNpost; (void)sfInSyn;\n";
     if (codegen::usesDendriticDelay(m, sg)) {
         const std::string dd = e.env.number("dd", "uint32_t", sg.maxDendriticDelaySteps());
-        c += "const uint32_t sfDd = " + dd + ";\nconst uint64_t sfStep = a->step;\n" + e.scalar() +
-             "* sfDen = " + e.env.array("denDelay", e.scalar(), sg.name() + ".denDelay") +
-             " + (size_t)batch * sfDd * sfNpost;\n"
-             "uint32_t* sfErr = " +
-             e.env.array("error", "uint32_t", sg.name() + ".error") + ";\n";
+        perBatch += "const uint32_t sfDd = " + dd + ";\nconst uint64_t sfStep = a->step;\n" +
+                    e.scalar() +
+                    "* sfDen = " + e.env.array("denDelay", e.scalar(), sg.name() + ".denDelay") +
+                    " + (size_t)batch * sfDd * sfNpost;\nuint32_t* sfErr = " +
+                    e.env.array("error", "uint32_t", sg.name() + ".error") + ";\n";
     }
-    c += "for (uint32_t sfS = 0; sfS < sfCnt; sfS++) {\nconst uint32_t id_pre = sfSpk[sfS];\n";
+    c += openSpikeLoops(e, sg.source(), "src", sg.axonalDelaySteps(), "sfNpre", perBatch, "id_pre");
     if (sg.matrixType() == MatrixType::Dense) {
         c += "for (uint32_t id_post = 0; id_post < sfNpost; id_post++) {\n"
              "const size_t sfSyn = (size_t)id_pre * sfNpost + id_post;\n" +
@@ -133,22 +142,9 @@ codegen::EmittedGroup emitPostsynapticUpdate(const Model& m, const SynapseGroup&
     const auto ctx = contexts::synapseContext(m, sg, "postSpikeSynCode");
     const auto scanned = snippet::scan(code, ctx);
     std::string c = sizesPreamble(e, sg);
-    const std::string D = e.env.number("tgtDelaySlots", "uint32_t", sg.target().numDelaySlots());
-    c += "const uint32_t sfSlot = " + queueSlot(e, "tgt", sg.target(), 0) + ";\n";
     bindSynapseNames(e, sg, scanned);
-    const std::string cnt = e.env.array("tgtSpkCnt", "uint32_t", sg.target().name() + ".spkCnt");
-    const std::string spk = e.env.array("tgtSpk", "uint32_t", sg.target().name() + ".spk");
     const std::string body = e.render(code, ctx);
-    c += "#pragma omp parallel for schedule(static) num_threads(a->threads) if (a->threads > 1u && "
-         "SF_BATCH > 1u && SF_BATCH * sfNpost >= 16384u)\n"
-         "for (uint32_t batch = 0; batch < SF_BATCH; batch++) {\n"
-         "const uint32_t sfCnt = " +
-         cnt + "[(size_t)batch * " + D +
-         " + sfSlot];\n"
-         "const uint32_t* sfSpk = " +
-         spk + " + ((size_t)batch * " + D +
-         " + sfSlot) * sfNpost;\n"
-         "for (uint32_t sfS = 0; sfS < sfCnt; sfS++) {\nconst uint32_t id_post = sfSpk[sfS];\n";
+    c += openSpikeLoops(e, sg.target(), "tgt", 0, "sfNpost", "", "id_post");
     if (sg.matrixType() == MatrixType::Dense) {
         c += "for (uint32_t id_pre = 0; id_pre < sfNpre; id_pre++) {\n"
              "const size_t sfSyn = (size_t)id_pre * sfNpost + id_post;\n" +

@@ -122,9 +122,13 @@ private:
             if (!isClosing(s)) continue;
             if (open.empty()) failAt(i, "unmatched '" + std::string(s) + "'");
             const std::size_t o = open.back();
-            if (text(o) != partnerOf(s))
-                failAt(i, "'" + std::string(s) + "' does not match '" + std::string(text(o)) +
-                              "' opened at " + position(tok(o)));
+            if (text(o) != partnerOf(s)) {
+                // Built by appending: `"'" + std::string(...)` trips a GCC 12 -Wrestrict false
+                // positive at -O3.
+                std::string what = "'";
+                what.append(s).append("' does not match '").append(text(o));
+                failAt(i, what + "' opened at " + position(tok(o)));
+            }
             m_match[o] = i;
             m_match[i] = o;
             open.pop_back();
@@ -152,7 +156,8 @@ private:
         bool hasType = false;
         for (; j < m_sig.size() && kTypeWords.contains(text(j)); ++j) {
             hasType = hasType || text(j) != "const";
-            type += (type.empty() ? "" : " ") + std::string(text(j));
+            if (!type.empty()) type += ' ';
+            type.append(text(j));
         }
         if (!hasType) failAt(i, "'const' must be followed by a type");
         if (text(j) == ")") return j;

@@ -80,7 +80,7 @@ TEST(SnippetFuzz, DamagedValidSnippets) {
                 code[pos] = static_cast<char>(rng() % 128);
                 break;
             }
-            if (code.empty()) code = "V";
+            if (code.empty()) code.assign(1, 'V');
         }
         scanMustNotMisbehave(code, ctx);
     }

@@ -203,9 +203,12 @@ codegen::EmittedGroup emitCustomUpdate(const Model& m,
     std::vector<Block> blocks;
     std::string name;
     for (size_t k = 0; k < cus.size(); k++) {
-        blocks.push_back(
-            emitBlock(e, *cus[k], cus.size() == 1 ? "" : "c" + std::to_string(k) + "_"));
-        name += (k ? "+" : "") + cus[k]->name();
+        // Appended, not `"c" + std::string`: that trips a GCC 12 -Wrestrict false positive.
+        std::string prefix;
+        if (cus.size() > 1) prefix.append("c").append(std::to_string(k)).append("_");
+        blocks.push_back(emitBlock(e, *cus[k], prefix));
+        if (k) name += '+';
+        name += cus[k]->name();
     }
     const std::string B = first.isBatched() ? "SF_BATCH" : "1u";
     std::string c = "const size_t sfN = " +

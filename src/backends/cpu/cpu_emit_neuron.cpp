@@ -27,18 +27,36 @@ VarBlock loadVars(Emitter& e, const std::vector<VarDecl>& vars, const std::strin
     return b;
 }
 
+// One snippet run per neuron in its own scope: its variables loaded into locals, its parameters
+// and EGPs bound under `fieldPrefix`, the code rendered (with `extra` substitutions), the
+// variables stored back. The emitter's substitutions are restored afterwards.
+struct SnippetBlock {
+    std::string loads, code, stores;
+};
+
+SnippetBlock snippetBlock(Emitter& e, const SnippetBase& model, const std::vector<VarDecl>& vars,
+                          const ParamValues& params, const std::set<std::string>& dynamic,
+                          const std::string& owner, const std::string& localPrefix,
+                          const std::string& fieldPrefix, const std::string& code,
+                          const snippet::Context& ctx, const Subs& extra = {}) {
+    const auto scanned = snippet::scan(code, ctx);
+    Subs saved = e.subs;
+    const auto v = loadVars(e, vars, owner, localPrefix + "v_", "l_" + localPrefix, "sfN", e.subs);
+    e.bindParams(scanned, model, contexts::evaluateParams(model, params, e.model.dt()), dynamic,
+                 owner, fieldPrefix + "p_");
+    e.bindEGPs(scanned, model, owner, fieldPrefix + "e_");
+    SnippetBlock b{v.loads, e.render(code, ctx, extra), v.stores};
+    e.subs = saved;
+    return b;
+}
+
 // Incoming synapse group k: accumulate its input (and dendritic delay ring) into Isyn.
 std::string postsynapticBlock(Emitter& e, const SynapseGroup& sg, size_t k) {
     const std::string p = "ps" + std::to_string(k) + "_";
-    const auto ctx = contexts::postsynapticContext(e.model, sg);
     const auto& ps = sg.ps();
-    const auto scanned = snippet::scan(ps.model.simCode, ctx);
-    Subs saved = e.subs;
-    const auto vars = loadVars(e, ps.model.vars, sg.name(), p + "v_", "l_" + p, "sfN", e.subs);
-    e.bindParams(scanned, ps.model, contexts::evaluateParams(ps.model, ps.params, e.model.dt()),
-                 ps.dynamicParams, sg.name(), p + "p_");
-    e.bindEGPs(scanned, ps.model, sg.name(), p + "e_");
-    e.subs["inSyn"] = "l_" + p + "inSyn";
+    const auto b = snippetBlock(e, ps.model, ps.model.vars, ps.params, ps.dynamicParams, sg.name(),
+                                p, p, ps.model.simCode, contexts::postsynapticContext(e.model, sg),
+                                {{"inSyn", "l_" + p + "inSyn"}});
     const std::string inSyn = e.env.array(p + "inSyn", e.scalar(), sg.name() + ".inSyn");
     std::string s = "{ // input from " + sg.name() + "\n";
     s += e.scalar() + " l_" + p + "inSyn = " + inSyn + "[(size_t)batch * sfN + id];\n";
@@ -46,31 +64,21 @@ std::string postsynapticBlock(Emitter& e, const SynapseGroup& sg, size_t k) {
         const std::string den = e.env.array(p + "denDelay", e.scalar(), sg.name() + ".denDelay");
         const std::string dd = e.env.number(p + "dd", "uint32_t", sg.maxDendriticDelaySteps());
         s += e.scalar() + "* sfDen = " + den + " + ((size_t)batch * " + dd +
-             " + (size_t)(a->step % " + dd +
-             ")) * sfN;\n"
-             "l_" +
-             p + "inSyn += sfDen[id]; sfDen[id] = 0;\n";
+             " + (size_t)(a->step % " + dd + ")) * sfN;\nl_" + p +
+             "inSyn += sfDen[id]; sfDen[id] = 0;\n";
     }
-    s += vars.loads + e.render(ps.model.simCode, ctx) + vars.stores;
+    s += b.loads + b.code + b.stores;
     s += inSyn + "[(size_t)batch * sfN + id] = l_" + p + "inSyn;\n}\n";
-    e.subs = saved;
     return s;
 }
 
 std::string currentSourceBlock(Emitter& e, const CurrentSource& cs, size_t k) {
     const std::string p = "cs" + std::to_string(k) + "_";
-    const auto ctx = contexts::currentSourceContext(e.model, cs);
-    const auto& b = cs.bound();
-    const auto scanned = snippet::scan(b.model.injectionCode, ctx);
-    Subs saved = e.subs;
-    const auto vars = loadVars(e, b.model.vars, cs.name(), p + "v_", "l_" + p, "sfN", e.subs);
-    e.bindParams(scanned, b.model, contexts::evaluateParams(b.model, b.params, e.model.dt()),
-                 b.dynamicParams, cs.name(), p + "p_");
-    e.bindEGPs(scanned, b.model, cs.name(), p + "e_");
-    std::string s = "{ // current source " + cs.name() + "\n" + vars.loads +
-                    e.render(b.model.injectionCode, ctx) + vars.stores + "}\n";
-    e.subs = saved;
-    return s;
+    const auto& bound = cs.bound();
+    const auto b =
+        snippetBlock(e, bound.model, bound.model.vars, bound.params, bound.dynamicParams, cs.name(),
+                     p, p, bound.model.injectionCode, contexts::currentSourceContext(e.model, cs));
+    return "{ // current source " + cs.name() + "\n" + b.loads + b.code + b.stores + "}\n";
 }
 
 // Weight-update pre (or post) variable code of synapse group k run by this neuron.
@@ -83,18 +91,10 @@ std::string wuNeuronBlock(Emitter& e, const SynapseGroup& sg, size_t k, bool pre
                                                            : wu.model.postDynamicsCode;
     if (code.empty()) return "";
     const std::string p = std::string(pre ? "wpre" : "wpost") + std::to_string(k) + "_";
-    const auto ctx = contexts::wuNeuronContext(e.model, sg, pre, field);
-    const auto scanned = snippet::scan(code, ctx);
-    Subs saved = e.subs;
-    const auto vars = loadVars(e, pre ? wu.model.preVars : wu.model.postVars, sg.name(), p + "v_",
-                               "l_" + p, "sfN", e.subs);
-    e.bindParams(scanned, wu.model, contexts::evaluateParams(wu.model, wu.params, e.model.dt()),
-                 wu.dynamicParams, sg.name(), "wu_" + p + "p_");
-    e.bindEGPs(scanned, wu.model, sg.name(), "wu_" + p + "e_");
-    std::string s = "{ // " + sg.name() + "." + field + "\n" + vars.loads + e.render(code, ctx) +
-                    vars.stores + "}\n";
-    e.subs = saved;
-    return s;
+    const auto b = snippetBlock(e, wu.model, pre ? wu.model.preVars : wu.model.postVars, wu.params,
+                                wu.dynamicParams, sg.name(), p, "wu_" + p, code,
+                                contexts::wuNeuronContext(e.model, sg, pre, field));
+    return "{ // " + sg.name() + "." + field + "\n" + b.loads + b.code + b.stores + "}\n";
 }
 
 } // namespace

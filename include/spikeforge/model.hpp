@@ -18,6 +18,12 @@ namespace spikeforge {
 
 enum class MatrixType { Dense, Sparse };
 
+// Why `name` cannot name a model, group, variable, parameter or reference, or "" when it can.
+// The rule (docs/names.md): an identifier [A-Za-z_][A-Za-z0-9_]* of at most 64 characters, not a
+// keyword of C, C++, OpenCL C or CUDA, not starting with '_', 'sf' or 'SF_', without '__', and
+// not a built-in name (t, dt, id, Isyn, …) or maths function of the snippet language.
+std::string identifierProblem(const std::string& name);
+
 class NeuronGroup;
 
 // Values bound to a snippet: parameters, variable initialisers and dynamic-parameter marks.
@@ -132,6 +138,7 @@ private:
 
 class Model {
 public:
+    // Throws ModelError when the name breaks the naming rule (identifierProblem).
     explicit Model(std::string name = "model");
     Model(const Model&) = delete;
     Model& operator=(const Model&) = delete;

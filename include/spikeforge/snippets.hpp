@@ -37,6 +37,12 @@ struct SnippetBase {
     std::vector<std::string> params; // constants (folded into code unless dynamic)
     std::vector<DerivedParamDecl> derivedParams;
     std::vector<EGPDecl> egps;
+    // Optional domain of the parameter values (the built-ins set it; user models may): returns ""
+    // when `values` are valid, otherwise what is wrong, naming the parameter ("sd must be >= 0,
+    // got -1"). Model::finalise calls it for every group and initialiser before any derived
+    // parameter or row length is computed from the values; a parameter without a value is
+    // reported before it is called.
+    std::function<std::string(const ParamValues& values, Precision precision)> paramDomain;
 };
 
 // Variable initialiser: `code` assigns `value` for one element. Built-ins: id (element index),

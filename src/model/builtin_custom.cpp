@@ -3,6 +3,8 @@
 #include "spikeforge/model.hpp"
 #include "spikeforge/models.hpp"
 
+#include "model/builtin_common.hpp"
+
 namespace spikeforge::models {
 
 namespace {
@@ -26,6 +28,16 @@ CustomUpdateModel makeAdam() {
     CustomUpdateModel m;
     m.name = "Adam";
     m.params = {"beta1", "beta2", "epsilon", "alpha"};
+    // beta = 1 would divide by zero in the bias correction; epsilon guards the division by v
+    m.paramDomain = [](const ParamValues& v, Precision) {
+        detail::Domain d(v);
+        for (const char* beta : {"beta1", "beta2"})
+            if (v.count(beta))
+                d.require(v.at(beta) >= 0.0 && v.at(beta) < 1.0,
+                          std::string("parameter '") + beta + "' must be in [0, 1) (got " +
+                              detail::Domain::format(v.at(beta)) + ")");
+        return d.positive("epsilon").problem();
+    };
     m.vars = {{"m", "scalar", A::ReadWrite}, {"v", "scalar", A::ReadWrite}};
     m.varRefs = {{"gradient", "scalar", A::ReadOnly}, {"variable", "scalar", A::ReadWrite}};
     m.updateCode = "const scalar step = (scalar)(updateCount + 1u);\n"

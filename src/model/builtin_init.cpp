@@ -4,6 +4,8 @@
 #include "spikeforge/errors.hpp"
 #include "spikeforge/models.hpp"
 
+#include "model/builtin_common.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -23,6 +25,21 @@ double param(const ParamValues& values, const char* name, const std::string& sni
 
 constexpr const char* kConstantCode = "value = constant;\n";
 
+using models::detail::Domain;
+
+// Integer-valued parameters are folded into code as `scalar` and converted with (unsigned int):
+// a count must fit and, in single precision, be exact as a float (4294967295 rounds to 2^32,
+// whose conversion is undefined).
+Domain& countParam(Domain& d, const ParamValues& values, const char* name, Precision precision) {
+    d.count(name, 4294967295.0);
+    const auto it = values.find(name);
+    if (precision == Precision::Float && it != values.end())
+        d.require(static_cast<double>(static_cast<float>(it->second)) == it->second,
+                  std::string("parameter '") + name + "' (" + Domain::format(it->second) +
+                      ") is not exactly representable in single precision");
+    return d;
+}
+
 // ---- variable initialisers ----
 
 InitSnippet makeInit(const char* name, std::vector<std::string> params, const char* code) {
@@ -40,45 +57,161 @@ const InitSnippet& constantSnippet() {
 }
 
 const InitSnippet& uniformSnippet() {
-    static const InitSnippet s =
-        makeInit("Uniform", {"min", "max"}, "value = min + (max - min) * rand_uniform();\n");
+    static const InitSnippet s = [] {
+        auto i =
+            makeInit("Uniform", {"min", "max"}, "value = min + (max - min) * rand_uniform();\n");
+        i.paramDomain = [](const ParamValues& v, Precision) {
+            return Domain(v).ordered("min", "max", false).problem();
+        };
+        return i;
+    }();
     return s;
 }
 
 const InitSnippet& normalSnippet() {
-    static const InitSnippet s =
-        makeInit("Normal", {"mean", "sd"}, "value = mean + sd * rand_normal();\n");
+    static const InitSnippet s = [] {
+        auto i = makeInit("Normal", {"mean", "sd"}, "value = mean + sd * rand_normal();\n");
+        i.paramDomain = [](const ParamValues& v, Precision) {
+            return Domain(v).nonNegative("sd").problem();
+        };
+        return i;
+    }();
     return s;
 }
 
+// NormalClipped: the normal N(mean, sd) truncated to [min, max] (resampled, never clamped), in
+// the standardised variable z = (x - mean) / sd on [lo, hi]. Rejection from the proposal that
+// suits the interval (Robert, "Simulation of truncated normal variables", Stat. Comput. 5,
+// 1995), chosen on the host so that every try is accepted with probability >= 0.37:
+//   0: lo < 0 < hi, hi - lo >= sqrt(2 pi): plain normal draws (acceptance >= 0.49);
+//   1: a narrow interval: z uniform on [lo, hi], accepted with exp((ref - z^2) / 2) where ref is
+//      the smallest z^2 on the interval (acceptance >= e^-1 by the choice below);
+//   2: a tail, 0 <= lo: z = lo + Exp(rate) with rate = (lo + sqrt(lo^2 + 4)) / 2, accepted with
+//      exp(-(z - rate)^2 / 2) and z <= hi (acceptance >= 0.76 (1 - e^-1)).
+// An interval entirely below the mean is mirrored (sign -1). Bounds beyond 20 sd are cut there
+// (the mass beyond is < 1e-88), and an interval lying entirely beyond them is refused. The loop
+// stops after 1000 tries (probability < 1e-200) and the result is clamped to [min, max], so the
+// sampler is bounded for every input it accepts.
+constexpr double kClipSd = 20.0;
+
+struct ClipPlan {
+    double lo = 0.0, hi = 0.0, sign = 1.0, method = 1.0, ref = 0.0, rate = 1.0;
+};
+
+ClipPlan clipPlan(const ParamValues& values) {
+    const double mean = param(values, "mean", "NormalClipped");
+    const double sd = param(values, "sd", "NormalClipped");
+    ClipPlan c;
+    if (!(sd > 0.0)) return c; // z = 0: the value is the mean
+    double a = std::max((param(values, "min", "NormalClipped") - mean) / sd, -kClipSd);
+    double b = std::min((param(values, "max", "NormalClipped") - mean) / sd, kClipSd);
+    if (!(a < b)) return c; // refused by the domain check
+    if (b <= 0.0) {
+        c.sign = -1.0;
+        std::swap(a, b);
+        a = -a;
+        b = -b;
+    }
+    c.lo = a;
+    c.hi = b;
+    if (a < 0.0) {
+        c.method = (b - a >= 2.5066282746310002) ? 0.0 : 1.0; // sqrt(2 pi)
+    } else if (b * b - a * a <= 2.0) {
+        c.ref = a * a;
+    } else {
+        c.method = 2.0;
+        c.rate = (a + std::sqrt(a * a + 4.0)) / 2.0;
+    }
+    return c;
+}
+
+std::string normalClippedDomain(const ParamValues& v, Precision) {
+    Domain d(v);
+    d.nonNegative("sd").ordered("min", "max", true);
+    if (!d.problem().empty() || !v.count("mean") || !v.count("sd") || !v.count("min") ||
+        !v.count("max"))
+        return d.problem();
+    const double mean = v.at("mean"), sd = v.at("sd"), lo = v.at("min"), hi = v.at("max");
+    if (sd == 0.0)
+        d.require(lo <= mean && mean <= hi,
+                  "with sd = 0 every value is the mean (" + Domain::format(mean) +
+                      "), which lies outside [min, max] = [" + Domain::format(lo) + ", " +
+                      Domain::format(hi) + "]");
+    else
+        d.require((hi - mean) / sd > -kClipSd && (lo - mean) / sd < kClipSd,
+                  "[min, max] = [" + Domain::format(lo) + ", " + Domain::format(hi) +
+                      "] lies more than 20 standard deviations from the mean (probability "
+                      "below 1e-88): it cannot be sampled");
+    return d.problem();
+}
+
 const InitSnippet& normalClippedSnippet() {
-    // Resampling, not clamping: the result is the normal truncated to [min, max]. Slow when
-    // [min, max] holds little of the mass.
-    static const InitSnippet s = makeInit("NormalClipped", {"mean", "sd", "min", "max"},
-                                          "scalar normal;\n"
-                                          "do {\n"
-                                          "    normal = mean + sd * rand_normal();\n"
-                                          "} while (normal > max || normal < min);\n"
-                                          "value = normal;\n");
+    static const InitSnippet s = [] {
+        auto i = makeInit(
+            "NormalClipped", {"mean", "sd", "min", "max"},
+            "scalar z = clipLo;\n"
+            "int accepted = 0;\n"
+            "for (int k = 0; k < 1000 && accepted == 0; k++) {\n"
+            "    if (clipMethod == 0.0) {\n"
+            "        z = rand_normal();\n"
+            "        accepted = z >= clipLo && z <= clipHi;\n"
+            "    } else if (clipMethod == 1.0) {\n"
+            "        z = clipLo + (clipHi - clipLo) * rand_uniform();\n"
+            "        accepted = rand_uniform() <= exp(0.5 * (clipRef - z * z));\n"
+            "    } else {\n"
+            "        z = clipLo + rand_exponential() / clipRate;\n"
+            "        accepted = z <= clipHi &&\n"
+            "                   rand_uniform() <= exp(-0.5 * (z - clipRate) * (z - clipRate));\n"
+            "    }\n"
+            "}\n"
+            "value = fmin(fmax(mean + sd * clipSign * z, min), max);\n");
+        auto derived = [](const char* name, double ClipPlan::*field) {
+            return DerivedParamDecl{
+                name, [field](const ParamValues& v, double) { return clipPlan(v).*field; }};
+        };
+        i.derivedParams = {
+            derived("clipLo", &ClipPlan::lo),     derived("clipHi", &ClipPlan::hi),
+            derived("clipSign", &ClipPlan::sign), derived("clipMethod", &ClipPlan::method),
+            derived("clipRef", &ClipPlan::ref),   derived("clipRate", &ClipPlan::rate)};
+        i.paramDomain = normalClippedDomain;
+        return i;
+    }();
     return s;
 }
 
 const InitSnippet& exponentialSnippet() {
     // lambda is the rate: mean 1 / lambda
-    static const InitSnippet s =
-        makeInit("Exponential", {"lambda"}, "value = rand_exponential() / lambda;\n");
+    static const InitSnippet s = [] {
+        auto i = makeInit("Exponential", {"lambda"}, "value = rand_exponential() / lambda;\n");
+        i.paramDomain = [](const ParamValues& v, Precision) {
+            return Domain(v).positive("lambda").problem();
+        };
+        return i;
+    }();
     return s;
 }
 
 const InitSnippet& gammaSnippet() {
     // shape a, scale b: mean a·b, variance a·b²
-    static const InitSnippet s = makeInit("Gamma", {"a", "b"}, "value = b * rand_gamma(a);\n");
+    static const InitSnippet s = [] {
+        auto i = makeInit("Gamma", {"a", "b"}, "value = b * rand_gamma(a);\n");
+        i.paramDomain = [](const ParamValues& v, Precision) {
+            return Domain(v).positive("a").positive("b").problem();
+        };
+        return i;
+    }();
     return s;
 }
 
 const InitSnippet& binomialSnippet() {
-    static const InitSnippet s =
-        makeInit("Binomial", {"n", "p"}, "value = rand_binomial((unsigned int)n, p);\n");
+    static const InitSnippet s = [] {
+        auto i = makeInit("Binomial", {"n", "p"}, "value = rand_binomial((unsigned int)n, p);\n");
+        i.paramDomain = [](const ParamValues& v, Precision precision) {
+            Domain d(v);
+            return countParam(d, v, "n", precision).probability("p").problem();
+        };
+        return i;
+    }();
     return s;
 }
 
@@ -158,6 +291,10 @@ std::string withReplacementRowCode(const std::string& count) {
            "}\n";
 }
 
+std::string probDomain(const ParamValues& v, Precision) {
+    return Domain(v).probability("prob").problem();
+}
+
 SparseInitSnippet makeOneToOne() {
     SparseInitSnippet s;
     s.name = "OneToOne";
@@ -174,6 +311,7 @@ SparseInitSnippet makeFixedProbability() {
     SparseInitSnippet s;
     s.name = "FixedProbability";
     s.params = {"prob"};
+    s.paramDomain = probDomain;
     s.derivedParams = {probLogRecip(s.name)};
     s.rowBuildCode = "if (prob > 0.0) {\n"
                      "    unsigned int j = 0;\n"
@@ -200,6 +338,7 @@ SparseInitSnippet makeFixedProbabilityNoAutapse() {
     SparseInitSnippet s;
     s.name = "FixedProbabilityNoAutapse";
     s.params = {"prob"};
+    s.paramDomain = probDomain;
     s.derivedParams = {probLogRecip(s.name)};
     s.rowBuildCode =
         "if (prob > 0.0) {\n"
@@ -227,6 +366,10 @@ SparseInitSnippet makeFixedNumberPostWithReplacement() {
     SparseInitSnippet s;
     s.name = "FixedNumberPostWithReplacement";
     s.params = {"rowLength"};
+    s.paramDomain = [](const ParamValues& v, Precision precision) {
+        Domain d(v);
+        return countParam(d, v, "rowLength", precision).problem();
+    };
     s.rowBuildCode = withReplacementRowCode("(unsigned int)rowLength");
     s.calcMaxRowLength = [](unsigned, unsigned, const ParamValues& values) {
         const double rowLength = param(values, "rowLength", "FixedNumberPostWithReplacement");
@@ -243,6 +386,10 @@ SparseInitSnippet makeFixedNumberTotalWithReplacement() {
     SparseInitSnippet s;
     s.name = "FixedNumberTotalWithReplacement";
     s.params = {"total"};
+    s.paramDomain = [](const ParamValues& v, Precision precision) {
+        Domain d(v);
+        return countParam(d, v, "total", precision).problem();
+    };
     s.preCalcRowLengthCode =
         "unsigned int remaining = (unsigned int)total;\n"
         "for (unsigned int i = 0; i < num_pre; i++) {\n"

@@ -13,6 +13,7 @@ namespace spikeforge::models {
 
 namespace {
 
+using detail::Domain;
 using detail::param;
 using detail::var;
 
@@ -32,6 +33,9 @@ NeuronModel makeLIF() {
     m.name = "LIF";
     m.params = {"C", "TauM", "Vrest", "Vreset", "Vthresh", "Ioffset", "TauRefrac"};
     m.derivedParams = membraneDerivedParams("LIF");
+    m.paramDomain = [](const ParamValues& v, Precision) {
+        return Domain(v).positive("C").positive("TauM").nonNegative("TauRefrac").problem();
+    };
     m.vars = {var("V"), var("RefracTime")};
     // Exact integration of C dV/dt = (Vrest - V) / R + I over one step with I held constant.
     m.simCode = "if (RefracTime <= 0.0) {\n"
@@ -69,6 +73,9 @@ NeuronModel makePoisson() {
     NeuronModel m;
     m.name = "Poisson";
     m.params = {"rate"};
+    m.paramDomain = [](const ParamValues& v, Precision) {
+        return Domain(v).nonNegative("rate").problem();
+    };
     // Mean inter-spike interval in time steps: 1000 / (rate [Hz] · dt [ms]). A rate <= 0 gives 0,
     // which the code reads as "never spike" (an infinite value could not be folded into code).
     m.derivedParams = {
@@ -110,6 +117,9 @@ NeuronModel makeLeakyIntegrate() {
     m.name = "LeakyIntegrate";
     m.params = {"C", "TauM", "Vrest"};
     m.derivedParams = membraneDerivedParams("LeakyIntegrate");
+    m.paramDomain = [](const ParamValues& v, Precision) {
+        return Domain(v).positive("C").positive("TauM").problem();
+    };
     m.vars = {var("V")};
     m.simCode = "const scalar alpha = Isyn * Rmembrane + Vrest;\n"
                 "V = alpha - ExpTC * (alpha - V);\n";

@@ -14,8 +14,21 @@ namespace spikeforge::models {
 
 namespace {
 
+using detail::Domain;
 using detail::param;
 using detail::var;
+
+std::string tauDomain(const ParamValues& v, Precision) {
+    return Domain(v).positive("tau").problem();
+}
+
+std::string stdpDomain(const ParamValues& v, Precision) {
+    return Domain(v)
+        .positive("tauPlus")
+        .positive("tauMinus")
+        .ordered("Wmin", "Wmax", false)
+        .problem();
+}
 
 DerivedParamDecl expDecay(const char* model) {
     return {"expDecay", [model](const ParamValues& p, double dt) {
@@ -29,6 +42,7 @@ PostsynapticModel makeExpCurr() {
     PostsynapticModel m;
     m.name = "ExpCurr";
     m.params = {"tau"};
+    m.paramDomain = tauDomain;
     // init scales the input so that a unit weight injects a total charge of tau·1 whatever dt
     // is: the mean of the decaying exponential over the first step (as GeNN).
     m.derivedParams = {
@@ -48,6 +62,7 @@ PostsynapticModel makeExpCond() {
     PostsynapticModel m;
     m.name = "ExpCond";
     m.params = {"tau", "E"};
+    m.paramDomain = tauDomain;
     m.derivedParams = {expDecay("ExpCond")};
     // conductance [uS] × driving force [mV] = current [nA]; the target neuron must have V
     m.simCode = "injectCurrent(inSyn * (E - V));\n"
@@ -114,6 +129,7 @@ WeightUpdateModel makeSTDPNearest() {
     WeightUpdateModel m;
     m.name = "STDPNearest";
     m.params = stdpParams();
+    m.paramDomain = stdpDomain;
     m.vars = {var("g")};
     m.preSpikeSynCode = "addToPost(g);\n"
                         "if (st_post > -1.0e29 && st_post <= st_pre) {\n"
@@ -145,6 +161,7 @@ WeightUpdateModel makeSTDPAllToAll() {
     WeightUpdateModel m;
     m.name = "STDPAllToAll";
     m.params = stdpParams();
+    m.paramDomain = stdpDomain;
     m.vars = {var("g")};
     m.preVars = {var("preTrace"), var("preTraceT")};
     m.postVars = {var("postTrace"), var("postTraceT")};
@@ -175,6 +192,9 @@ CurrentSourceModel makeGaussianNoise() {
     m.name = "GaussianNoise";
     // a fresh normal draw every step (white in discrete time; scale sd with dt yourself)
     m.params = {"mean", "sd"};
+    m.paramDomain = [](const ParamValues& v, Precision) {
+        return Domain(v).nonNegative("sd").problem();
+    };
     m.injectionCode = "injectCurrent(mean + sd * rand_normal());\n";
     return m;
 }

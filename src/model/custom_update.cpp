@@ -1,4 +1,5 @@
 // Custom updates: construction, reference resolution and validation.
+#include "model/names.hpp"
 #include "model/var_refs.hpp"
 #include "snippet/scanner.hpp"
 
@@ -168,13 +169,7 @@ CustomUpdate& Model::addCustomUpdate(const std::string& name, const std::string&
                                      const VarInitMap& varInits, const VarReferenceMap& varRefs,
                                      const EGPReferenceMap& egpRefs) {
     checkNameFree(name, "custom update");
-    const bool identifier =
-        !updateGroup.empty() && !std::isdigit(static_cast<unsigned char>(updateGroup[0])) &&
-        std::all_of(updateGroup.begin(), updateGroup.end(),
-                    [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-    if (!identifier)
-        throw ModelError("custom update '" + name + "': update group name '" + updateGroup +
-                         "' must be an identifier (letters, digits, '_')");
+    names::checkIdentifier(updateGroup, "custom update '" + name + "': update group name");
     m_finalised = false;
     m_customUpdates.push_back(std::make_unique<CustomUpdate>(name, updateGroup, model, params,
                                                              varInits, varRefs, egpRefs, false));

@@ -170,11 +170,12 @@ void Model::finaliseCustomUpdates() {
     for (auto& cuPtr : m_customUpdates) {
         CustomUpdate& cu = *cuPtr;
         const auto& model = cu.model();
-        checkParams(cu.name(), "params", model, cu.params());
+        const Numerics num{m_dt, m_precision};
+        checkParams(cu.name(), "params", model, cu.params(), num);
         std::vector<VarDecl> vars;
         for (const auto& v : model.vars)
             vars.push_back({v.name, v.type, VarAccess::ReadWrite});
-        checkVars(cu.name(), "vars", vars, cu.varInits(), model.name, false);
+        checkVars(cu.name(), "vars", vars, cu.varInits(), model.name, false, num);
         const auto refs = resolveAll(*this, cu);
         fixShape(cu, refs, cu.m_numElements, cu.m_synapseGroup);
         cu.m_batched =

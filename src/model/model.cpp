@@ -2,6 +2,7 @@
 #include "spikeforge/model.hpp"
 
 #include "model/contexts.hpp"
+#include "model/names.hpp"
 #include "model/validate.hpp"
 #include "snippet/scanner.hpp"
 
@@ -33,7 +34,7 @@ std::string suggestion(const std::string& name, const std::vector<std::string>& 
 
 // Every declared parameter has a value and every value names a declared parameter.
 void checkParams(const std::string& group, const std::string& field, const SnippetBase& snippet,
-                 const ParamValues& values) {
+                 const ParamValues& values, const Numerics& num) {
     for (const auto& p : snippet.params)
         if (!values.count(p))
             throw ModelError(where(group, field) + "missing value for parameter '" + p +
@@ -51,6 +52,7 @@ void checkParams(const std::string& group, const std::string& field, const Snipp
         if (!seen.insert(p).second)
             throw ModelError(where(group, field) + "model '" + snippet.name +
                              "' declares parameter '" + p + "' twice");
+    checkValues(group, field, snippet, values, num);
 }
 
 const std::set<std::string>& allowedVarTypes() {
@@ -61,7 +63,8 @@ const std::set<std::string>& allowedVarTypes() {
 }
 
 void checkVars(const std::string& group, const std::string& field, const std::vector<VarDecl>& vars,
-               const VarInitMap& inits, const std::string& model, bool synaptic) {
+               const VarInitMap& inits, const std::string& model, bool synaptic,
+               const Numerics& num) {
     std::set<std::string> seen;
     for (const auto& v : vars) {
         if (!seen.insert(v.name).second)
@@ -83,7 +86,12 @@ void checkVars(const std::string& group, const std::string& field, const std::ve
             throw ModelError(where(group, field) + "model '" + model + "' has no variable '" +
                              name + "'" + suggestion(name, names));
         if (!init.isConstant())
-            checkParams(group, field + "." + name, init.snippet(), init.params());
+            checkParams(group, field + "." + name, init.snippet(), init.params(), num);
+        else
+            checkInitialValue(group, field + "." + name,
+                              *std::find_if(vars.begin(), vars.end(),
+                                            [&](const VarDecl& v) { return v.name == name; }),
+                              init.constant(), num.precision);
     }
 }
 
@@ -169,18 +177,12 @@ void CurrentSource::setParamDynamic(const std::string& param, bool dynamic) {
 
 // ---- model -------------------------------------------------------------------------------
 
-Model::Model(std::string name) : m_name(std::move(name)) {}
+Model::Model(std::string name) : m_name(std::move(name)) {
+    names::checkIdentifier(m_name, "model name");
+}
 
 void Model::checkNameFree(const std::string& name, const char* what) const {
-    if (name.empty()) throw ModelError(std::string(what) + " name must not be empty");
-    const bool valid =
-        std::all_of(
-            name.begin(), name.end(),
-            [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }) &&
-        !std::isdigit(static_cast<unsigned char>(name[0]));
-    if (!valid)
-        throw ModelError(std::string(what) + " name '" + name +
-                         "' must be an identifier (letters, digits, '_')");
+    names::checkIdentifier(name, std::string(what) + " name");
     auto taken = [&](const auto& groups) {
         return std::any_of(groups.begin(), groups.end(),
                            [&](const auto& g) { return g->name() == name; });
@@ -268,27 +270,30 @@ void Model::finalise() {
     if (!(m_dt > 0.0) || !std::isfinite(m_dt))
         throw ModelError("model '" + m_name + "': dt must be a positive number of ms");
     if (m_batchSize == 0) throw ModelError("model '" + m_name + "': batch size must be at least 1");
+    names::checkModelNames(*this);
+    const Numerics num{m_dt, m_precision};
     for (auto& ng : m_neuronGroups) {
         const auto& b = ng->bound();
-        checkParams(ng->name(), "params", b.model, b.params);
-        checkVars(ng->name(), "vars", b.model.vars, b.varInits, b.model.name, false);
+        checkParams(ng->name(), "params", b.model, b.params, num);
+        checkVars(ng->name(), "vars", b.model.vars, b.varInits, b.model.name, false, num);
+        checkNeuronSizes(*ng, m_batchSize);
         checkDynamic(ng->name(), b.model, b.params, b.dynamicParams, m_dt);
         ng->m_numDelaySlots = 1;
     }
     for (auto& sg : m_synapseGroups) {
         const auto& wu = sg->wu();
-        checkParams(sg->name(), "weight update params", wu.model, wu.params);
-        checkVars(sg->name(), "weight update vars", wu.model.vars, wu.varInits, wu.model.name,
-                  true);
+        checkParams(sg->name(), "weight update params", wu.model, wu.params, num);
+        checkVars(sg->name(), "weight update vars", wu.model.vars, wu.varInits, wu.model.name, true,
+                  num);
         checkVars(sg->name(), "weight update pre vars", wu.model.preVars, sg->wuPreVarInits(),
-                  wu.model.name, false);
+                  wu.model.name, false, num);
         checkVars(sg->name(), "weight update post vars", wu.model.postVars, sg->wuPostVarInits(),
-                  wu.model.name, false);
+                  wu.model.name, false, num);
         checkDynamic(sg->name(), wu.model, wu.params, wu.dynamicParams, m_dt);
         const auto& ps = sg->ps();
-        checkParams(sg->name(), "postsynaptic params", ps.model, ps.params);
-        checkVars(sg->name(), "postsynaptic vars", ps.model.vars, ps.varInits, ps.model.name,
-                  false);
+        checkParams(sg->name(), "postsynaptic params", ps.model, ps.params, num);
+        checkVars(sg->name(), "postsynaptic vars", ps.model.vars, ps.varInits, ps.model.name, false,
+                  num);
         checkDynamic(sg->name(), ps.model, ps.params, ps.dynamicParams, m_dt);
         if (sg->maxDendriticDelaySteps() == 0)
             throw ModelError(where(sg->name(), "max dendritic delay") + "must be at least 1");
@@ -296,7 +301,7 @@ void Model::finalise() {
         src.m_numDelaySlots = std::max(src.m_numDelaySlots, sg->axonalDelaySteps() + 1);
         if (sg->connectivity()) {
             const auto& c = *sg->connectivity();
-            checkParams(sg->name(), "connectivity", c.snippet, c.params);
+            checkParams(sg->name(), "connectivity", c.snippet, c.params, num);
             if (!c.snippet.calcMaxRowLength)
                 throw ModelError(where(sg->name(), "connectivity") + "initialiser '" +
                                  c.snippet.name + "' has no calcMaxRowLength");
@@ -307,11 +312,12 @@ void Model::finalise() {
                 c.snippet.calcMaxRowLength(sg->source().size(), sg->target().size(),
                                            contexts::evaluateParams(c.snippet, c.params, m_dt)));
         }
+        checkSynapseSizes(*sg, m_batchSize);
     }
     for (auto& cs : m_currentSources) {
         const auto& b = cs->bound();
-        checkParams(cs->name(), "params", b.model, b.params);
-        checkVars(cs->name(), "vars", b.model.vars, b.varInits, b.model.name, false);
+        checkParams(cs->name(), "params", b.model, b.params, num);
+        checkVars(cs->name(), "vars", b.model.vars, b.varInits, b.model.name, false, num);
         checkDynamic(cs->name(), b.model, b.params, b.dynamicParams, m_dt);
     }
     finaliseCustomUpdates();

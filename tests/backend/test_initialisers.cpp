@@ -221,6 +221,30 @@ TEST_P(VarInitialiserTest, NormalClippedIsTruncatedNormal) {
     EXPECT_LT(std::count(x.begin(), x.end(), -1.0) + std::count(x.begin(), x.end(), 2.5), 3);
 }
 
+// Each proposal of the bounded NormalClipped sampler: a narrow window around the mean (uniform
+// proposal), narrow and wide windows in a far tail (uniform and exponential proposals), a tail
+// below the mean (mirrored), one bound at the mean, and one side unbounded in effect. A tail
+// window of [4, 6] sd holds 3e-5 of the mass: plain resampling would need ~30000 tries a value.
+TEST_P(VarInitialiserTest, NormalClippedEveryProposal) {
+    struct Case {
+        double mean, sd, lo, hi;
+    };
+    const Case cases[] = {{1.0, 2.0, 0.0, 3.0},   {0.0, 1.0, 3.0, 3.2},  {0.0, 1.0, 4.0, 6.0},
+                          {10.0, 0.5, 5.0, 8.0},  {0.0, 1.0, 0.0, 1e30}, {0.0, 1.0, -3.0, -2.9},
+                          {2.0, 1.0, -100.0, 2.1}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE(std::to_string(c.mean) + " " + std::to_string(c.sd) + " [" +
+                     std::to_string(c.lo) + ", " + std::to_string(c.hi) + "]");
+        const auto x = sample(init::NormalClipped(c.mean, c.sd, c.lo, c.hi), Precision::Double);
+        expectDistributed(x, normalClipped(c.mean, c.sd, c.lo, c.hi));
+    }
+}
+
+TEST_P(VarInitialiserTest, NormalClippedWithZeroSdIsTheMean) {
+    const auto x = sample(init::NormalClipped(0.25, 0.0, 0.0, 1.0));
+    EXPECT_EQ(std::count(x.begin(), x.end(), 0.25), std::ptrdiff_t(kSamples));
+}
+
 TEST_P(VarInitialiserTest, Exponential) {
     expectDistributed(sample(init::Exponential(2.5)), exponential(2.5));
 }
@@ -235,7 +259,7 @@ TEST_P(VarInitialiserTest, GammaShapeBelowOne) {
 }
 
 TEST_P(VarInitialiserTest, Binomial) {
-    // n p = 60 > 20: the generator splits the trials into chunks.
+    // n p = 60 >= 10: BTRS.
     expectDistributed(sample(init::Binomial(200, 0.3)), binomial(200, 0.3));
 }
 
@@ -245,9 +269,19 @@ TEST_P(VarInitialiserTest, BinomialAboveHalf) {
 }
 
 TEST_P(VarInitialiserTest, BinomialManyTrials) {
-    // n = 100000, p = 1/2000 (the row-length draw of FixedNumberTotalWithReplacement): chunks of
-    // 40000 trials, whose P(X = 0) = q^40000 needs q = 1 - p to many digits.
+    // n = 100000, p = 1/2000 (the row-length draw of FixedNumberTotalWithReplacement): BTRS with
+    // n p = 50.
     expectDistributed(sample(init::Binomial(100000, 1.0 / 2000)), binomial(100000, 1.0 / 2000));
+}
+
+TEST_P(VarInitialiserTest, BinomialHugeNIsFast) {
+    // n = 4e9: inversion took about a minute for these draws; BTRS takes ~2.3 uniforms each.
+    // Float holds 4e9 exactly; the double run checks the same in the other precision.
+    for (const Precision p : {Precision::Float, Precision::Double}) {
+        SCOPED_TRACE(toString(p));
+        expectDistributed(sample(init::Binomial(4e9, 0.5), p), binomial(4e9, 0.5));
+    }
+    expectDistributed(sample(init::Binomial(4e9, 1e-6), Precision::Double), binomial(4e9, 1e-6));
 }
 
 TEST_P(VarInitialiserTest, Constant) {

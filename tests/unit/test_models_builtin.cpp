@@ -2,11 +2,11 @@
 // maximum row lengths and VarInit. The code strings themselves are exercised through the code
 // generator by the backend tests.
 #include "spikeforge/errors.hpp"
+#include "spikeforge/model.hpp"
 #include "spikeforge/models.hpp"
 
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <cmath>
 #include <set>
 #include <string>
@@ -16,23 +16,13 @@ using namespace spikeforge;
 
 namespace {
 
-bool isIdentifier(const std::string& s) {
-    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) {
-        return false;
-    }
-    for (char c : s) {
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') {
-            return false;
-        }
-    }
-    return true;
-}
-
-// Every declared name is an identifier and no name is declared twice within one model.
+// Every declared name obeys the naming rule (docs/names.md; parameters may be called min and
+// max) and no name is declared twice within one model.
 void expectNamesUnique(const std::string& model, const std::vector<std::string>& names) {
     std::set<std::string> seen;
     for (const std::string& n : names) {
-        EXPECT_TRUE(isIdentifier(n)) << model << ": '" << n << "'";
+        EXPECT_TRUE(identifierProblem(n).empty() || n == "min" || n == "max")
+            << model << ": '" << n << "' " << identifierProblem(n);
         EXPECT_TRUE(seen.insert(n).second) << model << ": '" << n << "' declared twice";
     }
 }
@@ -149,7 +139,9 @@ TEST(BuiltinModels, InitSnippetDeclarations) {
         const InitSnippet* s = init::findVarInitSnippet(name);
         ASSERT_NE(s, nullptr) << name;
         EXPECT_EQ(s->name, name);
-        expectNamesUnique(name, baseNames(*s));
+        // Constant's parameter ("constant", an OpenCL keyword) never reaches generated code:
+        // VarInit turns the snippet into a plain number.
+        if (name != "Constant") expectNamesUnique(name, baseNames(*s));
         EXPECT_NE(s->code.find("value"), std::string::npos) << name;
     }
     for (const std::string& name : init::sparseInitSnippetNames()) {
@@ -164,6 +156,47 @@ TEST(BuiltinModels, InitSnippetDeclarations) {
     EXPECT_EQ(init::FixedProbability(0.1).snippet.params, std::vector<std::string>{"prob"});
     EXPECT_EQ(init::FixedNumberPostWithReplacement(3).params.at("rowLength"), 3.0);
     EXPECT_EQ(init::FixedNumberTotalWithReplacement(7).params.at("total"), 7.0);
+}
+
+// NormalClipped picks its proposal on the host (builtin_init.cpp): check the choice and the
+// standardised, mirrored window it folds into the code.
+TEST(BuiltinModels, NormalClippedProposalChoice) {
+    const InitSnippet& s = *init::findVarInitSnippet("NormalClipped");
+    auto plan = [&](double mean, double sd, double lo, double hi) {
+        const ParamValues p = {{"mean", mean}, {"sd", sd}, {"min", lo}, {"max", hi}};
+        return std::vector<double>{
+            derived(s, "clipMethod", p, 0.1), derived(s, "clipLo", p, 0.1),
+            derived(s, "clipHi", p, 0.1),     derived(s, "clipSign", p, 0.1),
+            derived(s, "clipRef", p, 0.1),    derived(s, "clipRate", p, 0.1)};
+    };
+    // wide window around the mean: plain normal draws
+    EXPECT_EQ(plan(0, 1, -5, 5), (std::vector<double>{0, -5, 5, 1, 0, 1}));
+    // narrow window around the mean: uniform proposal, reference 0
+    EXPECT_EQ(plan(1, 2, 0, 3), (std::vector<double>{1, -0.5, 1, 1, 0, 1}));
+    // narrow tail window: uniform proposal with reference lo^2
+    EXPECT_EQ(plan(0, 1, 3, 3.25), (std::vector<double>{1, 3, 3.25, 1, 9, 1}));
+    // wide tail window: exponential proposal with the optimal rate
+    EXPECT_EQ(plan(0, 1, 4, 6), (std::vector<double>{2, 4, 6, 1, 0, (4 + std::sqrt(20.0)) / 2}));
+    // below the mean: mirrored; bounds cut at 20 sd
+    EXPECT_EQ(plan(10, 0.5, -1e9, 8),
+              (std::vector<double>{2, 4, 20, -1, 0, (4 + std::sqrt(20.0)) / 2}));
+    // sd = 0: z = 0 with certainty (uniform proposal on [0, 0])
+    EXPECT_EQ(plan(0.5, 0, 0, 1), (std::vector<double>{1, 0, 0, 1, 0, 1}));
+}
+
+TEST(BuiltinModels, ParamDomainsAcceptDefaultsAndNameTheParameter) {
+    const NeuronModel& lif = models::LIF();
+    ASSERT_TRUE(static_cast<bool>(lif.paramDomain));
+    EXPECT_EQ(lif.paramDomain(kLifParams, Precision::Float), "");
+    ParamValues bad = kLifParams;
+    bad["TauM"] = -1.0;
+    EXPECT_EQ(lif.paramDomain(bad, Precision::Float), "parameter 'TauM' must be > 0 (got -1)");
+    bad.erase("TauM"); // a missing value is checkParams' to report, not the domain's
+    EXPECT_EQ(lif.paramDomain(bad, Precision::Float), "");
+    const InitSnippet& binomial = *init::findVarInitSnippet("Binomial");
+    const ParamValues big = {{"n", 4294967295.0}, {"p", 0.5}};
+    EXPECT_NE(binomial.paramDomain(big, Precision::Float), "");
+    EXPECT_EQ(binomial.paramDomain(big, Precision::Double), "");
 }
 
 // ---- lookups ----

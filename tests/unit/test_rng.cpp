@@ -13,6 +13,7 @@
 #include <functional>
 #include <math.h>
 #include <string>
+#include <utility>
 #include <vector>
 
 #define SF_FN static inline
@@ -252,11 +253,11 @@ TYPED_TEST(RngTest, BinomialMoments) {
         double p;
         int draws;
     };
-    // {5000, 0.4} has q^n ~ 1e-1109: it exercises the chunked inversion (q^n underflows even in
-    // double). {100000, 0.0005} has large chunks, where float rounding of pow(q, m) once let the
-    // walk overrun and return the chunk size.
-    const Case cases[] = {
-        {10, 0.3, kN}, {100, 0.9, kN}, {1000, 0.01, kN}, {5000, 0.4, 5000}, {100000, 0.0005, kN}};
+    // {10, 0.3} and {1000, 0.009} use inversion (n p < 10), the others BTRS; {5000, 0.4} has
+    // q^n ~ 1e-1109, which underflows even in double.
+    const Case cases[] = {{10, 0.3, kN},    {100, 0.9, kN},        {1000, 0.009, kN},
+                          {1000, 0.01, kN}, {5000, 0.4, 5000},     {100000, 0.0005, kN},
+                          {19, 0.55, kN},   {4000000000u, 0.5, kN}};
     std::uint32_t element = 0;
     for (const Case& c : cases) {
         auto r = TypeParam::make(kSeed, 5, element++, 0, 0);
@@ -275,6 +276,109 @@ TYPED_TEST(RngTest, BinomialEdgeCases) {
     // a huge n with a tiny p: one short walk, no overflow in the chunk size
     const std::uint32_t x = TypeParam::binomial(&r, 0xFFFFFFFFu, 1e-9);
     EXPECT_LT(x, 30u);
+    // the largest n with p just above 1/2: BTRS on the flipped p, result within n
+    for (int i = 0; i < 100; i++) {
+        const std::uint32_t y = TypeParam::binomial(&r, 0xFFFFFFFFu, 0.5000001);
+        EXPECT_GT(y, 2100000000u);
+        EXPECT_LT(y, 2200000000u);
+    }
+}
+
+// log P(X = k) for X ~ Binomial(n, p), in double (lgamma's absolute error ~1e-5 at n = 4e9).
+double logPmf(std::uint32_t n, double p, double k) {
+    return std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) +
+           k * std::log(p) + (n - k) * std::log1p(-p);
+}
+
+// Pearson's chi-square of `draws` against the exact pmf, over bins of width ~sd/4 spanning +-6
+// sd, plus the two tails. Returns {statistic, degrees of freedom}.
+std::pair<double, int> binomialChiSquare(const std::vector<std::uint32_t>& draws, std::uint32_t n,
+                                         double p) {
+    const double mean = n * p, sd = std::sqrt(n * p * (1.0 - p));
+    const double lo = std::max(0.0, std::floor(mean - 6.0 * sd));
+    const double hi = std::min(double(n), std::ceil(mean + 6.0 * sd));
+    const double width = std::max(1.0, std::floor(sd / 4.0));
+    const int bins = static_cast<int>((hi - lo) / width) + 1;
+    std::vector<double> expected(bins + 2, 0.0), observed(bins + 2, 0.0);
+    auto binOf = [&](double k) {
+        if (k < lo) return 0;
+        if (k > hi) return bins + 1;
+        return 1 + std::min(bins - 1, static_cast<int>((k - lo) / width));
+    };
+    double inside = 0.0;
+    for (double k = lo; k <= hi; k++) {
+        const double f = std::exp(logPmf(n, p, k));
+        expected[binOf(k)] += f;
+        inside += f;
+    }
+    // the tails beyond 6 sd hold < 1e-8: split what is left evenly
+    expected[0] += (1.0 - inside) / 2;
+    expected[bins + 1] += (1.0 - inside) / 2;
+    for (std::uint32_t x : draws)
+        observed[binOf(x)] += 1.0;
+    double chi2 = 0.0;
+    int df = -1;
+    double pooledE = 0.0, pooledO = 0.0; // merge bins until each expects >= 5 draws
+    for (int b = 0; b < bins + 2; b++) {
+        pooledE += expected[b] * draws.size();
+        pooledO += observed[b];
+        if (pooledE >= 5.0 || b == bins + 1) {
+            if (pooledE > 0.0) {
+                chi2 += (pooledO - pooledE) * (pooledO - pooledE) / pooledE;
+                df++;
+            }
+            pooledE = pooledO = 0.0;
+        }
+    }
+    return {chi2, df};
+}
+
+// Upper 1e-6 point of the chi-square distribution (Wilson-Hilferty), so a correct sampler fails
+// one case with probability ~1e-6.
+double chiSquareLimit(int df) {
+    const double z = 4.753, c = 2.0 / (9.0 * df);
+    return df * std::pow(1.0 - c + z * std::sqrt(c), 3.0);
+}
+
+TYPED_TEST(RngTest, BinomialChiSquare) {
+    struct Case {
+        std::uint32_t n;
+        double p;
+    };
+    // BTRS near its threshold, in the middle, with a small p and at the largest n; inversion just
+    // below the threshold.
+    const Case cases[] = {{100, 0.1},         {1000, 0.3},         {1000000, 0.25},
+                          {4000000000u, 0.5}, {4000000000u, 1e-6}, {4000000000u, 0.97},
+                          {99, 0.1}};
+    std::uint32_t element = 0;
+    for (const Case& c : cases) {
+        const double p = static_cast<typename TypeParam::Scalar>(c.p); // the value the code sees
+        auto r = TypeParam::make(kSeed, 7, element++, 0, 0);
+        std::vector<std::uint32_t> draws(50000);
+        for (auto& x : draws)
+            x = TypeParam::binomial(&r, c.n, p);
+        const auto [chi2, df] = binomialChiSquare(draws, c.n, p);
+        EXPECT_LT(chi2, chiSquareLimit(df)) << "n=" << c.n << " p=" << c.p << " df=" << df;
+        EXPECT_GT(df, 10) << "n=" << c.n << " p=" << c.p;
+    }
+}
+
+// The cost of BTRS does not grow with n: count the Philox words drawn (no wall time).
+TYPED_TEST(RngTest, BinomialUsesBoundedUniformsPerDraw) {
+    const std::uint32_t wordsPerUniform = sizeof(typename TypeParam::Scalar) == 4 ? 1 : 2;
+    for (std::uint32_t n : {20u, 1000u, 1000000u, 4000000000u}) {
+        for (double p : {0.5, 0.01}) {
+            if (n * p < 10.0) continue;
+            auto r = TypeParam::make(kSeed, 8, n % 1000, 0, 0);
+            const int draws = 20000;
+            for (int i = 0; i < draws; i++)
+                TypeParam::binomial(&r, n, p);
+            const double words = 4.0 * r.ctr[3] - (4.0 - r.used);
+            const double uniforms = words / wordsPerUniform / draws;
+            EXPECT_GE(uniforms, 2.0) << "n=" << n << " p=" << p;
+            EXPECT_LT(uniforms, 3.0) << "n=" << n << " p=" << p;
+        }
+    }
 }
 
 } // namespace

@@ -254,10 +254,10 @@ TYPED_TEST(RngTest, BinomialMoments) {
         int draws;
     };
     // {10, 0.3} and {1000, 0.009} use inversion (n p < 10), the others BTRS; {5000, 0.4} has
-    // q^n ~ 1e-1109, which underflows even in double.
-    const Case cases[] = {{10, 0.3, kN},    {100, 0.9, kN},        {1000, 0.009, kN},
-                          {1000, 0.01, kN}, {5000, 0.4, 5000},     {100000, 0.0005, kN},
-                          {19, 0.55, kN},   {4000000000u, 0.5, kN}};
+    // q^n ~ 1e-1109, which underflows even in double; in {4e9, 2e-9}, 1 - p rounds to 1 in float.
+    const Case cases[] = {{10, 0.3, kN},    {100, 0.9, kN},         {1000, 0.009, kN},
+                          {1000, 0.01, kN}, {5000, 0.4, 5000},      {100000, 0.0005, kN},
+                          {19, 0.55, kN},   {4000000000u, 0.5, kN}, {4000000000u, 2e-9, kN}};
     std::uint32_t element = 0;
     for (const Case& c : cases) {
         auto r = TypeParam::make(kSeed, 5, element++, 0, 0);

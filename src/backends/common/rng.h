@@ -169,7 +169,8 @@ SF_FN sf_u32 sf_binomial_inversion(sf_rng* r, sf_u32 m, scalar p) {
     const scalar q = (scalar)1 - p;
     const scalar s = p / q;
     const scalar a = ((scalar)m + (scalar)1) * s;
-    const scalar f0 = pow(q, (scalar)m); /* P(X = 0) */
+    /* P(X = 0) = q^m, through log1p: in float, 1 - p rounds to 1 for p < 3e-8 */
+    const scalar f0 = exp((scalar)m * log1p((scalar)0 - p));
     sf_u32 x = 0u;
     for (int tries = 0; tries < 64; tries++) {
         scalar f = f0;

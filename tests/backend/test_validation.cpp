@@ -163,9 +163,17 @@ TEST(Validation, SynapseVariableAccessMode) {
 
 TEST(Validation, ModelNameMustBeASafeIdentifier) {
     // A newline in the name once ended a comment of the generated code and injected the rest.
-    const std::vector<std::string> bad = {
-        "x\nstatic int i = system(\"touch pwned\");", "", "9lives", "int", "sfModel", "SF_X",
-        "_model", "my__model", "kernel", "threadIdx", std::string(65, 'a')};
+    const std::vector<std::string> bad = {"x\nstatic int i = system(\"touch pwned\");",
+                                          "",
+                                          "9lives",
+                                          "int",
+                                          "sfModel",
+                                          "SF_X",
+                                          "_model",
+                                          "my__model",
+                                          "kernel",
+                                          "threadIdx",
+                                          std::string(65, 'a')};
     for (const std::string& name : bad)
         expectError<ModelError>([&] { Model m(name); }, {"model name"});
     EXPECT_NO_THROW(Model m(std::string(64, 'a')));
@@ -460,11 +468,12 @@ TEST(Validation, BuiltinModelDomains) {
         m.addNeuronGroup("In", 10, models::Poisson(), {{"rate", -5.0}}, {{"timeStepToSpike", 0.0}});
         expectError<ModelError>([&] { m.finalise(); }, {"group 'In'", "'rate'", ">= 0"});
     }
-    {
+    for (const auto& [c, tauM, fragment] :
+         {std::tuple{1.0, 0.0, "'TauM'"}, std::tuple{-1.0, 10.0, "'C'"}}) {
         Model m;
         m.addNeuronGroup("Out", 10, models::LeakyIntegrate(),
-                         {{"C", 1.0}, {"TauM", 0.0}, {"Vrest", 0.0}}, {{"V", 0.0}});
-        expectError<ModelError>([&] { m.finalise(); }, {"group 'Out'", "'TauM'"});
+                         {{"C", c}, {"TauM", tauM}, {"Vrest", 0.0}}, {{"V", 0.0}});
+        expectError<ModelError>([&] { m.finalise(); }, {"group 'Out'", fragment});
     }
     const std::pair<PostsynapticInit, std::string> badPs[] = {
         {{models::ExpCurr(), {{"tau", 0.0}}, {}}, "'tau'"},
@@ -479,7 +488,8 @@ TEST(Validation, BuiltinModelDomains) {
     ParamValues stdp = {{"tauPlus", 20.0}, {"tauMinus", 20.0}, {"Aplus", 0.01},
                         {"Aminus", 0.01},  {"Wmin", 0.0},      {"Wmax", 1.0}};
     for (const auto& [name, value, fragment] :
-         {std::tuple{"tauPlus", 0.0, "'tauPlus'"}, std::tuple{"Wmin", 2.0, "'Wmin'"}}) {
+         {std::tuple{"tauPlus", 0.0, "'tauPlus'"}, std::tuple{"tauMinus", -1.0, "'tauMinus'"},
+          std::tuple{"Wmin", 2.0, "'Wmin'"}}) {
         auto p = stdp;
         p[name] = value;
         Model m;

@@ -4,6 +4,7 @@
 // (`sf…`, `SF_…`, `_…`, `__`), and that does not hide a built-in or another name of its scope.
 #include "model/names.hpp"
 
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -137,6 +138,22 @@ std::string problem(const std::string& name, bool parameter) {
     return "";
 }
 
+// A refused name as shown in a message: control and non-ASCII bytes escaped (a name may hold a
+// newline or a terminal escape), at most 80 characters.
+std::string shown(const std::string& name) {
+    std::string out;
+    for (unsigned char c : name.substr(0, 80)) {
+        if (c >= 0x20 && c < 0x7f && c != '\\') {
+            out += static_cast<char>(c);
+        } else {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", c);
+            out += buf;
+        }
+    }
+    return name.size() > 80 ? out + "..." : out;
+}
+
 } // namespace
 
 std::string identifierProblem(const std::string& name) {
@@ -147,7 +164,7 @@ namespace names {
 
 void checkIdentifier(const std::string& name, const std::string& what) {
     if (const auto p = problem(name, false); !p.empty())
-        throw ModelError(what + " '" + name + "' " + p);
+        throw ModelError(what + " '" + shown(name) + "' " + p);
 }
 
 namespace {
@@ -161,7 +178,7 @@ public:
     // A name this scope declares: it must obey the rule.
     void declare(const std::string& name, const std::string& kind, bool parameter = false) {
         if (const auto p = problem(name, parameter); !p.empty())
-            throw ModelError(m_prefix + kind + " '" + name + "' " + p);
+            throw ModelError(m_prefix + kind + " '" + shown(name) + "' " + p);
         add(name, kind + " '" + name + "'");
     }
 

@@ -176,6 +176,8 @@ TEST(Validation, ModelNameMustBeASafeIdentifier) {
                                           std::string(65, 'a')};
     for (const std::string& name : bad)
         expectError<ModelError>([&] { Model m(name); }, {"model name"});
+    // the refused name is shown escaped, so the message itself stays on one line
+    expectError<ModelError>([] { Model m("a\nb\x1b[2J"); }, {"'a\\x0ab\\x1b[2J'"});
     EXPECT_NO_THROW(Model m(std::string(64, 'a')));
     EXPECT_NO_THROW(Model m("sweep_2"));
     EXPECT_EQ(identifierProblem("model"), "");

@@ -41,10 +41,10 @@ using SpikeSink = std::function<void(const std::string& group, std::span<const S
 
 // Memory a simulation holds now (docs/memory.md explains each part).
 struct MemoryUsage {
-    size_t deviceBytes = 0;          // every device array, recording buffers included
-    size_t hostMirrorBytes = 0;      // host copies made by pull/push/view/setEGP
-    size_t recordingBufferBytes = 0; // device recording chunk buffers (part of deviceBytes)
-    size_t recordingHostBytes = 0;   // decoded spike events kept on the host + decode buffer
+    size_t deviceBytes = 0;           // every device array, recording buffers included
+    size_t hostMirrorBytes = 0;       // host copies made by pull/push/view/setEGP
+    size_t recordingBufferBytes = 0;  // device recording chunk buffers (part of deviceBytes)
+    size_t recordingHostBytes = 0;    // decoded spike events kept on the host + decode buffer
     uint64_t recordingChunkSteps = 0; // steps one recording chunk holds
 };
 

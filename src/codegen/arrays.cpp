@@ -56,10 +56,10 @@ struct ArrayList {
     std::vector<ArrayDecl> out;
     void add(const std::string& owner, const std::string& var, const std::string& ctype,
              std::initializer_list<size_t> dims) {
-        const std::string what = owner + "." + var;
-        const size_t count = checkedProduct(dims, what);
-        checkedMul(count, fieldSize(ctype), what + " (bytes)");
-        out.push_back({what, ctype, count});
+        const std::string name = owner + "." + var;
+        const size_t count = checkedProduct(dims, "array " + name);
+        checkedMul(count, fieldSize(ctype), "array " + name + " (bytes)");
+        out.push_back({name, ctype, count});
     }
     void addVars(const std::string& group, const std::vector<VarDecl>& vars, size_t elements,
                  unsigned batch, Precision p) {

@@ -26,7 +26,8 @@ size_t SpikeRecorder::bytesPerStep() const {
 
 uint64_t SpikeRecorder::chunkCapacity(uint64_t windowSteps) const {
     const size_t perStep = bytesPerStep();
-    uint64_t c = perStep == 0 ? windowSteps : std::max<uint64_t>(1, kRecordingBudgetBytes / perStep);
+    uint64_t c =
+        perStep == 0 ? windowSteps : std::max<uint64_t>(1, kRecordingBudgetBytes / perStep);
     if (m_chunkLimit > 0) c = std::min(c, m_chunkLimit);
     return std::min(c, windowSteps);
 }

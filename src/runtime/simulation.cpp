@@ -317,8 +317,8 @@ std::vector<uint32_t> Simulation::columnIndices(const std::string& sg) const {
     const unsigned char* host = m_impl->mirror(a);
     std::vector<uint32_t> out(a.decl.count);
     for (size_t i = 0; i < out.size(); i++)
-        out[i] = static_cast<uint32_t>(
-            runtime::loadNumber(host + i * a.elementSize(), a.decl.ctype));
+        out[i] =
+            static_cast<uint32_t>(runtime::loadNumber(host + i * a.elementSize(), a.decl.ctype));
     return out;
 }
 
@@ -372,8 +372,7 @@ std::vector<std::vector<uint32_t>> Simulation::currentSpikes(const std::string& 
 
 void Simulation::setRecordingWindow(uint64_t steps) {
     auto& s = *m_impl;
-    s.recorder->setWindow(s.step, steps,
-                          [&](HostArray& a, size_t count) { s.allocate(a, count); });
+    s.recorder->setWindow(s.step, steps, [&](HostArray& a, size_t count) { s.allocate(a, count); });
     s.refreshTables();
 }
 

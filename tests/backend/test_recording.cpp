@@ -15,7 +15,7 @@ using namespace spikeforge;
 
 namespace {
 
-constexpr double kDt = 1.0; // [ms] so that an event's time is its step
+constexpr double kDt = 1.0;       // [ms] so that an event's time is its step
 constexpr unsigned kNeurons = 70; // three 32-bit words, the last one partly used
 
 // Neuron i of batch element b fires at step n when this holds: a pattern that differs between
@@ -38,8 +38,7 @@ void buildModel(Model& m, unsigned batch, bool twoGroups = false) {
     m.setDT(kDt);
     m.setBatchSize(batch);
     m.addNeuronGroup("A", kNeurons, pattern(), {}, {{"k", 0.0}}).setSpikeRecording(true);
-    if (twoGroups)
-        m.addNeuronGroup("B", 33, pattern(), {}, {{"k", 0.0}}).setSpikeRecording(true);
+    if (twoGroups) m.addNeuronGroup("B", 33, pattern(), {}, {{"k", 0.0}}).setSpikeRecording(true);
 }
 
 // Expected events of steps [from, to), sorted by time, batch, neuron.
@@ -146,7 +145,8 @@ TEST_P(RecordingTest, RemovingTheSinkKeepsSpikesAgain) {
     buildModel(m, 1);
     Simulation sim(m, prefs(1));
     size_t streamed = 0;
-    sim.setSpikeSink([&](const std::string&, std::span<const SpikeEvent> e) { streamed += e.size(); });
+    sim.setSpikeSink(
+        [&](const std::string&, std::span<const SpikeEvent> e) { streamed += e.size(); });
     sim.setRecordingChunkSteps(5);
     sim.setRecordingWindow(30);
     sim.run(10);

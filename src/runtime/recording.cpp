@@ -72,11 +72,14 @@ void SpikeRecorder::afterRun(uint64_t step) {
     if (active() && step >= m_chunkStart + recordSteps()) flush(step);
 }
 
+// Group by group: copy the filled steps, clear them on the device, decode, then deliver (sink)
+// or keep. Host memory is one group's chunk at a time. A sink that throws loses that group's
+// chunk only: the groups before it were delivered and cleared, the ones after it stay on the
+// device for the next flush (the chunk does not advance), so nothing is delivered twice.
 void SpikeRecorder::flush(uint64_t step) {
     if (!active()) return;
     const uint64_t end = std::min(step, m_chunkStart + recordSteps());
     const uint64_t filled = end > m_chunkStart ? end - m_chunkStart : 0;
-    std::vector<std::vector<SpikeEvent>> decoded(m_groups.size());
     if (filled > 0) m_device.synchronise();
     try {
         for (size_t i = 0; i < m_groups.size() && filled > 0; i++) {
@@ -86,25 +89,24 @@ void SpikeRecorder::flush(uint64_t step) {
             m_scratch.resize(words);
             m_device.copyFromDevice(m_scratch.data(), g.buffer->device, words * sizeof(uint32_t));
             m_device.zero(g.buffer->device, words * sizeof(uint32_t));
-            decode(m_scratch, filled, g, decoded[i]);
+            if (!m_sink) {
+                decode(m_scratch, filled, g, m_events[i]);
+                continue;
+            }
+            m_decoded.clear();
+            decode(m_scratch, filled, g, m_decoded);
+            if (!m_decoded.empty()) m_sink(g.name, m_decoded);
+            if (m_decoded.capacity() > (size_t(1) << 20)) m_decoded = {}; // after a burst
         }
-        m_chunkStart = end;
-        if (m_sink) {
-            // Delivered last, so that a sink that throws leaves the recorder consistent.
-            for (size_t i = 0; i < m_groups.size(); i++)
-                if (!decoded[i].empty()) m_sink(m_groups[i].name, decoded[i]);
-            return;
-        }
-        for (size_t i = 0; i < m_groups.size(); i++)
-            m_events[i].insert(m_events[i].end(), decoded[i].begin(), decoded[i].end());
     } catch (const std::bad_alloc&) {
         size_t kept = 0;
         for (const auto& e : m_events)
             kept += e.size();
-        throw BackendError("out of host memory storing recorded spikes (" + std::to_string(kept) +
+        throw BackendError("out of host memory decoding recorded spikes (" + std::to_string(kept) +
                            " events kept); set a spike sink (Simulation::setSpikeSink) to stream "
                            "them, or record fewer groups or steps");
     }
+    m_chunkStart = end;
 }
 
 void SpikeRecorder::decode(const std::vector<uint32_t>& words, uint64_t steps, const Group& g,
@@ -136,7 +138,8 @@ const std::vector<SpikeEvent>& SpikeRecorder::events(const std::string& group) c
 }
 
 size_t SpikeRecorder::hostBytes() const {
-    size_t total = m_scratch.capacity() * sizeof(uint32_t);
+    size_t total =
+        m_scratch.capacity() * sizeof(uint32_t) + m_decoded.capacity() * sizeof(SpikeEvent);
     for (const auto& e : m_events)
         total += e.capacity() * sizeof(SpikeEvent);
     return total;

@@ -73,9 +73,10 @@ private:
     uint64_t m_chunkLimit = 0;
     uint64_t m_chunkCapacity = 0; // steps each chunk buffer holds
     uint64_t m_windowSteps = 0;
-    uint64_t m_windowEnd = 0;  // first step not recorded
-    uint64_t m_chunkStart = 0; // first step of the current chunk
-    std::vector<uint32_t> m_scratch;
+    uint64_t m_windowEnd = 0;          // first step not recorded
+    uint64_t m_chunkStart = 0;         // first step of the current chunk
+    std::vector<uint32_t> m_scratch;   // one group's filled chunk, copied from the device
+    std::vector<SpikeEvent> m_decoded; // one group's events of a chunk, for the sink
 };
 
 } // namespace spikeforge::runtime

@@ -103,6 +103,7 @@ struct Simulation::Impl {
     // Runs `n` steps, stopping at the end of each recording chunk so it can be streamed out.
     void advance(uint64_t n) {
         while (n > 0) {
+            recorder->afterRun(step); // a chunk left full (its sink threw) is flushed first
             const uint64_t piece = std::min(n, recorder->stepsUntilFlush(step));
             for (uint64_t i = 0; i < piece; i++) {
                 const auto a = args();

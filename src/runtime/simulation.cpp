@@ -56,11 +56,12 @@ struct Simulation::Impl {
 
     // (Re)allocates the device array; a host mirror is dropped and made again on demand.
     void allocate(HostArray& a, size_t count) {
+        // Checked first: an overflowing size leaves the array as it was.
+        const size_t bytes = HostArray{{a.decl.name, a.decl.ctype, count}, nullptr, {}}.bytes();
         if (a.device) device->release(a.device);
         a.device = nullptr;
         a.host = {};
         a.decl.count = 0;
-        const size_t bytes = HostArray{{a.decl.name, a.decl.ctype, count}, nullptr, {}}.bytes();
         std::string why;
         try {
             a.device = device->allocate(bytes);

@@ -19,7 +19,6 @@ struct HostArray {
     std::vector<unsigned char> host;
     size_t elementSize() const { return codegen::fieldSize(decl.ctype); }
     size_t bytes() const { return codegen::checkedMul(decl.count, elementSize(), decl.name); }
-    bool hasMirror() const { return !host.empty(); }
 };
 
 template <typename T> bool typeMatches(const std::string& ctype) {

@@ -393,7 +393,7 @@ void Simulation::pullRecording() {
 std::vector<SpikeEvent> Simulation::spikes(const std::string& group) const {
     auto& s = *m_impl;
     const auto& ng = s.model.neuronGroup(group);
-    if (!ng.spikeRecording())
+    if (!ng.spikeRecording() || !s.recorder->records(group))
         throw ModelError("neuron group '" + group +
                          "' does not record spikes "
                          "(NeuronGroup::setSpikeRecording(true) before building)");

@@ -173,10 +173,12 @@ struct Simulation::Impl {
         }
     }
 
-    void initialise() {
+    // Fresh arrays come zero-filled from Device::allocate; only a reset clears them again.
+    void initialise(bool clear) {
         const auto t0 = std::chrono::steady_clock::now();
-        for (auto& [name, a] : arrays)
-            device->zero(a.device, a.bytes());
+        if (clear)
+            for (auto& [name, a] : arrays)
+                device->zero(a.device, a.bytes());
         step = 0;
         refreshTables();
         device->launch("sf_initialize", args());
@@ -226,7 +228,7 @@ Simulation::Simulation(Model& model, const BackendPreferences& prefs)
     for (const auto& cu : model.customUpdates())
         for (const auto& p : cu->dynamicParams())
             s.dynamicValues[cu->name() + "/" + p] = cu->params().at(p);
-    s.initialise();
+    s.initialise(false);
     s.ready = true;
 }
 
@@ -269,7 +271,7 @@ uint64_t Simulation::timestep() const {
 
 void Simulation::reset() {
     m_impl->recorder->rewind();
-    m_impl->initialise();
+    m_impl->initialise(true);
 }
 
 void Simulation::pull(const std::string& group, const std::string& var) {

@@ -4,6 +4,7 @@
 #include "spikeforge/model.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -34,8 +35,23 @@ struct SpikeEvent {
     bool operator==(const SpikeEvent&) const = default;
 };
 
+// Receives the recorded spikes of one group as each recording chunk is decoded: in time, batch,
+// neuron order within the call, calls in time order (Simulation::setSpikeSink).
+using SpikeSink = std::function<void(const std::string& group, std::span<const SpikeEvent>)>;
+
+// Memory a simulation holds now (docs/memory.md explains each part).
+struct MemoryUsage {
+    size_t deviceBytes = 0;           // every device array, recording buffers included
+    size_t hostMirrorBytes = 0;       // host copies made by pull/push/view/setEGP
+    size_t recordingBufferBytes = 0;  // device recording chunk buffers (part of deviceBytes)
+    size_t recordingHostBytes = 0;    // decoded spike events kept on the host + decode buffer
+    uint64_t recordingChunkSteps = 0; // steps one recording chunk holds
+};
+
 class Simulation {
 public:
+    using SpikeSink = spikeforge::SpikeSink;
+
     // Finalises the model if needed, generates and compiles code, allocates and initialises.
     explicit Simulation(Model& model, const BackendPreferences& prefs = {});
     ~Simulation();
@@ -57,6 +73,8 @@ public:
     // Host views of a variable: group may name a neuron group, synapse group (weight-update
     // vars, pre/post vars, postsynaptic vars; also "inSyn") or current source. Layout is
     // [batch][element] for batched vars; sparse weights are [row * rowStride + k].
+    // Device memory is the only copy of the state: the host mirror behind view() is made on the
+    // first pull/push/view/setEGP of that array (zero-filled until pulled) and then kept.
     void pull(const std::string& group, const std::string& var);
     void push(const std::string& group, const std::string& var);
     template <typename T> std::span<T> view(const std::string& group, const std::string& var);
@@ -74,11 +92,24 @@ public:
     // ---- spikes ----
     // Spikes emitted in the last step by a neuron group, per batch element.
     std::vector<std::vector<uint32_t>> currentSpikes(const std::string& group);
-    // Record spikes of every group with spike recording on, for the next `steps` steps
-    // (allocates a bit-packed device buffer; recording stops when it is full).
+    // Record spikes of every group with spike recording on, for the next `steps` steps, then
+    // stop. Discards spikes kept from an earlier window. Recording is streamed: a bit-packed
+    // device buffer holds one chunk of steps (as many as fit in 64 MiB for all recorded groups,
+    // at least 1); each full chunk is decoded into events on the host, so memory grows with the
+    // number of spikes, not with the window. Throws ModelError if the window end overflows.
     void setRecordingWindow(uint64_t steps);
+    // Largest recording chunk in steps (0 = the 64 MiB budget decides); for tests and tuning.
+    // Takes effect at the next setRecordingWindow.
+    void setRecordingChunkSteps(uint64_t steps);
+    // Stream decoded spikes to `sink` instead of keeping them (an empty sink keeps them again).
+    // spikes() then returns only events decoded while no sink was set. The sink runs inside
+    // run()/step()/pullRecording(); an exception it throws propagates from there.
+    void setSpikeSink(SpikeSink sink);
+    // Decode the steps recorded so far in the current chunk (spikes() shows full chunks only).
     void pullRecording();
     std::vector<SpikeEvent> spikes(const std::string& group) const; // sorted by time, batch, neuron
+
+    MemoryUsage memoryUsage() const;
 
     const BuildInfo& buildInfo() const;
     const Model& model() const;

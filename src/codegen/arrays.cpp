@@ -1,5 +1,6 @@
 #include "codegen/arrays.hpp"
 
+#include "codegen/checked_size.hpp"
 #include "model/contexts.hpp"
 #include "model/var_refs.hpp"
 
@@ -13,8 +14,9 @@ std::string indexType(unsigned numPost) {
 
 size_t synapseCount(const SynapseGroup& sg) {
     const size_t pre = sg.source().size();
-    return sg.matrixType() == MatrixType::Dense ? pre * sg.target().size()
-                                                : pre * sg.maxRowLength();
+    const std::string what = "synapse group '" + sg.name() + "': synapses";
+    return sg.matrixType() == MatrixType::Dense ? checkedMul(pre, sg.target().size(), what)
+                                                : checkedMul(pre, sg.maxRowLength(), what);
 }
 
 unsigned bitWords(unsigned n) {
@@ -22,7 +24,8 @@ unsigned bitWords(unsigned n) {
 }
 
 size_t varCount(VarAccess access, size_t elements, unsigned batch) {
-    return (hasElementDim(access) ? elements : 1) * (hasBatchDim(access) ? batch : 1);
+    return checkedMul(hasElementDim(access) ? elements : 1, hasBatchDim(access) ? batch : 1,
+                      "variable elements x batch");
 }
 
 bool usesDendriticDelay(const Model& m, const SynapseGroup& sg) {
@@ -47,74 +50,92 @@ uint32_t streamId(const std::string& group, const std::string& purpose) {
 
 namespace {
 
-void addVars(std::vector<ArrayDecl>& out, const std::string& group,
-             const std::vector<VarDecl>& vars, size_t elements, unsigned batch, Precision p) {
-    for (const auto& v : vars)
-        out.push_back(
-            {group + "." + v.name, resolveType(v.type, p), varCount(v.access, elements, batch)});
+// Collects array declarations; every count is checked, and so is its byte count, so that no
+// later size computation (runtime, backends) can wrap.
+struct ArrayList {
+    std::vector<ArrayDecl> out;
+    void add(const std::string& owner, const std::string& var, const std::string& ctype,
+             std::initializer_list<size_t> dims) {
+        const std::string name = owner + "." + var;
+        const size_t count = checkedProduct(dims, "array " + name);
+        checkedMul(count, fieldSize(ctype), "array " + name + " (bytes)");
+        out.push_back({name, ctype, count});
+    }
+    void addVars(const std::string& group, const std::vector<VarDecl>& vars, size_t elements,
+                 unsigned batch, Precision p) {
+        for (const auto& v : vars)
+            add(group, v.name, resolveType(v.type, p),
+                {hasElementDim(v.access) ? elements : 1, hasBatchDim(v.access) ? batch : 1u});
+    }
+    void addEGPs(const std::string& group, const SnippetBase& s, Precision p) {
+        for (const auto& e : s.egps)
+            out.push_back({group + "." + e.name, resolveType(e.type, p), 0});
+    }
+};
+
+void addNeuronArrays(ArrayList& l, const NeuronGroup& ng, unsigned B, Precision p) {
+    const std::string& n = ng.name();
+    const std::string scalar = resolveType("scalar", p);
+    const size_t N = ng.size(), D = ng.numDelaySlots();
+    l.add(n, "spkCnt", "uint32_t", {B, D});
+    l.add(n, "spk", "uint32_t", {B, D, N});
+    l.add(n, "st", scalar, {B, N});
+    l.add(n, "spkBits", "uint32_t", {B, bitWords(ng.size())});
+    l.out.push_back({n + ".recordSpk", "uint32_t", 0}); // sized by the recording window
+    l.addVars(n, ng.model().vars, N, B, p);
+    l.addEGPs(n, ng.model(), p);
 }
 
-void addEGPs(std::vector<ArrayDecl>& out, const std::string& group, const SnippetBase& s,
-             Precision p) {
-    for (const auto& e : s.egps)
-        out.push_back({group + "." + e.name, resolveType(e.type, p), 0});
+void addSynapseArrays(ArrayList& l, const Model& m, const SynapseGroup& sg) {
+    const std::string& n = sg.name();
+    const Precision p = m.precision();
+    const unsigned B = m.batchSize();
+    const std::string scalar = resolveType("scalar", p);
+    const size_t pre = sg.source().size(), post = sg.target().size();
+    l.add(n, "inSyn", scalar, {B, post});
+    l.add(n, "error", "uint32_t", {1});
+    if (usesDendriticDelay(m, sg))
+        l.add(n, "denDelay", scalar, {B, sg.maxDendriticDelaySteps(), post});
+    const auto& wu = sg.wu().model;
+    l.addVars(n, wu.vars, synapseCount(sg), B, p);
+    l.addVars(n, wu.preVars, pre, B, p);
+    l.addVars(n, wu.postVars, post, B, p);
+    l.addVars(n, sg.ps().model.vars, post, B, p);
+    l.addEGPs(n, wu, p);
+    l.addEGPs(n, sg.ps().model, p);
+    if (sg.matrixType() != MatrixType::Sparse) return;
+    l.add(n, "rowLength", "uint32_t", {pre});
+    l.add(n, "ind", indexType(sg.target().size()), {pre, sg.maxRowLength()});
+    if (!sg.connectivity()->snippet.preCalcRowLengthCode.empty())
+        l.add(n, "preCalcRowLength", "uint32_t", {pre});
+    if (needsColumnIndex(sg)) {
+        l.add(n, "colStart", "uint32_t", {post + 1});
+        l.add(n, "colSyn", "uint32_t", {pre, sg.maxRowLength()});
+    }
 }
 
 } // namespace
 
 std::vector<ArrayDecl> planArrays(const Model& m) {
-    std::vector<ArrayDecl> out;
+    ArrayList l;
     const Precision p = m.precision();
-    const std::string scalar = resolveType("scalar", p);
     const unsigned B = m.batchSize();
-    for (const auto& ng : m.neuronGroups()) {
-        const std::string& n = ng->name();
-        const size_t N = ng->size(), D = ng->numDelaySlots();
-        out.push_back({n + ".spkCnt", "uint32_t", B * D});
-        out.push_back({n + ".spk", "uint32_t", B * D * N});
-        out.push_back({n + ".st", scalar, B * N});
-        out.push_back({n + ".spkBits", "uint32_t", B * size_t(bitWords(ng->size()))});
-        out.push_back({n + ".recordSpk", "uint32_t", 0});
-        addVars(out, n, ng->model().vars, N, B, p);
-        addEGPs(out, n, ng->model(), p);
-    }
-    for (const auto& sg : m.synapseGroups()) {
-        const std::string& n = sg->name();
-        const size_t pre = sg->source().size(), post = sg->target().size();
-        out.push_back({n + ".inSyn", scalar, B * post});
-        out.push_back({n + ".error", "uint32_t", 1});
-        if (usesDendriticDelay(m, *sg))
-            out.push_back({n + ".denDelay", scalar, B * sg->maxDendriticDelaySteps() * post});
-        const auto& wu = sg->wu().model;
-        addVars(out, n, wu.vars, synapseCount(*sg), B, p);
-        addVars(out, n, wu.preVars, pre, B, p);
-        addVars(out, n, wu.postVars, post, B, p);
-        addVars(out, n, sg->ps().model.vars, post, B, p);
-        addEGPs(out, n, wu, p);
-        addEGPs(out, n, sg->ps().model, p);
-        if (sg->matrixType() == MatrixType::Sparse) {
-            out.push_back({n + ".rowLength", "uint32_t", pre});
-            out.push_back({n + ".ind", indexType(sg->target().size()), pre * sg->maxRowLength()});
-            if (!sg->connectivity()->snippet.preCalcRowLengthCode.empty())
-                out.push_back({n + ".preCalcRowLength", "uint32_t", pre});
-            if (needsColumnIndex(*sg)) {
-                out.push_back({n + ".colStart", "uint32_t", post + 1});
-                out.push_back({n + ".colSyn", "uint32_t", pre * sg->maxRowLength()});
-            }
-        }
-    }
+    for (const auto& ng : m.neuronGroups())
+        addNeuronArrays(l, *ng, B, p);
+    for (const auto& sg : m.synapseGroups())
+        addSynapseArrays(l, m, *sg);
     for (const auto& cu : m.customUpdates()) {
-        out.push_back({cu->name() + ".updateCount", "uint32_t", 1});
+        l.add(cu->name(), "updateCount", "uint32_t", {1});
         for (const auto& v : cu->model().vars) {
             const auto r = refs::ownVar(*cu, v, B);
-            out.push_back({r.array, resolveType(v.type, p), r.elements * (r.batchDim ? B : 1)});
+            l.add(cu->name(), v.name, resolveType(v.type, p), {r.elements, r.batchDim ? B : 1u});
         }
     }
     for (const auto& cs : m.currentSources()) {
-        addVars(out, cs->name(), cs->bound().model.vars, cs->target().size(), B, p);
-        addEGPs(out, cs->name(), cs->bound().model, p);
+        l.addVars(cs->name(), cs->bound().model.vars, cs->target().size(), B, p);
+        l.addEGPs(cs->name(), cs->bound().model, p);
     }
-    return out;
+    return std::move(l.out);
 }
 
 } // namespace spikeforge::codegen

@@ -1,5 +1,6 @@
 #pragma once
 // A device array with its host mirror, and conversions between numbers and C element types.
+#include "codegen/checked_size.hpp"
 #include "codegen/plan.hpp"
 #include "spikeforge/errors.hpp"
 
@@ -10,12 +11,14 @@
 
 namespace spikeforge::runtime {
 
+// The device array is the only copy of the data; `host` (the mirror) stays empty until the
+// array is pulled, pushed, viewed or set from the host (docs/memory.md).
 struct HostArray {
     codegen::ArrayDecl decl;
     void* device = nullptr;
     std::vector<unsigned char> host;
     size_t elementSize() const { return codegen::fieldSize(decl.ctype); }
-    size_t bytes() const { return decl.count * elementSize(); }
+    size_t bytes() const { return codegen::checkedMul(decl.count, elementSize(), decl.name); }
 };
 
 template <typename T> bool typeMatches(const std::string& ctype) {

@@ -6,12 +6,14 @@
 #include "backends/backend.hpp"
 #include "codegen/arrays.hpp"
 #include "runtime/host_array.hpp"
+#include "runtime/recording.hpp"
 #include "snippet/scanner.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <new>
 #include <thread>
 
 namespace spikeforge {
@@ -27,9 +29,10 @@ struct Simulation::Impl {
     std::map<std::string, HostArray> arrays;
     std::map<std::string, double> dynamicValues; // "owner/param" → value
     BuildInfo info;
+    std::unique_ptr<runtime::SpikeRecorder> recorder;
     uint64_t step = 0;
-    uint64_t recordStart = 0, recordSteps = 0;
     uint32_t threads = 1;
+    bool ready = false; // constructed: every array is allocated and bound in the tables
 
     Impl(Model& m, const BackendPreferences& p) : model(m), prefs(p) {}
     ~Impl() {
@@ -51,11 +54,67 @@ struct Simulation::Impl {
         return it->second;
     }
 
+    // (Re)allocates the device array; a host mirror is dropped and made again on demand.
     void allocate(HostArray& a, size_t count) {
+        // Checked first: an overflowing size leaves the array as it was.
+        const size_t bytes = HostArray{{a.decl.name, a.decl.ctype, count}, nullptr, {}}.bytes();
         if (a.device) device->release(a.device);
+        a.device = nullptr;
+        a.host = {};
+        a.decl.count = 0;
+        std::string why;
+        try {
+            a.device = device->allocate(bytes);
+        } catch (const std::bad_alloc&) {
+            why = "out of memory";
+        } catch (const BackendError& e) {
+            why = e.what();
+        }
+        if (why.empty() && !a.device && bytes > 0) why = "out of memory";
+        if (!why.empty()) {
+            // Tables must not keep the released pointer; the array is now empty.
+            if (ready) refreshTables();
+            throw allocationError(a.decl.name, bytes, device->name() + " device", why);
+        }
         a.decl.count = count;
-        a.device = device->allocate(a.bytes());
-        a.host.assign(a.bytes(), 0);
+    }
+
+    // The host mirror of an array, made (zero-filled) on first use.
+    unsigned char* mirror(HostArray& a) {
+        const size_t bytes = a.bytes();
+        if (a.host.size() != bytes) {
+            try {
+                a.host.assign(bytes, 0);
+            } catch (const std::bad_alloc&) {
+                throw allocationError(a.decl.name, bytes, "host mirror", "out of memory");
+            } catch (const std::length_error&) {
+                throw allocationError(a.decl.name, bytes, "host mirror", "too large");
+            }
+        }
+        return a.host.data();
+    }
+
+    BackendError allocationError(const std::string& array, size_t bytes, const std::string& where,
+                                 const std::string& why) const {
+        return BackendError("cannot allocate " + array + " (" + codegen::humanBytes(bytes) +
+                            " of " + where + " memory): " + why +
+                            "; use a smaller model or batch size");
+    }
+
+    // Runs `n` steps, stopping at the end of each recording chunk so it can be streamed out.
+    void advance(uint64_t n) {
+        while (n > 0) {
+            recorder->afterRun(step); // a chunk left full (its sink threw) is flushed first
+            const uint64_t piece = std::min(n, recorder->stepsUntilFlush(step));
+            for (uint64_t i = 0; i < piece; i++) {
+                const auto a = args();
+                device->launch("sf_synapse_update", a);
+                device->launch("sf_neuron_update", a);
+                step++;
+            }
+            n -= piece;
+            recorder->afterRun(step);
+        }
     }
 
     void refreshTables() {
@@ -87,8 +146,8 @@ struct Simulation::Impl {
         runtime::StepArgs a;
         a.t = static_cast<double>(step) * model.dt();
         a.step = step;
-        a.recordStart = recordStart;
-        a.recordSteps = recordSteps;
+        a.recordStart = recorder->recordStart();
+        a.recordSteps = recorder->recordSteps();
         a.seed = model.seed();
         a.threads = threads;
         return a;
@@ -114,10 +173,12 @@ struct Simulation::Impl {
         }
     }
 
-    void initialise() {
+    // Fresh arrays come zero-filled from Device::allocate; only a reset clears them again.
+    void initialise(bool clear) {
         const auto t0 = std::chrono::steady_clock::now();
-        for (auto& [name, a] : arrays)
-            device->zero(a.device, a.bytes());
+        if (clear)
+            for (auto& [name, a] : arrays)
+                device->zero(a.device, a.bytes());
         step = 0;
         refreshTables();
         device->launch("sf_initialize", args());
@@ -146,6 +207,12 @@ Simulation::Simulation(Model& model, const BackendPreferences& prefs)
         s.arrays.emplace(d.name, std::move(a));
         s.allocate(s.arrays.at(d.name), d.count);
     }
+    std::vector<runtime::SpikeRecorder::Group> recorded;
+    for (const auto& ng : model.neuronGroups())
+        if (ng->spikeRecording())
+            recorded.push_back({ng->name(), ng->size(), &s.arrays.at(ng->name() + ".recordSpk")});
+    s.recorder = std::make_unique<runtime::SpikeRecorder>(*s.device, std::move(recorded),
+                                                          model.batchSize(), model.dt());
     auto addDynamic = [&](const std::string& owner, const auto& bound) {
         for (const auto& p : bound.dynamicParams)
             s.dynamicValues[owner + "/" + p] = bound.params.at(p);
@@ -161,28 +228,21 @@ Simulation::Simulation(Model& model, const BackendPreferences& prefs)
     for (const auto& cu : model.customUpdates())
         for (const auto& p : cu->dynamicParams())
             s.dynamicValues[cu->name() + "/" + p] = cu->params().at(p);
-    s.initialise();
+    s.initialise(false);
+    s.ready = true;
 }
 
 Simulation::~Simulation() = default;
 
 void Simulation::step() {
     auto& s = *m_impl;
-    const auto a = s.args();
-    s.device->launch("sf_synapse_update", a);
-    s.device->launch("sf_neuron_update", a);
-    s.step++;
+    s.advance(1);
     s.checkErrors();
 }
 
 void Simulation::run(uint64_t steps) {
     auto& s = *m_impl;
-    for (uint64_t i = 0; i < steps; i++) {
-        const auto a = s.args();
-        s.device->launch("sf_synapse_update", a);
-        s.device->launch("sf_neuron_update", a);
-        s.step++;
-    }
+    s.advance(steps);
     s.device->synchronise();
     s.checkErrors();
 }
@@ -210,18 +270,18 @@ uint64_t Simulation::timestep() const {
 }
 
 void Simulation::reset() {
-    m_impl->recordStart = 0;
-    m_impl->initialise();
+    m_impl->recorder->rewind();
+    m_impl->initialise(true);
 }
 
 void Simulation::pull(const std::string& group, const std::string& var) {
     auto& a = m_impl->array(group, var);
-    m_impl->device->copyFromDevice(a.host.data(), a.device, a.bytes());
+    m_impl->device->copyFromDevice(m_impl->mirror(a), a.device, a.bytes());
 }
 
 void Simulation::push(const std::string& group, const std::string& var) {
     auto& a = m_impl->array(group, var);
-    m_impl->device->copyToDevice(a.device, a.host.data(), a.bytes());
+    m_impl->device->copyToDevice(a.device, m_impl->mirror(a), a.bytes());
 }
 
 template <typename T>
@@ -230,7 +290,7 @@ std::span<T> Simulation::view(const std::string& group, const std::string& var) 
     if (!runtime::typeMatches<T>(a.decl.ctype))
         throw ModelError("variable '" + var + "' of group '" + group + "' has element type " +
                          a.decl.ctype + "; view<T> must use that type");
-    return {reinterpret_cast<T*>(a.host.data()), a.decl.count};
+    return {reinterpret_cast<T*>(m_impl->mirror(a)), a.decl.count};
 }
 
 template std::span<float> Simulation::view<float>(const std::string&, const std::string&);
@@ -252,16 +312,17 @@ void Simulation::pullConnectivity(const std::string& sg) {
 std::vector<uint32_t> Simulation::rowLengths(const std::string& sg) const {
     auto& a = m_impl->array(sg, "rowLength");
     std::vector<uint32_t> out(a.decl.count);
-    std::memcpy(out.data(), a.host.data(), a.bytes());
+    std::memcpy(out.data(), m_impl->mirror(a), a.bytes());
     return out;
 }
 
 std::vector<uint32_t> Simulation::columnIndices(const std::string& sg) const {
     auto& a = m_impl->array(sg, "ind");
+    const unsigned char* host = m_impl->mirror(a);
     std::vector<uint32_t> out(a.decl.count);
     for (size_t i = 0; i < out.size(); i++)
-        out[i] = static_cast<uint32_t>(
-            runtime::loadNumber(a.host.data() + i * a.elementSize(), a.decl.ctype));
+        out[i] =
+            static_cast<uint32_t>(runtime::loadNumber(host + i * a.elementSize(), a.decl.ctype));
     return out;
 }
 
@@ -284,19 +345,25 @@ void Simulation::setEGP(const std::string& group, const std::string& egp,
     auto& s = *m_impl;
     auto& a = s.array(group, egp);
     s.allocate(a, values.size());
+    unsigned char* host = s.mirror(a);
     for (size_t i = 0; i < values.size(); i++)
-        runtime::storeNumber(a.host.data() + i * a.elementSize(), a.decl.ctype, values[i]);
-    s.device->copyToDevice(a.device, a.host.data(), a.bytes());
+        runtime::storeNumber(host + i * a.elementSize(), a.decl.ctype, values[i]);
+    s.device->copyToDevice(a.device, host, a.bytes());
     s.refreshTables();
 }
 
 std::vector<std::vector<uint32_t>> Simulation::currentSpikes(const std::string& group) {
     auto& s = *m_impl;
     const auto& ng = s.model.neuronGroup(group);
-    pull(group, "spkCnt");
-    pull(group, "spk");
-    const auto cnt = view<uint32_t>(group, "spkCnt");
-    const auto spk = view<uint32_t>(group, "spk");
+    // Copied into temporaries: reading spikes does not keep host mirrors of the spike queue.
+    auto copy = [&](const std::string& var) {
+        const auto& a = s.array(group, var);
+        std::vector<uint32_t> out(a.decl.count);
+        s.device->copyFromDevice(out.data(), a.device, a.bytes());
+        return out;
+    };
+    const auto cnt = copy("spkCnt");
+    const auto spk = copy("spk");
     const unsigned D = ng.numDelaySlots();
     const size_t slot = s.step == 0 ? 0 : (s.step - 1) % D;
     std::vector<std::vector<uint32_t>> out(s.model.batchSize());
@@ -309,43 +376,43 @@ std::vector<std::vector<uint32_t>> Simulation::currentSpikes(const std::string& 
 
 void Simulation::setRecordingWindow(uint64_t steps) {
     auto& s = *m_impl;
-    for (const auto& ng : s.model.neuronGroups())
-        if (ng->spikeRecording())
-            s.allocate(s.array(ng->name(), "recordSpk"),
-                       steps * s.model.batchSize() * codegen::bitWords(ng->size()));
-    s.recordStart = s.step;
-    s.recordSteps = steps;
+    s.recorder->setWindow(s.step, steps, [&](HostArray& a, size_t count) { s.allocate(a, count); });
     s.refreshTables();
 }
 
+void Simulation::setRecordingChunkSteps(uint64_t steps) {
+    m_impl->recorder->setChunkLimit(steps);
+}
+
+void Simulation::setSpikeSink(SpikeSink sink) {
+    m_impl->recorder->setSink(std::move(sink));
+}
+
 void Simulation::pullRecording() {
-    for (const auto& ng : m_impl->model.neuronGroups())
-        if (ng->spikeRecording()) pull(ng->name(), "recordSpk");
+    m_impl->recorder->flush(m_impl->step);
 }
 
 std::vector<SpikeEvent> Simulation::spikes(const std::string& group) const {
     auto& s = *m_impl;
     const auto& ng = s.model.neuronGroup(group);
-    if (!ng.spikeRecording())
+    if (!ng.spikeRecording() || !s.recorder->records(group))
         throw ModelError("neuron group '" + group +
                          "' does not record spikes "
                          "(NeuronGroup::setSpikeRecording(true) before building)");
-    const auto& a = s.array(group, "recordSpk");
-    const auto* words = reinterpret_cast<const uint32_t*>(a.host.data());
-    const unsigned W = codegen::bitWords(ng.size()), B = s.model.batchSize();
-    const uint64_t steps = std::min<uint64_t>(s.recordSteps, s.step - s.recordStart);
-    std::vector<SpikeEvent> out;
-    for (uint64_t t = 0; t < steps && (t + 1) * B * W <= a.decl.count; t++)
-        for (unsigned b = 0; b < B; b++)
-            for (unsigned w = 0; w < W; w++) {
-                uint32_t x = words[(t * B + b) * W + w];
-                while (x) {
-                    const uint32_t n = w * 32 + static_cast<uint32_t>(__builtin_ctz(x));
-                    out.push_back({double(s.recordStart + t) * s.model.dt(), n, b});
-                    x &= x - 1;
-                }
-            }
-    return out;
+    return s.recorder->events(group);
+}
+
+MemoryUsage Simulation::memoryUsage() const {
+    const auto& s = *m_impl;
+    MemoryUsage u;
+    for (const auto& [name, a] : s.arrays) {
+        u.deviceBytes += a.bytes();
+        u.hostMirrorBytes += a.host.capacity();
+        if (name.size() > 10 && name.ends_with(".recordSpk")) u.recordingBufferBytes += a.bytes();
+    }
+    u.recordingHostBytes = s.recorder->hostBytes();
+    u.recordingChunkSteps = s.recorder->chunkSteps();
+    return u;
 }
 
 const BuildInfo& Simulation::buildInfo() const {

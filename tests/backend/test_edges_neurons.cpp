@@ -139,7 +139,7 @@ TEST_P(MergeEdgeTest, GroupsDifferingInOneValueMergeAndKeepTheirValues) {
     sim.run(kSteps);
     auto expected = [&](double ioffset, double v0) {
         const double vInf = kVrest + ioffset * kTauM / kC;
-        return vInf + (v0 - vInf) * std::exp(-kSteps * kDt / kTauM);
+        return vInf + (v0 - vInf) * std::exp(-(kSteps * kDt) / kTauM);
     };
     const std::pair<const char*, double> groups[] = {{"A", expected(kOffA, kV0C)},
                                                      {"B", expected(kOffB, kV0C)},

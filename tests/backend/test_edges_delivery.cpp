@@ -72,7 +72,7 @@ TEST_P(DendriticDelayEdgeTest, DelayEqualToMaximumIsAnError) {
             ASSERT_NO_THROW(sim.step()) << "max " << maxDelay << " step " << n;
         try {
             sim.step();
-            FAIL() << "a delay of " << maxDelay << " = the maximum was accepted";
+            ADD_FAILURE() << "a delay of " << maxDelay << " = the maximum was accepted";
         } catch (const ModelError& e) {
             const std::string what = e.what();
             EXPECT_NE(what.find("'Later'"), std::string::npos) << what;

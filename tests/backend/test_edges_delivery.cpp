@@ -5,8 +5,8 @@
 //  - recorded spikes at batch > 1 come back as exactly the (time, neuron, batch) triples emitted,
 //    with a different pattern per batch element and more than one 32-bit word per step.
 #include "backend_fixture.hpp"
-#include "test_edges_common.hpp"
 #include "spikeforge/models.hpp"
+#include "test_edges_common.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -44,10 +44,10 @@ protected:
         m.addSynapseGroup("Now", MatrixType::Dense, 0, "Src", "Direct",
                           {models::StaticPulse(), {}, {{"g", kWeight}}, {}, {}},
                           {models::DeltaCurr(), {}, {}});
-        m.addSynapseGroup("Later", MatrixType::Dense, 0, "Src", "Delayed",
-                          {models::StaticPulseDendriticDelay(), {}, {{"g", kWeight}, {"d", 0.0}},
-                           {}, {}},
-                          {models::DeltaCurr(), {}, {}})
+        m.addSynapseGroup(
+             "Later", MatrixType::Dense, 0, "Src", "Delayed",
+             {models::StaticPulseDendriticDelay(), {}, {{"g", kWeight}, {"d", 0.0}}, {}, {}},
+             {models::DeltaCurr(), {}, {}})
             .setMaxDendriticDelaySteps(maxDelay);
     }
 
@@ -169,8 +169,8 @@ TEST_P(BatchRecordingTest, RecordedTriplesMatchThePerBatchPattern) {
     for (size_t k = 0; k < got.size(); k++)
         ASSERT_EQ(got[k], expected[k])
             << "event " << k << ": got (" << got[k].time << ", " << got[k].neuron << ", "
-            << got[k].batch << "), expected (" << expected[k].time << ", "
-            << expected[k].neuron << ", " << expected[k].batch << ")";
+            << got[k].batch << "), expected (" << expected[k].time << ", " << expected[k].neuron
+            << ", " << expected[k].batch << ")";
 }
 
 SF_INSTANTIATE_BACKEND_TESTS(BatchRecordingTest);

@@ -18,8 +18,12 @@ namespace {
 constexpr double kTauM = 20.0, kC = 1.0, kVrest = -70.0, kVth = -50.0; // [ms] [nF] [mV] [mV]
 
 ParamValues lifParams(double ioffset, double vthresh, double tauRefrac) {
-    return {{"C", kC},           {"TauM", kTauM},         {"Vrest", kVrest},
-            {"Vreset", kVrest},  {"Vthresh", vthresh},    {"Ioffset", ioffset},
+    return {{"C", kC},
+            {"TauM", kTauM},
+            {"Vrest", kVrest},
+            {"Vreset", kVrest},
+            {"Vthresh", vthresh},
+            {"Ioffset", ioffset},
             {"TauRefrac", tauRefrac}};
 }
 
@@ -35,7 +39,7 @@ struct RefracCase {
 TEST_P(LIFRefractoryEdgeTest, InterspikeIntervalIsExactInSteps) {
     const RefracCase cases[] = {
         {1.0, 4.0, 5.0, Precision::Float},
-        {0.1, 5.0, 2.0, Precision::Float},  // Vogels-Abbott's TauRefrac at the usual dt
+        {0.1, 5.0, 2.0, Precision::Float}, // Vogels-Abbott's TauRefrac at the usual dt
         {0.1, 5.0, 2.0, Precision::Double},
         {0.1, 2.0, 1.5, Precision::Float},
         {0.01, 2.0, 4.0, Precision::Float},

@@ -23,10 +23,14 @@ NeuronModel holder() {
 // exp(−104) = 0), one row with a very wide spread, one with equal values.
 float input(unsigned b, unsigned i, unsigned n) {
     switch (b) {
-    case 0: return 1000.0f + static_cast<float>(i);            // {1000, 1001, 1002, …}
-    case 1: return -1000.0f - static_cast<float>(i);           // {−1000, −1001, …}
-    case 2: return i % 2 ? 1000.0f : -1000.0f + 0.5f * i;      // ±1000 mixed
-    default: return 88.0f + static_cast<float>(n % 7);          // all equal, near exp's limit
+    case 0:
+        return 1000.0f + static_cast<float>(i); // {1000, 1001, 1002, …}
+    case 1:
+        return -1000.0f - static_cast<float>(i); // {−1000, −1001, …}
+    case 2:
+        return i % 2 ? 1000.0f : -1000.0f + 0.5f * i; // ±1000 mixed
+    default:
+        return 88.0f + static_cast<float>(n % 7); // all equal, past exp's float limit (88.7)
     }
 }
 
@@ -57,7 +61,8 @@ TEST_P(SoftmaxEdgeTest, ExtremeInputsGiveTheStableReference) {
             for (unsigned i = 0; i < n; i++) {
                 const float y = out[b * n + i];
                 ASSERT_TRUE(std::isfinite(y)) << "n " << n << " batch " << b << " i " << i;
-                const long double ref = std::exp(static_cast<long double>(input(b, i, n)) - mx) / sum;
+                const long double ref =
+                    std::exp(static_cast<long double>(input(b, i, n)) - mx) / sum;
                 EXPECT_NEAR(y, static_cast<double>(ref), 1e-6)
                     << "n " << n << " batch " << b << " i " << i;
                 total += y;

@@ -29,9 +29,9 @@ const std::vector<unsigned> kPostTrains[kPost] = {{20}, {18, 25}, {22, 30, 41}};
 constexpr double kG0[kPre][kPost] = {{0.95, 0.5, 0.05}, {0.5, 0.02, 0.5}, {0.05, 0.5, 0.97}};
 
 struct Rule {
-    bool nearest;          // nearest-spike (else all-to-all) pairing
-    bool equalTimesPair;   // a partner at the same time counts
-    bool depressionFirst;  // at a shared step the presynaptic update runs first
+    bool nearest;         // nearest-spike (else all-to-all) pairing
+    bool equalTimesPair;  // a partner at the same time counts
+    bool depressionFirst; // at a shared step the presynaptic update runs first
 };
 
 // The documented rule, evaluated on spike times in the order the engine must apply it.
@@ -165,8 +165,8 @@ protected:
                 sensitiveToPairing +=
                     std::abs(referenceWeight(pre, post, kG0[i][j], strict) - expected) > 1e-6;
                 sensitiveToOrder +=
-                    std::abs(referenceWeight(pre, post, kG0[i][j], potentiationFirst) -
-                             expected) > 1e-6;
+                    std::abs(referenceWeight(pre, post, kG0[i][j], potentiationFirst) - expected) >
+                    1e-6;
             }
         EXPECT_GE(sensitiveToPairing, 3u);
         EXPECT_GE(sensitiveToOrder, 2u);

@@ -38,13 +38,17 @@ NeuronModel makeLIF() {
     };
     m.vars = {var("V"), var("RefracTime")};
     // Exact integration of C dV/dt = (Vrest - V) / R + I over one step with I held constant.
-    m.simCode = "if (RefracTime <= 0.0) {\n"
+    // RefracTime counts down by dt; the neuron leaves the refractory period once at most half a
+    // step remains, so TauRefrac is TauRefrac/dt steps exactly even though, e.g., 5 - 50 x 0.1
+    // is not 0 in binary (a `<= 0` test gave 51 steps there), and rounds to the nearest step
+    // otherwise.
+    m.simCode = "if (RefracTime <= 0.5 * dt) {\n"
                 "    const scalar alpha = (Isyn + Ioffset) * Rmembrane + Vrest;\n"
                 "    V = alpha - ExpTC * (alpha - V);\n"
                 "} else {\n"
                 "    RefracTime -= dt;\n"
                 "}\n";
-    m.thresholdConditionCode = "RefracTime <= 0.0 && V >= Vthresh";
+    m.thresholdConditionCode = "RefracTime <= 0.5 * dt && V >= Vthresh";
     m.resetCode = "V = Vreset;\n"
                   "RefracTime = TauRefrac;\n";
     return m;

@@ -78,9 +78,8 @@ fs::path prepare(const BackendPreferences& prefs) {
                            "real directory in SPIKEFORGE_CACHE");
     if (!S_ISDIR(st.st_mode)) throw BackendError("refusing the " + where + ": not a directory");
     if (st.st_uid != geteuid())
-        throw BackendError("refusing the " + where + ": owned by uid " +
-                           std::to_string(st.st_uid) + ", not by this user (uid " +
-                           std::to_string(geteuid()) + ")");
+        throw BackendError("refusing the " + where + ": owned by uid " + std::to_string(st.st_uid) +
+                           ", not by this user (uid " + std::to_string(geteuid()) + ")");
     if (st.st_mode & (S_IWGRP | S_IWOTH))
         throw BackendError("refusing the " + where + ": writable by group or others (mode " +
                            octal(st.st_mode) + "); run `chmod 700` on it");
@@ -100,7 +99,9 @@ std::string computeKey(const std::string& source, const CompilerIdentity& compil
     return h.hexDigest();
 }
 
-std::string keyMark(const std::string& key) { return "sf-cache-key:" + key; }
+std::string keyMark(const std::string& key) {
+    return "sf-cache-key:" + key;
+}
 
 std::string keySymbolSource(const std::string& key) {
     return "extern \"C\" __attribute__((visibility(\"default\"), used)) const char "
@@ -184,11 +185,11 @@ KeyLock::KeyLock(const fs::path& dir, const std::string& key, double timeout) {
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if ((err != EWOULDBLOCK && err != EINTR) || (limit > 0 && waited > limit)) {
             close(m_fd);
-            throw BackendError(
-                err == EWOULDBLOCK
-                    ? "waited " + std::to_string(static_cast<int>(waited)) + " s for " +
-                          path.string() + ", held by another build of the same model"
-                    : "cannot lock " + path.string() + ": " + std::strerror(err));
+            throw BackendError(err == EWOULDBLOCK
+                                   ? "waited " + std::to_string(static_cast<int>(waited)) +
+                                         " s for " + path.string() +
+                                         ", held by another build of the same model"
+                                   : "cannot lock " + path.string() + ": " + std::strerror(err));
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }

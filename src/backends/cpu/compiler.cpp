@@ -122,7 +122,8 @@ private:
     int m_fd = -1;
 };
 
-// ---- the two child processes ----------------------------------------------------------------------
+// ---- the two child processes
+// ----------------------------------------------------------------------
 
 void closeFrom(int first) {
 #ifdef SYS_close_range
@@ -280,10 +281,12 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOpti
         if (stop == Stop::Running) stop = awaitExit(pid, guard.fd(), options, t0);
     } catch (...) {
         kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
         waitpid(pid, nullptr, 0);
         throw;
     }
     kill(-pid, SIGKILL); // the stop, or stragglers of a finished compile
+    kill(pid, SIGKILL);  // the supervisor, should the group not exist (it always should)
     int status = 0;
     pid_t waited;
     do {

@@ -9,9 +9,9 @@
 namespace spikeforge::cpu {
 
 struct ProcessResult {
-    int exitCode = -1;     // exit status when the program exited, else -1
-    int signal = 0;        // the signal that ended it, else 0
-    bool timedOut = false; // stopped (with its whole process group) at the time limit
+    int exitCode = -1;        // exit status when the program exited, else -1
+    int signal = 0;           // the signal that ended it, else 0
+    bool timedOut = false;    // stopped (with its whole process group) at the time limit
     bool interrupted = false; // stopped because spikeforge got SIGINT/SIGTERM
     std::string output;       // stdout and stderr, interleaved, at most `maxOutput` bytes
     bool outputTruncated = false;
@@ -19,7 +19,7 @@ struct ProcessResult {
 };
 
 struct ProcessOptions {
-    double timeout = 0.0;           // [s] 0 = no limit
+    double timeout = 0.0;               // [s] 0 = no limit
     size_t maxOutput = size_t(1) << 20; // [bytes] the rest of the output is read and dropped
 };
 

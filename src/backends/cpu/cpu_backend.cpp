@@ -91,8 +91,7 @@ private:
     EntryFn customEntry(const std::string& e) {
         auto it = m_custom.find(e);
         if (it != m_custom.end()) return it->second;
-        if (e.rfind("sf_custom_update_", 0) != 0)
-            throw InternalError("unknown entry point " + e);
+        if (e.rfind("sf_custom_update_", 0) != 0) throw InternalError("unknown entry point " + e);
         return m_custom[e] = entry(e.c_str());
     }
     EntryFn entry(const char* n) {
@@ -119,7 +118,7 @@ std::vector<std::string> compileFlags(const BackendPreferences& prefs) {
     // No trapping maths and no errno: results are unchanged (spikeforge never enables FP
     // exceptions or reads errno) but conditional arithmetic in snippets can be if-converted and
     // vectorised.
-    return {"-std=c++17",       "-O3",      "-march=native", "-fno-trapping-math",
+    return {"-std=c++17",      "-O3",      "-march=native", "-fno-trapping-math",
             "-fno-math-errno", "-fopenmp", "-fPIC",         "-shared"};
 }
 
@@ -188,17 +187,18 @@ void compile(const std::string& compiler, const std::vector<std::string>& flags,
     if (ec) throw BackendError("cannot publish " + lib.string() + ": " + ec.message());
 }
 
-// Loads `lib` if it is a complete library carrying `key`; otherwise removes it (it is never
-// run) and returns null with the reason in `why`. After a library with the wrong key has been
-// loaded, its path names that library in this process (dlopen matches loaded objects by
+// Loads `lib` if it is a complete library carrying `key`; otherwise returns null with the reason
+// in `why` and, when `locked` (the key's lock is held: no one is publishing it right now),
+// removes the file. A library that fails a check is never run. After a library with the wrong key
+// has been loaded, its path names that library in this process (dlopen matches loaded objects by
 // name), so a rebuilt file is then loaded through a fresh hard link.
-void* loadChecked(const fs::path& lib, const std::string& key, bool& pathPoisoned,
+void* loadChecked(const fs::path& lib, const std::string& key, bool locked, bool& pathPoisoned,
                   std::string& why) {
     std::error_code ec;
     const cache::FileState state = cache::inspectLibrary(lib, key);
     if (state != cache::FileState::Ok) {
         why = lib.string() + " is " + cache::describe(state);
-        if (state != cache::FileState::Missing) fs::remove(lib, ec);
+        if (locked && state != cache::FileState::Missing) fs::remove(lib, ec);
         return nullptr;
     }
     fs::path path = lib;
@@ -213,20 +213,22 @@ void* loadChecked(const fs::path& lib, const std::string& key, bool& pathPoisone
     if (path != lib) fs::remove(path, ec);
     if (!handle) {
         why = std::string("dlopen failed: ") + (err ? err : "unknown error");
-        fs::remove(lib, ec);
+        if (locked) fs::remove(lib, ec);
         return nullptr;
     }
     const auto* mark = static_cast<const char*>(dlsym(handle, "sf_cache_key"));
     if (mark && cache::keyMark(key) == mark) return handle;
     why = lib.string() + (mark ? " carries another key" : " lacks sf_cache_key");
     pathPoisoned = true;
-    fs::remove(lib, ec);
+    if (locked) fs::remove(lib, ec);
     return nullptr;
 }
 
 } // namespace
 
-fs::path cacheDirectory(const BackendPreferences& prefs) { return cache::locate(prefs); }
+fs::path cacheDirectory(const BackendPreferences& prefs) {
+    return cache::locate(prefs);
+}
 
 codegen::Plan CpuBackend::generate(const Model& model) {
     return cpu::generate(model);
@@ -254,12 +256,12 @@ std::unique_ptr<runtime::Device> CpuBackend::build(const codegen::Plan& plan, Bu
         setenv("GOMP_SPINCOUNT", "10000", 0);
     bool poisoned = false;
     std::string why;
-    if (void* h = loadChecked(lib, key, poisoned, why))
+    if (void* h = loadChecked(lib, key, false, poisoned, why))
         return std::make_unique<CpuDevice>(h, m_prefs.threads, plan);
     // Build under the key's lock; whoever waited for it finds the library built.
     cache::KeyLock lock(dir, key, timeout);
     cache::removeStaleTemps(dir, key, std::chrono::hours(1));
-    if (void* h = loadChecked(lib, key, poisoned, why))
+    if (void* h = loadChecked(lib, key, true, poisoned, why))
         return std::make_unique<CpuDevice>(h, m_prefs.threads, plan);
     const auto t0 = std::chrono::steady_clock::now();
     compile(compiler, flags, plan.source + cache::keySymbolSource(key), dir, key, src, lib,
@@ -267,7 +269,7 @@ std::unique_ptr<runtime::Device> CpuBackend::build(const codegen::Plan& plan, Bu
     info.compileSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     info.cacheHit = false;
-    void* handle = loadChecked(lib, key, poisoned, why);
+    void* handle = loadChecked(lib, key, true, poisoned, why);
     if (!handle) throw BackendError("the freshly compiled library cannot be used: " + why);
     return std::make_unique<CpuDevice>(handle, m_prefs.threads, plan);
 }

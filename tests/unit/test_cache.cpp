@@ -3,6 +3,7 @@
 // concurrent builds, quoting-proof paths, the time limit, interrupts, and compiler errors.
 #include "backends/cpu/cache.hpp"
 #include "backends/cpu/compiler.hpp"
+#include "backends/cpu/cpu_backend.hpp"
 #include "backends/cpu/sha256.hpp"
 #include "spikeforge/models.hpp"
 #include "spikeforge/simulation.hpp"
@@ -304,6 +305,8 @@ TEST(CacheLibrary, DamagedOrForeignLibrariesAreRebuilt) {
     for (const auto& [what, bytes] : cases) {
         TempDir dir;
         writeAll(dir.path / (key + ".so"), bytes);
+        // Left by a killed build (no such pid): cleaned once the lock is held.
+        writeAll(dir.path / (key + ".tmp.999999999.0123456789abcdef.so"), bytes);
         const BuildInfo info = runCell(prefsFor(dir.path));
         EXPECT_FALSE(info.cacheHit) << what;
         EXPECT_EQ(cpu::cache::inspectLibrary(dir.path / (key + ".so"), key),
@@ -485,4 +488,22 @@ TEST(CompilerErrors, OtherFailuresKeepTheLogAndNameTheSource) {
         EXPECT_TRUE(fs::exists(kept)) << kept;
     }
     EXPECT_TRUE(tempFiles(cache.path).empty());
+}
+
+TEST(CacheLibrary, StaleTemporaryFilesAreRemoved) {
+    TempDir tmp;
+    const std::string key(64, 'a');
+    const std::string live = std::to_string(getppid()); // alive for the whole test
+    const fs::path dead = tmp.path / (key + ".tmp.999999999.00.cpp");
+    const fs::path old = tmp.path / (key + ".tmp." + live + ".01.so");
+    const fs::path fresh = tmp.path / (key + ".tmp." + live + ".02.so");
+    const fs::path otherKey = tmp.path / (std::string(64, 'b') + ".tmp.999999999.03.so");
+    for (const auto& p : {dead, old, fresh, otherKey})
+        writeAll(p, "x");
+    fs::last_write_time(old, fs::file_time_type::clock::now() - std::chrono::hours(2));
+    cpu::cache::removeStaleTemps(tmp.path, key, std::chrono::hours(1));
+    EXPECT_FALSE(fs::exists(dead));
+    EXPECT_FALSE(fs::exists(old));
+    EXPECT_TRUE(fs::exists(fresh));    // may belong to a live build
+    EXPECT_TRUE(fs::exists(otherKey)); // another key's lock guards it
 }

@@ -507,3 +507,22 @@ TEST(CacheLibrary, StaleTemporaryFilesAreRemoved) {
     EXPECT_TRUE(fs::exists(fresh));    // may belong to a live build
     EXPECT_TRUE(fs::exists(otherKey)); // another key's lock guards it
 }
+
+// A compiler that "succeeds" but writes garbage: the result is never run, and the error says so.
+TEST(CacheLibrary, UnusableFreshLibraryIsABackendError) {
+    TempDir tools, cache;
+    auto prefs = prefsFor(cache.path);
+    prefs.compiler = fakeCompiler(tools.path, "while [ $# -gt 0 ]; do\n"
+                                              "  if [ \"$1\" = -o ]; then out=\"$2\"; fi; shift\n"
+                                              "done\necho garbage > \"$out\"\nexit 0\n")
+                         .string();
+    try {
+        runCell(prefs);
+        ADD_FAILURE() << "a garbage library was accepted";
+    } catch (const BackendError& e) {
+        EXPECT_NE(std::string(e.what()).find("cannot be used"), std::string::npos) << e.what();
+    }
+    for (const auto& e : fs::directory_iterator(cache.path))
+        EXPECT_NE(e.path().extension(), ".so") << e.path();
+    EXPECT_TRUE(tempFiles(cache.path).empty());
+}

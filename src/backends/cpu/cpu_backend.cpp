@@ -139,6 +139,27 @@ std::string timeoutText(double seconds) {
     return s.str();
 }
 
+// The error for a compile that timed out or failed: the user's snippet lines when the compiler
+// points at them (each once), else the start of the log and where the source was kept.
+[[noreturn]] void reportFailure(const ProcessResult& r, const std::string& compiler,
+                                const fs::path& src, double timeout) {
+    if (r.timedOut)
+        throw BackendError("compiling generated code (" + compiler + ", source " + src.string() +
+                           ") took longer than the limit of " + timeoutText(timeout) +
+                           " s and was stopped; raise the limit with "
+                           "BackendPreferences::compileTimeout (--compile-timeout on the "
+                           "command line; 0 = no limit)");
+    const std::string user = snippetErrors(r.output);
+    if (!user.empty())
+        throw ModelError("generated code does not compile; in your snippets:\n" + user);
+    const std::string how = r.signal ? "was killed by signal " + std::to_string(r.signal)
+                                     : "exited with status " + std::to_string(r.exitCode);
+    std::string log = r.output.substr(0, 4000);
+    if (r.output.size() > log.size()) log += "\n[… compiler output cut]";
+    throw BackendError("compiling generated code failed (" + compiler + " " + how +
+                       "; source kept at " + src.string() + "):\n" + log);
+}
+
 // Compiles `source` into `lib` (through temporary files, published by rename); the source is kept
 // next to it as `src` for inspection, also when the compile fails.
 void compile(const std::string& compiler, const std::vector<std::string>& flags,
@@ -166,23 +187,7 @@ void compile(const std::string& compiler, const std::vector<std::string>& flags,
         throw BackendError("compiling generated code was interrupted by a signal");
     }
     fs::rename(tmpSrc, src, ec);
-    if (r.timedOut)
-        throw BackendError("compiling generated code (" + compiler + ", source " + src.string() +
-                           ") took longer than the limit of " + timeoutText(timeout) +
-                           " s and was stopped; raise the limit with "
-                           "BackendPreferences::compileTimeout (--compile-timeout on the "
-                           "command line; 0 = no limit)");
-    if (!r.ok()) {
-        const std::string user = snippetErrors(r.output);
-        if (!user.empty())
-            throw ModelError("generated code does not compile; in your snippets:\n" + user);
-        const std::string how = r.signal ? "was killed by signal " + std::to_string(r.signal)
-                                         : "exited with status " + std::to_string(r.exitCode);
-        std::string log = r.output.substr(0, 4000);
-        if (r.output.size() > log.size()) log += "\n[… compiler output cut]";
-        throw BackendError("compiling generated code failed (" + compiler + " " + how +
-                           "; source kept at " + src.string() + "):\n" + log);
-    }
+    if (!r.ok()) reportFailure(r, compiler, src, timeout);
     fs::rename(tmpLib, lib, ec); // atomic: a reader sees the old file or the whole new one
     if (ec) throw BackendError("cannot publish " + lib.string() + ": " + ec.message());
 }

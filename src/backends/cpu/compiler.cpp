@@ -371,17 +371,19 @@ namespace {
 // this is where the CPU it resolved to shows up (GCC: "-march=rocketlake -mavx2 …"; Clang:
 // "-target-cpu rocketlake -target-feature +avx2 …").
 std::string resolvedTarget(const std::string& output) {
-    std::istringstream in(output);
-    std::string token, out;
+    std::istringstream lines(output);
+    std::string line, out;
     bool takeNext = false;
-    while (in >> token) {
-        token.erase(std::remove_if(token.begin(), token.end(),
-                                   [](char c) { return c == '"' || c == '\''; }),
-                    token.end());
-        const bool keep = takeNext || token.rfind("-m", 0) == 0 ||
-                          token.rfind("l1-cache", 0) == 0 || token.rfind("l2-cache", 0) == 0;
-        takeNext = token == "-target-cpu" || token == "-target-feature" || token == "-tune-cpu";
-        if (keep || takeNext) out += token + " ";
+    while (std::getline(lines, line)) {
+        if (line.rfind("Target:", 0) == 0) out += line + "\n"; // the machine it compiles for
+        std::istringstream words(line);
+        for (std::string token; words >> token;) {
+            std::erase_if(token, [](char c) { return c == '"' || c == '\''; });
+            const bool keep = takeNext || token.rfind("-m", 0) == 0 ||
+                              token.rfind("l1-cache", 0) == 0 || token.rfind("l2-cache", 0) == 0;
+            takeNext = token == "-target-cpu" || token == "-target-feature" || token == "-tune-cpu";
+            if (keep || takeNext) out += token + " ";
+        }
     }
     return out;
 }

@@ -181,6 +181,13 @@ KeyLock::KeyLock(const fs::path& dir, const std::string& key, double timeout) {
     const double limit = timeout > 0 ? timeout + 60.0 : 0.0;
     while (flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
         const int err = errno;
+        // A filesystem without locks (some network mounts): builds stay correct, since
+        // libraries are published by rename, but concurrent runs may each compile.
+        if (err == ENOLCK || err == EOPNOTSUPP || err == ENOSYS) {
+            close(m_fd);
+            m_fd = -1;
+            return;
+        }
         const double waited =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if ((err != EWOULDBLOCK && err != EINTR) || (limit > 0 && waited > limit)) {

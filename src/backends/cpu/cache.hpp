@@ -44,6 +44,8 @@ public:
     ~KeyLock();
     KeyLock(const KeyLock&) = delete;
     KeyLock& operator=(const KeyLock&) = delete;
+    // False on a filesystem without locks: then nothing may be deleted on the lock's strength.
+    bool held() const { return m_fd >= 0; }
 
 private:
     int m_fd = -1;

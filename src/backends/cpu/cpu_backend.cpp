@@ -265,8 +265,8 @@ std::unique_ptr<runtime::Device> CpuBackend::build(const codegen::Plan& plan, Bu
         return std::make_unique<CpuDevice>(h, m_prefs.threads, plan);
     // Build under the key's lock; whoever waited for it finds the library built.
     cache::KeyLock lock(dir, key, timeout);
-    cache::removeStaleTemps(dir, key, std::chrono::hours(1));
-    if (void* h = loadChecked(lib, key, true, poisoned, why))
+    if (lock.held()) cache::removeStaleTemps(dir, key, std::chrono::hours(1));
+    if (void* h = loadChecked(lib, key, lock.held(), poisoned, why))
         return std::make_unique<CpuDevice>(h, m_prefs.threads, plan);
     const auto t0 = std::chrono::steady_clock::now();
     compile(compiler, flags, plan.source + cache::keySymbolSource(key), dir, key, src, lib,
@@ -274,7 +274,7 @@ std::unique_ptr<runtime::Device> CpuBackend::build(const codegen::Plan& plan, Bu
     info.compileSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     info.cacheHit = false;
-    void* handle = loadChecked(lib, key, true, poisoned, why);
+    void* handle = loadChecked(lib, key, lock.held(), poisoned, why);
     if (!handle) throw BackendError("the freshly compiled library cannot be used: " + why);
     return std::make_unique<CpuDevice>(handle, m_prefs.threads, plan);
 }

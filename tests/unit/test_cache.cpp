@@ -232,6 +232,22 @@ TEST(CacheDirectory, HomeUnsetStillGivesAPerUserDirectory) {
     EXPECT_EQ(absXdg, fs::path("/somewhere/cache/spikeforge"));
 }
 
+TEST(CacheDirectory, OwnedByAnotherUserIsRefused) {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root to give a directory away";
+    TempDir tmp;
+    const fs::path theirs = tmp.path / "theirs";
+    fs::create_directory(theirs);
+    chmod(theirs.c_str(), 0700);
+    ASSERT_EQ(chown(theirs.c_str(), 65534, 65534), 0);
+    try {
+        cpu::cache::prepare(prefsFor(theirs));
+        ADD_FAILURE() << "another user's cache directory was accepted";
+    } catch (const BackendError& e) {
+        EXPECT_NE(std::string(e.what()).find("not by this user"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find(theirs.string()), std::string::npos) << e.what();
+    }
+}
+
 TEST(CacheDirectory, CreatedPrivateAndRefusedWhenSharedOrALink) {
     TempDir tmp;
     const fs::path fresh = tmp.path / "new" / "cache";
@@ -293,7 +309,18 @@ TEST(CacheLibrary, DamagedOrForeignLibrariesAreRebuilt) {
     const std::string foreign = readAll(other.path / (otherKey + ".so"));
     ASSERT_GT(lib.size(), 1000u);
 
+    // A complete library with the key text that dlopen refuses (an undefined symbol).
+    const fs::path unloadable = other.path / "unloadable.so";
+    writeAll(other.path / "unloadable.cpp",
+             "extern \"C\" void sf_missing_fn();\nextern \"C\" void f() { sf_missing_fn(); }\n");
+    const auto cc =
+        cpu::runProcess({cpu::resolveProgram(cpu::compilerName("")), "-shared", "-fPIC", "-o",
+                         unloadable.string(), (other.path / "unloadable.cpp").string()},
+                        {});
+    ASSERT_TRUE(cc.ok()) << cc.output;
+
     const std::vector<std::pair<std::string, std::string>> cases = {
+        {"unloadable", readAll(unloadable) + cpu::cache::keyMark(key)},
         {"empty", ""},
         {"truncated", lib.substr(0, lib.size() / 2)},
         {"header only", lib.substr(0, 64)},
@@ -305,6 +332,9 @@ TEST(CacheLibrary, DamagedOrForeignLibrariesAreRebuilt) {
     for (const auto& [what, bytes] : cases) {
         TempDir dir;
         writeAll(dir.path / (key + ".so"), bytes);
+        if (what == "unloadable" || what == "forged key") // pass the checks made before dlopen
+            EXPECT_EQ(cpu::cache::inspectLibrary(dir.path / (key + ".so"), key),
+                      cpu::cache::FileState::Ok);
         // Left by a killed build (no such pid): cleaned once the lock is held.
         writeAll(dir.path / (key + ".tmp.999999999.0123456789abcdef.so"), bytes);
         const BuildInfo info = runCell(prefsFor(dir.path));

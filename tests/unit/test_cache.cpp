@@ -332,9 +332,10 @@ TEST(CacheLibrary, DamagedOrForeignLibrariesAreRebuilt) {
     for (const auto& [what, bytes] : cases) {
         TempDir dir;
         writeAll(dir.path / (key + ".so"), bytes);
-        if (what == "unloadable" || what == "forged key") // pass the checks made before dlopen
+        if (what == "unloadable" || what == "forged key") { // pass the checks before dlopen
             EXPECT_EQ(cpu::cache::inspectLibrary(dir.path / (key + ".so"), key),
                       cpu::cache::FileState::Ok);
+        }
         // Left by a killed build (no such pid): cleaned once the lock is held.
         writeAll(dir.path / (key + ".tmp.999999999.0123456789abcdef.so"), bytes);
         const BuildInfo info = runCell(prefsFor(dir.path));

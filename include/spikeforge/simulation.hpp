@@ -15,9 +15,10 @@ namespace spikeforge {
 struct BackendPreferences {
     std::string backend = "cpu";
     int threads = 0;        // 0 = all cores
-    std::string cacheDir;   // empty = $SPIKEFORGE_CACHE or ~/.cache/spikeforge
-    std::string compiler;   // empty = $CXX or c++
+    std::string cacheDir;   // empty = $SPIKEFORGE_CACHE, $XDG_CACHE_HOME/spikeforge or ~/.cache/…
+    std::string compiler;   // one program (path or name), no arguments; empty = $CXX or c++
     bool debugCode = false; // -O0 -g instead of -O3
+    double compileTimeout = 600.0; // [s] 0 = no limit
 };
 
 struct BuildInfo {

@@ -1,19 +1,21 @@
-// CPU backend: generated C++ compiled by the system compiler into a shared object (cached by
-// content hash) and loaded with dlopen. Device memory is host memory.
+// CPU backend: generated C++ compiled by the system compiler into a shared object (cached under
+// a SHA-256 key, see cache.hpp; the compiler process is in compiler.hpp) and loaded with dlopen
+// after checking that the library is complete and carries its key. Device memory is host memory.
 #include "backends/cpu/cpu_backend.hpp"
 
+#include "backends/cpu/cache.hpp"
+#include "backends/cpu/compiler.hpp"
 #include "backends/cpu/cpu_generator.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <sstream>
-#include <unistd.h>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -89,8 +91,7 @@ private:
     EntryFn customEntry(const std::string& e) {
         auto it = m_custom.find(e);
         if (it != m_custom.end()) return it->second;
-        if (e.rfind("sf_custom_update_", 0) != 0)
-            throw InternalError("unknown entry point " + e);
+        if (e.rfind("sf_custom_update_", 0) != 0) throw InternalError("unknown entry point " + e);
         return m_custom[e] = entry(e.c_str());
     }
     EntryFn entry(const char* n) {
@@ -106,51 +107,132 @@ private:
     std::vector<void*> m_tablePtrs;
 };
 
-std::string compilerCommand(const BackendPreferences& prefs) {
-    if (!prefs.compiler.empty()) return prefs.compiler;
-    if (const char* cxx = std::getenv("CXX"); cxx && *cxx) return cxx;
-    return "c++";
-}
-
 // SPIKEFORGE_DEBUG_CODE=1 builds generated code for a debugger without touching the program.
 bool debugCode(const BackendPreferences& prefs) {
     const char* env = std::getenv("SPIKEFORGE_DEBUG_CODE");
     return prefs.debugCode || (env && std::string(env) == "1");
 }
 
-std::string flags(const BackendPreferences& prefs) {
-    return debugCode(prefs) ? "-std=c++17 -O0 -g -fopenmp -fPIC -shared"
-                            // No trapping maths and no errno: results are unchanged (spikeforge
-                            // never enables FP exceptions or reads errno) but conditional
-                            // arithmetic in snippets can be if-converted and vectorised.
-                            : "-std=c++17 -O3 -march=native -fno-trapping-math -fno-math-errno "
-                              "-fopenmp -fPIC -shared";
+std::vector<std::string> compileFlags(const BackendPreferences& prefs) {
+    if (debugCode(prefs)) return {"-std=c++17", "-O0", "-g", "-fopenmp", "-fPIC", "-shared"};
+    // No trapping maths and no errno: results are unchanged (spikeforge never enables FP
+    // exceptions or reads errno) but conditional arithmetic in snippets can be if-converted and
+    // vectorised.
+    return {"-std=c++17",      "-O3",      "-march=native", "-fno-trapping-math",
+            "-fno-math-errno", "-fopenmp", "-fPIC",         "-shared"};
 }
 
-// Lines of the compiler output that point into a user's snippet ("Group.field:L:C: error").
-std::string snippetErrors(const std::string& log) {
-    static const std::regex userLine(R"(^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_.]+:\d+:\d+: error: .*$)");
-    std::istringstream in(log);
-    std::string line, out;
-    while (std::getline(in, line))
-        if (std::regex_match(line, userLine)) out += "  " + line + "\n";
-    return out;
+// Removes this build's temporary files however the build ends.
+struct TempFiles {
+    std::vector<fs::path> paths;
+    ~TempFiles() { removeAll(); }
+    void removeAll() {
+        std::error_code ec;
+        for (const auto& p : paths)
+            fs::remove(p, ec);
+    }
+};
+
+std::string timeoutText(double seconds) {
+    std::ostringstream s;
+    s << seconds;
+    return s.str();
 }
 
-std::string readFile(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+// The error for a compile that timed out or failed: the user's snippet lines when the compiler
+// points at them (each once), else the start of the log and where the source was kept.
+[[noreturn]] void reportFailure(const ProcessResult& r, const std::string& compiler,
+                                const fs::path& src, double timeout) {
+    if (r.timedOut)
+        throw BackendError("compiling generated code (" + compiler + ", source " + src.string() +
+                           ") took longer than the limit of " + timeoutText(timeout) +
+                           " s and was stopped; raise the limit with "
+                           "BackendPreferences::compileTimeout (--compile-timeout on the "
+                           "command line; 0 = no limit)");
+    const std::string user = snippetErrors(r.output);
+    if (!user.empty())
+        throw ModelError("generated code does not compile; in your snippets:\n" + user);
+    const std::string how = r.signal ? "was killed by signal " + std::to_string(r.signal)
+                                     : "exited with status " + std::to_string(r.exitCode);
+    std::string log = r.output.substr(0, 4000);
+    if (r.output.size() > log.size()) log += "\n[… compiler output cut]";
+    throw BackendError("compiling generated code failed (" + compiler + " " + how +
+                       "; source kept at " + src.string() + "):\n" + log);
+}
+
+// Compiles `source` into `lib` (through temporary files, published by rename); the source is kept
+// next to it as `src` for inspection, also when the compile fails.
+void compile(const std::string& compiler, const std::vector<std::string>& flags,
+             const std::string& source, const fs::path& dir, const std::string& key,
+             const fs::path& src, const fs::path& lib, double timeout) {
+    const std::string stem = cache::tempStem(key);
+    TempFiles temps{{dir / (stem + ".cpp"), dir / (stem + ".so")}};
+    const fs::path& tmpSrc = temps.paths[0];
+    const fs::path& tmpLib = temps.paths[1];
+    {
+        std::ofstream out(tmpSrc, std::ios::binary);
+        out << source;
+        if (!out.flush()) throw BackendError("cannot write " + tmpSrc.string());
+    }
+    std::vector<std::string> argv{compiler};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.insert(argv.end(), {"-o", tmpLib.string(), tmpSrc.string()});
+    ProcessOptions options;
+    options.timeout = timeout;
+    const ProcessResult r = runProcess(argv, options);
+    std::error_code ec;
+    if (r.interrupted) {
+        temps.removeAll();
+        reraisePendingSignal();
+        throw BackendError("compiling generated code was interrupted by a signal");
+    }
+    fs::rename(tmpSrc, src, ec);
+    if (!r.ok()) reportFailure(r, compiler, src, timeout);
+    fs::rename(tmpLib, lib, ec); // atomic: a reader sees the old file or the whole new one
+    if (ec) throw BackendError("cannot publish " + lib.string() + ": " + ec.message());
+}
+
+// Loads `lib` if it is a complete library carrying `key`; otherwise returns null with the reason
+// in `why` and, when `locked` (the key's lock is held: no one is publishing it right now),
+// removes the file. A library that fails a check is never run. After a library with the wrong key
+// has been loaded, its path names that library in this process (dlopen matches loaded objects by
+// name), so a rebuilt file is then loaded through a fresh hard link.
+void* loadChecked(const fs::path& lib, const std::string& key, bool locked, bool& pathPoisoned,
+                  std::string& why) {
+    std::error_code ec;
+    const cache::FileState state = cache::inspectLibrary(lib, key);
+    if (state != cache::FileState::Ok) {
+        why = lib.string() + " is " + cache::describe(state);
+        if (locked && state != cache::FileState::Missing) fs::remove(lib, ec);
+        return nullptr;
+    }
+    fs::path path = lib;
+    if (pathPoisoned) {
+        path = lib.parent_path() / (cache::tempStem(key) + ".load.so");
+        fs::create_hard_link(lib, path, ec);
+        if (ec) fs::copy_file(lib, path, ec);
+        if (ec) throw BackendError("cannot link " + lib.string() + ": " + ec.message());
+    }
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    const char* err = handle ? nullptr : dlerror();
+    if (path != lib) fs::remove(path, ec);
+    if (!handle) {
+        why = std::string("dlopen failed: ") + (err ? err : "unknown error");
+        if (locked) fs::remove(lib, ec);
+        return nullptr;
+    }
+    const auto* mark = static_cast<const char*>(dlsym(handle, "sf_cache_key"));
+    if (mark && cache::keyMark(key) == mark) return handle;
+    why = lib.string() + (mark ? " carries another key" : " lacks sf_cache_key");
+    pathPoisoned = true;
+    if (locked) fs::remove(lib, ec);
+    return nullptr;
 }
 
 } // namespace
 
 fs::path cacheDirectory(const BackendPreferences& prefs) {
-    if (!prefs.cacheDir.empty()) return prefs.cacheDir;
-    if (const char* c = std::getenv("SPIKEFORGE_CACHE"); c && *c) return c;
-    if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "spikeforge";
-    return fs::temp_directory_path() / "spikeforge-cache";
+    return cache::locate(prefs);
 }
 
 codegen::Plan CpuBackend::generate(const Model& model) {
@@ -158,67 +240,57 @@ codegen::Plan CpuBackend::generate(const Model& model) {
 }
 
 std::unique_ptr<runtime::Device> CpuBackend::build(const codegen::Plan& plan, BuildInfo& info) {
-    const fs::path dir = cacheDirectory(m_prefs);
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec)
-        throw BackendError("cannot create cache directory " + dir.string() + ": " + ec.message());
-    const std::string compiler = compilerCommand(m_prefs);
-    // The key covers the source, the flags and the compiler, so a change to any recompiles.
+    const double timeout = m_prefs.compileTimeout; // [s]
+    if (!std::isfinite(timeout) || timeout < 0)
+        throw ModelError("compileTimeout must be a number of seconds ≥ 0 (0 = no limit), not " +
+                         timeoutText(timeout));
+    const fs::path dir = cache::prepare(m_prefs);
+    const std::string compiler = resolveProgram(compilerName(m_prefs.compiler));
+    const std::vector<std::string> flags = compileFlags(m_prefs);
     const std::string key =
-        plan.sourceHash + "_" +
-        std::to_string(std::hash<std::string>{}(flags(m_prefs) + compiler) % 0xFFFFFFu);
+        cache::computeKey(plan.source, identifyCompiler(compiler, flags, timeout), flags);
     const fs::path src = dir / (key + ".cpp"), lib = dir / (key + ".so");
     info.sourcePath = src.string();
-    if (!fs::exists(lib)) {
-        const auto t0 = std::chrono::steady_clock::now();
-        const std::string tag =
-            std::to_string(getpid()) + "_" + std::to_string(reinterpret_cast<uintptr_t>(this));
-        const fs::path tmpSrc = dir / (key + "." + tag + ".cpp");
-        const fs::path tmpLib = dir / (key + "." + tag + ".so");
-        const fs::path log = dir / (key + "." + tag + ".log");
-        {
-            std::ofstream out(tmpSrc);
-            out << plan.source;
-            if (!out) throw BackendError("cannot write " + tmpSrc.string());
-        }
-        const std::string cmd = compiler + " " + flags(m_prefs) + " -o '" + tmpLib.string() +
-                                "' '" + tmpSrc.string() + "' > '" + log.string() + "' 2>&1";
-        const int rc = std::system(cmd.c_str());
-        if (rc != 0) {
-            const std::string text = readFile(log);
-            fs::rename(tmpSrc, src, ec);
-            const std::string user = snippetErrors(text);
-            if (!user.empty())
-                throw ModelError("generated code does not compile; in your snippets:\n" + user);
-            throw BackendError("compiling generated code failed (" + compiler + ", source " +
-                               src.string() + "):\n" + text.substr(0, 4000));
-        }
-        fs::rename(tmpSrc, src, ec);
-        fs::rename(tmpLib, lib, ec); // atomic: concurrent builds of one model are safe
-        fs::remove(log, ec);
-        info.compileSeconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        info.cacheHit = false;
-    } else {
-        info.cacheHit = true;
-        info.compileSeconds = 0.0;
-    }
+    info.cacheHit = true;
+    info.compileSeconds = 0.0;
     // OpenMP threads spin a long time by default before sleeping; with per-step kernels of
     // microseconds on a shared machine that spinning starves the threads doing the work. A short
     // spin is the better default; the user's own OMP_WAIT_POLICY / GOMP_SPINCOUNT win. libgomp
     // reads these when the first generated library pulls it in, i.e. at this dlopen.
     if (!std::getenv("OMP_WAIT_POLICY") && !std::getenv("GOMP_SPINCOUNT"))
         setenv("GOMP_SPINCOUNT", "10000", 0);
-    void* handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    if (!handle) throw BackendError(std::string("dlopen failed: ") + dlerror());
+    bool poisoned = false;
+    std::string why;
+    if (void* h = loadChecked(lib, key, false, poisoned, why))
+        return std::make_unique<CpuDevice>(h, m_prefs.threads, plan);
+    // Build under the key's lock; whoever waited for it finds the library built.
+    cache::KeyLock lock(dir, key, timeout);
+    if (lock.held()) cache::removeStaleTemps(dir, key, std::chrono::hours(1));
+    if (void* h = loadChecked(lib, key, lock.held(), poisoned, why))
+        return std::make_unique<CpuDevice>(h, m_prefs.threads, plan);
+    const auto t0 = std::chrono::steady_clock::now();
+    compile(compiler, flags, plan.source + cache::keySymbolSource(key), dir, key, src, lib,
+            timeout);
+    info.compileSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    info.cacheHit = false;
+    void* handle = loadChecked(lib, key, lock.held(), poisoned, why);
+    if (!handle) throw BackendError("the freshly compiled library cannot be used: " + why);
     return std::make_unique<CpuDevice>(handle, m_prefs.threads, plan);
 }
 
 std::string compilerStatus(const BackendPreferences& prefs) {
-    const std::string cmd = compilerCommand(prefs) + " --version > /dev/null 2>&1";
-    if (std::system(cmd.c_str()) != 0)
-        return "C++ compiler '" + compilerCommand(prefs) + "' not found (set CXX)";
+    const std::string name = compilerName(prefs.compiler);
+    try {
+        ProcessOptions options;
+        options.timeout = 30.0;
+        options.maxOutput = 64 * 1024;
+        const ProcessResult r = runProcess({resolveProgram(name), "--version"}, options);
+        if (r.interrupted) reraisePendingSignal();
+        if (!r.ok()) return "C++ compiler '" + name + "' does not run (`--version` failed)";
+    } catch (const BackendError& e) {
+        return e.what();
+    }
     return "";
 }
 

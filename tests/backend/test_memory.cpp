@@ -141,14 +141,18 @@ SF_INSTANTIATE_BACKEND_TESTS(MemoryTest);
 TEST(MemoryPlan, OverflowingSizesAreModelErrors) {
     Model m("memory_overflow");
     m.setBatchSize(2);
-    m.addNeuronGroup("Pre", 0xFFFFFFFFu, accumulator(), {}, {{"x", 0.0}});
-    m.addNeuronGroup("Post", 0xFFFFFFFFu, accumulator(), {}, {{"x", 0.0}});
+    // The largest groups the model accepts: their Dense product still overflows a byte count.
+    m.addNeuronGroup("Pre", 0xFFFFFFE0u, accumulator(), {}, {{"x", 0.0}});
+    m.addNeuronGroup("Post", 0xFFFFFFE0u, accumulator(), {}, {{"x", 0.0}});
     m.addSynapseGroup("Syn", MatrixType::Dense, 0, "Pre", "Post",
                       {models::StaticPulse(), {}, {{"g", 1.0}}, {}, {}},
                       {models::DeltaCurr(), {}, {}});
-    m.finalise();
-    const std::string msg = errorOf<ModelError>([&] { (void)codegen::planArrays(m); });
-    expectContains(msg, {"Syn.g", "overflows"});
+    // Model::finalise checks sizes too; whichever layer sees it first must name the group.
+    const std::string msg = errorOf<ModelError>([&] {
+        m.finalise();
+        (void)codegen::planArrays(m);
+    });
+    expectContains(msg, {"Syn", "overflow"});
 }
 
 TEST(MemoryPlan, SizesAreExact) {

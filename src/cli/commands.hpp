@@ -20,6 +20,8 @@ struct SimulateOptions {
     std::optional<unsigned> batch;    // overrides [model] batch
     int threads = 0;                  // 0 = all cores
     std::string recordPath;           // CSV of every recorded spike; empty = none
+    bool force = false;               // --record may overwrite an existing file
+    std::optional<double> compileTimeoutSeconds; // [s] compiler time limit; 0 = none
     std::vector<std::string> sets;    // "NAME=VALUE" overrides of [parameters]
     bool json = false;                // end stdout with one JSON line
 };

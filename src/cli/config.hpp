@@ -2,7 +2,9 @@
 // TOML network configs → spikeforge::Model. The schema is documented in docs/config.md.
 #include "spikeforge/errors.hpp"
 #include "spikeforge/model.hpp"
+#include "spikeforge/simulation.hpp"
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -17,7 +19,8 @@ namespace spikeforge::cli {
 // the section or group and the key.
 class ConfigError : public ModelError {
 public:
-    // line and column are 1-based; 0 means "no position" (e.g. a bad --set option).
+    // line and column are 1-based; 0 means "no position" (e.g. a bad --set option). A line
+    // without a column (a CSV file) prints as FILE:LINE.
     ConfigError(std::string file, unsigned line, unsigned column, const std::string& what);
 
     const std::string& file() const { return m_file; }
@@ -30,6 +33,15 @@ private:
     unsigned m_column;
 };
 
+// The spike times of a SpikeSourceArray population in the layout of the built-in model: neuron
+// i emits spikeTimes[startSpike[i] .. endSpike[i]), sorted.
+struct SpikeSourceInput {
+    std::string population;
+    std::vector<uint32_t> startSpike; // per neuron
+    std::vector<uint32_t> endSpike;   // per neuron
+    std::vector<double> spikeTimes;   // [ms]
+};
+
 // A loaded config: the model (not yet finalised) and the run settings that are not part of it.
 // Spike recording is already switched on for every population with record_spikes = true.
 struct Config {
@@ -37,6 +49,8 @@ struct Config {
     std::unique_ptr<Model> model;
     std::optional<double> durationMs;         // [ms] default run length ([model] duration_ms)
     std::map<std::string, double> parameters; // [parameters] after --set and evaluation
+    std::vector<SpikeSourceInput> spikeSources; // set on the Simulation by applyInputs
+    std::vector<std::string> inputFiles;        // files read besides the config (spike times)
 };
 
 // Reads and checks a config file. `overrides` are "NAME=VALUE" strings from --set; each must
@@ -45,8 +59,15 @@ struct Config {
 // may still change its batch size); Model::finalise reports snippet errors as ModelError.
 Config loadConfig(const std::string& path, const std::vector<std::string>& overrides = {});
 
+// Largest batch size a config or --batch may ask for.
+constexpr unsigned maxBatchSize = 65536;
+
 // The same from text in memory; `sourceName` is used as FILE in diagnostics.
 Config parseConfig(std::string_view text, const std::string& sourceName,
                    const std::vector<std::string>& overrides = {});
+
+// Gives a built Simulation what the config holds outside the model: the spike times of every
+// SpikeSourceArray population (the same for every batch element).
+void applyInputs(Simulation& sim, const Config& cfg);
 
 } // namespace spikeforge::cli

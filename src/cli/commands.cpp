@@ -96,8 +96,7 @@ uint64_t runSteps(const Config& cfg, const SimulateOptions& options) {
     };
     if (!(steps >= 1.0))
         fail("gives 0 time steps (the run length is rounded to a whole number of steps)");
-    if (!(steps <= maxSteps))
-        fail("gives more than 2^40 time steps (" + formatTime(steps) + ")");
+    if (!(steps <= maxSteps)) fail("gives more than 2^40 time steps (" + formatTime(steps) + ")");
     return static_cast<uint64_t>(steps);
 }
 
@@ -135,8 +134,10 @@ void collectSpikes(Simulation& sim, const SpikeOutput& output, RunResult& result
 // (Simulation::setSpikeSink); returns false when it does not, and the caller then hands the
 // spikes over after the run (deliverRecordedSpikes).
 template <typename Sim> bool attachSpikeSink(Sim& sim, SpikeOutput& output) {
-    if constexpr (requires { sim.setSpikeSink(std::function<void(const std::string&,
-                                                                  std::span<const SpikeEvent>)>()); }) {
+    if constexpr (requires {
+                      sim.setSpikeSink(
+                          std::function<void(const std::string&, std::span<const SpikeEvent>)>());
+                  }) {
         sim.setSpikeSink([&output](const std::string& group, std::span<const SpikeEvent> spikes) {
             output(group, spikes);
         });
@@ -171,8 +172,8 @@ double processCpuSeconds() {
     return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
-RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps,
-                   SpikeOutput& output, std::ostream& err) {
+RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps, SpikeOutput& output,
+                   std::ostream& err) {
     BackendPreferences prefs;
     prefs.backend = options.backend;
     prefs.threads = options.threads;
@@ -218,8 +219,8 @@ void printReport(std::ostream& out, const RunResult& r) {
     for (const PopulationResult& p : r.populations) {
         out << std::left << std::setw(20) << p.name << std::right << std::setw(12) << p.size;
         if (p.recorded)
-            out << std::setw(14) << p.spikes << std::setw(14) << std::fixed
-                << std::setprecision(3) << p.rateHz << std::defaultfloat << '\n';
+            out << std::setw(14) << p.spikes << std::setw(14) << std::fixed << std::setprecision(3)
+                << p.rateHz << std::defaultfloat << '\n';
         else
             out << std::setw(28) << "(not recorded)" << '\n';
     }
@@ -386,10 +387,9 @@ int runCli(int argc, char** argv) {
         "--record", options.recordPath,
         "Write every recorded spike to this CSV file (time_ms,population,neuron,batch)");
     sim->add_flag("--force", options.force, "Let --record overwrite an existing file");
-    CLI::Option* timeoutOpt =
-        sim->add_option("--compile-timeout", compileTimeout,
-                        "Time limit of the compiler [s] (0 = none)")
-            ->check(nonNegativeNumber);
+    CLI::Option* timeoutOpt = sim->add_option("--compile-timeout", compileTimeout,
+                                              "Time limit of the compiler [s] (0 = none)")
+                                  ->check(nonNegativeNumber);
     sim->add_option("--set", options.sets, "Override a [parameters] entry: NAME=VALUE (repeatable)")
         ->allow_extra_args(false);
     sim->add_flag("--json", options.json, "End the output with one JSON line of results");

@@ -135,7 +135,8 @@ void readPopulation(const Reader& r, const toml::table& t, const std::string& wh
         if (const toml::node* node = t.get(key); node && !spikeSource)
             r.fail(*node, where + ": " + key +
                               ": spike times are only given to a SpikeSourceArray population, "
-                              "not to " + desc);
+                              "not to " +
+                              desc);
     std::optional<SpikeSourceInput> spikes =
         readSpikeTimes(r, t, where, name, size, cfg.inputFiles);
     if (spikeSource && !spikes)

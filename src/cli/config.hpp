@@ -47,8 +47,8 @@ struct SpikeSourceInput {
 struct Config {
     std::string file;
     std::unique_ptr<Model> model;
-    std::optional<double> durationMs;         // [ms] default run length ([model] duration_ms)
-    std::map<std::string, double> parameters; // [parameters] after --set and evaluation
+    std::optional<double> durationMs;           // [ms] default run length ([model] duration_ms)
+    std::map<std::string, double> parameters;   // [parameters] after --set and evaluation
     std::vector<SpikeSourceInput> spikeSources; // set on the Simulation by applyInputs
     std::vector<std::string> inputFiles;        // files read besides the config (spike times)
 };

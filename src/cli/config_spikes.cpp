@@ -86,7 +86,8 @@ NeuronTimes parseTimesCsv(const std::string& text, const std::string& file,
     while (lineStart < text.size()) {
         std::size_t lineEnd = text.find('\n', lineStart);
         if (lineEnd == std::string::npos) lineEnd = text.size();
-        const std::string_view row = trimmed(std::string_view(text).substr(lineStart, lineEnd - lineStart));
+        const std::string_view row =
+            trimmed(std::string_view(text).substr(lineStart, lineEnd - lineStart));
         lineStart = lineEnd + 1;
         ++line;
         const auto fail = [&](const std::string& what) {

@@ -17,7 +17,8 @@ constexpr uint64_t maxInputFileBytes = uint64_t{16} << 20;
 // directory", …). Thrown by readInputFile; callers wrap it in their own error type.
 class InputFileError : public std::exception {
 public:
-    InputFileError(std::string reason, bool atOpen) : m_reason(std::move(reason)), m_atOpen(atOpen) {}
+    InputFileError(std::string reason, bool atOpen)
+        : m_reason(std::move(reason)), m_atOpen(atOpen) {}
     const char* what() const noexcept override { return m_reason.c_str(); }
     // "cannot open" (missing, no permission) rather than "cannot read" (wrong kind, too large).
     bool atOpen() const { return m_atOpen; }

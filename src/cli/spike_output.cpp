@@ -25,9 +25,19 @@ int openForRecord(const std::string& path, bool force) {
     const int fd = ::open(path.c_str(), flags, 0666);
     if (fd >= 0) return fd;
     if (errno == EEXIST)
-        throw UsageError("--record '" + path +
-                         "': the file exists; pass --force to overwrite it");
+        throw UsageError("--record '" + path + "': the file exists; pass --force to overwrite it");
     throw std::runtime_error(cannotWrite(path, errno));
+}
+
+// An input file (compared by device and inode) is never overwritten.
+void refuseInput(const std::string& path, const std::vector<std::string>& inputs, dev_t device,
+                 ino_t inode) {
+    for (const std::string& input : inputs) {
+        const auto id = fileIdentity(input);
+        if (id && id->device == device && id->inode == inode)
+            throw UsageError("--record '" + path + "' is the input file '" + input +
+                             "'; it is never overwritten, even with --force");
+    }
 }
 
 } // namespace
@@ -35,6 +45,8 @@ int openForRecord(const std::string& path, bool force) {
 SpikeCsvFile::SpikeCsvFile(const std::string& path, bool force,
                            const std::vector<std::string>& inputs)
     : m_path(path) {
+    if (const auto id = fileIdentity(path)) // the clearer message first; rechecked once open
+        refuseInput(path, inputs, id->device, id->inode);
     const int fd = openForRecord(path, force);
     struct stat info {};
     if (::fstat(fd, &info) != 0) {
@@ -43,13 +55,11 @@ SpikeCsvFile::SpikeCsvFile(const std::string& path, bool force,
         throw std::runtime_error(cannotWrite(path, error));
     }
     m_created = !force;
-    for (const std::string& input : inputs) {
-        const auto id = fileIdentity(input);
-        if (id && id->device == info.st_dev && id->inode == info.st_ino) {
-            ::close(fd); // nothing was written or truncated
-            throw UsageError("--record '" + path + "' is the input file '" + input +
-                             "'; it is never overwritten, even with --force");
-        }
+    try {
+        refuseInput(path, inputs, info.st_dev, info.st_ino);
+    } catch (const UsageError&) {
+        ::close(fd); // nothing was written or truncated
+        throw;
     }
     const int fdFlags = ::fcntl(fd, F_GETFL);
     const bool ok = fdFlags >= 0 && ::fcntl(fd, F_SETFL, fdFlags & ~O_NONBLOCK) == 0 &&
@@ -79,8 +89,7 @@ void SpikeCsvFile::write(const std::string& population, std::span<const SpikeEve
 void SpikeCsvFile::close() {
     std::FILE* file = std::exchange(m_file, nullptr);
     const bool failed = std::ferror(file) != 0;
-    if (std::fclose(file) != 0)
-        throw std::runtime_error(cannotWrite(m_path, errno));
+    if (std::fclose(file) != 0) throw std::runtime_error(cannotWrite(m_path, errno));
     if (failed) throw std::runtime_error("cannot write '" + m_path + "': a write failed");
 }
 

@@ -189,8 +189,8 @@ TEST(SpikeTimes, AnEgpAConfigCannotGiveIsAnError) {
             << message;
         EXPECT_NE(message.find("'other'"), std::string::npos) << message;
     }
-    EXPECT_NO_THROW(checkEgpsGiven(r, *root.get("x"), "population 'P'", model, "m",
-                                   {"table", "other"}));
+    EXPECT_NO_THROW(
+        checkEgpsGiven(r, *root.get("x"), "population 'P'", model, "m", {"table", "other"}));
 }
 
 // ---- spike times from a file ----------------------------------------------------------------
@@ -200,8 +200,7 @@ TEST(SpikeTimes, FileRowsAreReadRelativeToTheConfig) {
     fs::create_directories(dir.path() / "data");
     const fs::path csv =
         dir.write("data/in.csv", "neuron,time_ms\n# a comment\n2, 4.5\n0,3.0\r\n\n0,1.25\n");
-    const fs::path config =
-        dir.write("c.toml", withSpikes("spike_times_file = \"data/in.csv\""));
+    const fs::path config = dir.write("c.toml", withSpikes("spike_times_file = \"data/in.csv\""));
     const Config cfg = loadConfig(config.string());
     ASSERT_EQ(cfg.spikeSources.size(), 1u);
     const SpikeSourceInput& in = cfg.spikeSources[0];
@@ -297,8 +296,8 @@ TEST(InputFiles, ConfigOverTheLimitIsRefusedUnread) {
 TEST(InputFiles, DeviceAndDirectoryAsConfig) {
     const TempDir dir;
     expectError("/dev/zero", "/dev/zero: cannot read the config file: it is a device", {});
-    expectError(dir.path(), dir.path().string() + ": cannot read the config file: it is a directory",
-                {});
+    expectError(dir.path(),
+                dir.path().string() + ": cannot read the config file: it is a directory", {});
 }
 
 TEST(ConfigLimits, BatchIsBounded) {

@@ -262,6 +262,7 @@ int simulateCommand(const SimulateOptions& options, std::ostream& out, std::ostr
     checkBackendName(options.backend);
     Config cfg = loadConfig(options.config, options.sets);
     if (options.batch) cfg.model->setBatchSize(*options.batch);
+    finaliseModel(cfg);
     const uint64_t steps = runSteps(cfg, options);
     std::optional<SpikeCsvFile> csv;
     if (!options.recordPath.empty()) {

@@ -5,6 +5,8 @@
 #include "input_file.hpp"
 #include "suggest.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <limits>
 #include <set>
@@ -25,6 +27,13 @@ public:
             m_r.fail(node, where + ": name: '" + name + "' is already used by the group at line " +
                                std::to_string(it->second.line) + ", column " +
                                std::to_string(it->second.column));
+    }
+
+    std::map<std::string, Config::Position> positions() const {
+        std::map<std::string, Config::Position> out;
+        for (const auto& [name, at] : m_used)
+            out[name] = {at.line, at.column};
+        return out;
     }
 
 private:
@@ -322,7 +331,24 @@ Config buildConfig(const toml::table& root, const std::string& sourceName,
     readEntries(
         r, root, "current_sources", "current source", false,
         [&](auto& t, const auto& where) { readCurrentSource(r, t, where, models, model, names); });
+    cfg.groupPositions = names.positions();
     return cfg;
+}
+
+// Where `message` names the group: quoted ('E') or as a field prefix (E.simCode), else npos.
+std::size_t groupMention(const std::string& message, const std::string& name) {
+    std::size_t first = message.find("'" + name + "'");
+    for (std::size_t at = message.find(name + "."); at != std::string::npos;
+         at = message.find(name + ".", at + 1)) {
+        const bool wordStart =
+            at == 0 ||
+            !(std::isalnum(static_cast<unsigned char>(message[at - 1])) || message[at - 1] == '_');
+        if (wordStart) {
+            first = std::min(first, at);
+            break;
+        }
+    }
+    return first;
 }
 
 } // namespace
@@ -338,6 +364,25 @@ Config parseConfig(std::string_view text, const std::string& sourceName,
                           "invalid TOML: " + std::string(e.description()));
     }
     return buildConfig(root, sourceName, overrides);
+}
+
+void finaliseModel(Config& cfg) {
+    try {
+        cfg.model->finalise();
+    } catch (const ConfigError&) {
+        throw;
+    } catch (const ModelError& e) {
+        // The group named first in the message is the one it is about.
+        const std::string message = e.what();
+        std::size_t first = std::string::npos;
+        Config::Position at;
+        for (const auto& [name, position] : cfg.groupPositions) {
+            const std::size_t found = groupMention(message, name);
+            if (found < first) first = found, at = position;
+        }
+        if (first == std::string::npos) throw;
+        throw ConfigError(cfg.file, at.line, at.column, message);
+    }
 }
 
 Config loadConfig(const std::string& path, const std::vector<std::string>& overrides) {

@@ -51,6 +51,11 @@ struct Config {
     std::map<std::string, double> parameters;   // [parameters] after --set and evaluation
     std::vector<SpikeSourceInput> spikeSources; // set on the Simulation by applyInputs
     std::vector<std::string> inputFiles;        // files read besides the config (spike times)
+    // Where each group (population, projection, current source) is named in the file.
+    struct Position {
+        unsigned line = 0, column = 0;
+    };
+    std::map<std::string, Position> groupPositions;
 };
 
 // Reads and checks a config file. `overrides` are "NAME=VALUE" strings from --set; each must
@@ -65,6 +70,11 @@ constexpr unsigned maxBatchSize = 65536;
 // The same from text in memory; `sourceName` is used as FILE in diagnostics.
 Config parseConfig(std::string_view text, const std::string& sourceName,
                    const std::vector<std::string>& overrides = {});
+
+// Model::finalise, with a ModelError that names a group rethrown as a ConfigError at the
+// position of that group in the file (the engine checks values the loader does not, e.g.
+// parameter domains and the code strings).
+void finaliseModel(Config& cfg);
 
 // Gives a built Simulation what the config holds outside the model: the spike times of every
 // SpikeSourceArray population (the same for every batch element).

@@ -42,13 +42,15 @@ inline fs::path writeConfig(const std::string& text) {
 }
 
 // Runs the executable with `args` (already shell-quoted where needed), killed after
-// `timeoutSeconds` (exit code 124 then) so that a hang fails the test instead of blocking it.
-inline Result run(const std::string& args, int timeoutSeconds = 300) {
+// `timeoutSeconds` so that a hang fails the test instead of blocking it. `environment` is
+// prepended to the command ("NAME=VALUE ...").
+inline Result run(const std::string& args, int timeoutSeconds = 300,
+                  const std::string& environment = "") {
     const fs::path out = tempPath(".out");
     const fs::path err = tempPath(".err");
-    const std::string command = "timeout -s KILL " + std::to_string(timeoutSeconds) + " '" +
-                                SPIKEFORGE_EXE + "' " + args + " >'" + out.string() + "' 2>'" +
-                                err.string() + "'";
+    const std::string command = environment + " timeout -s KILL " + std::to_string(timeoutSeconds) +
+                                " '" + SPIKEFORGE_EXE + "' " + args + " >'" + out.string() +
+                                "' 2>'" + err.string() + "'";
     const int status = std::system(command.c_str());
     Result r;
     r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -153,13 +153,29 @@ TEST(CliRecord, ExistingFileNeedsForce) {
 }
 
 TEST(CliRecord, FailedRunLeavesNoFile) {
+    // A model no earlier run compiled (a unique constant) and a compiler that always fails: the
+    // run fails after the CSV file was created.
+    std::string text = tinyConfig;
+    text.replace(text.find("rate = 1.0"), 10, "rate = 1." + std::to_string(::getpid()));
+    const fs::path config = writeConfig(text);
+    const fs::path csv = tempPath(".csv");
+    const Result r =
+        run("simulate " + quoted(config) + " --record " + quoted(csv), 300, "CXX=false");
+    EXPECT_EQ(r.exitCode, 1) << r.err;
+    EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
+    EXPECT_FALSE(fs::exists(csv));
+    fs::remove(config);
+}
+
+TEST(CliRecord, EngineErrorsNameTheGroupsPositionInTheConfig) {
     std::string text = tinyConfig;
     text.replace(text.find("v += rate * dt;"), 15, "v += undefined_name;");
     const fs::path config = writeConfig(text);
-    const fs::path csv = tempPath(".csv");
-    const Result r = run("simulate " + quoted(config) + " --record " + quoted(csv));
+    const Result r = run("simulate " + quoted(config));
     EXPECT_EQ(r.exitCode, 2) << r.err;
-    EXPECT_FALSE(fs::exists(csv));
+    // [[populations]] name = "R" is on line 14, the value at column 8.
+    EXPECT_EQ(r.err.rfind("error: " + config.string() + ":14:8: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find("undefined_name"), std::string::npos) << r.err;
     fs::remove(config);
 }
 

@@ -305,3 +305,39 @@ TEST(ConfigLimits, BatchIsBounded) {
                              "size = 1\nmodel = \"SpikeSourceArray\"\nspike_times = [[]]\n";
     expectErrorAt(text, "65537", {"model: batch", "between 1 and 65536"});
 }
+
+// ---- engine errors get the group's position in the file ------------------------------------
+
+TEST(ConfigFinalise, EngineErrorIsPlacedAtTheGroupItNames) {
+    const std::string text = R"([model]
+dt = 0.1
+[neuron_models.Bad]
+vars = ["v"]
+sim_code = "v += undefined_name;"
+[neuron_models.Good]
+vars = ["v"]
+sim_code = "v += 1.0;"
+[[populations]]
+name = "P"
+size = 1
+model = "Good"
+vars = { v = 0.0 }
+[[populations]]
+name = "XP"
+size = 1
+model = "Bad"
+vars = { v = 0.0 }
+)";
+    const TempDir dir;
+    const fs::path config = dir.write("c.toml", text);
+    Config cfg = loadConfig(config.string());
+    try {
+        finaliseModel(cfg);
+        FAIL() << "finalise accepted an unknown name";
+    } catch (const ConfigError& e) {
+        const std::string message = e.what();
+        // "XP", not "P" (a suffix of it): the entry at line 15.
+        EXPECT_EQ(message.rfind(config.string() + ":15:8: ", 0), 0u) << message;
+        EXPECT_NE(message.find("undefined_name"), std::string::npos) << message;
+    }
+}

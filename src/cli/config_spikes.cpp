@@ -10,13 +10,17 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <new>
+#include <stdexcept>
 #include <utility>
 
 namespace spikeforge::cli {
 
 namespace {
 
-using NeuronTimes = std::vector<std::vector<double>>; // [neuron] → spike times [ms]
+// One given spike: (neuron, time [ms]). Kept as a flat list so that memory follows the number
+// of spikes, not the population size.
+using Spike = std::pair<uint32_t, double>;
 
 std::string formatTime(double value) {
     char buffer[32];
@@ -24,34 +28,41 @@ std::string formatTime(double value) {
     return buffer;
 }
 
-// Sorts each neuron's times and packs them into the SpikeSourceArray layout.
-SpikeSourceInput pack(const std::string& population, NeuronTimes times,
+// Sorts the spikes by neuron, then time, and packs them into the SpikeSourceArray layout.
+SpikeSourceInput pack(const std::string& population, unsigned size, std::vector<Spike> spikes,
                       const std::function<void(const std::string&)>& fail) {
+    if (spikes.size() > std::numeric_limits<uint32_t>::max())
+        fail("too many spike times (" + std::to_string(spikes.size()) + "; at most 2^32 - 1)");
+    std::sort(spikes.begin(), spikes.end());
     SpikeSourceInput in;
     in.population = population;
-    uint64_t total = 0;
-    for (const auto& list : times)
-        total += list.size();
-    if (total > std::numeric_limits<uint32_t>::max())
-        fail("too many spike times (" + std::to_string(total) + "; at most 2^32 - 1)");
-    in.spikeTimes.reserve(total);
-    for (auto& list : times) {
-        std::sort(list.begin(), list.end());
-        in.startSpike.push_back(static_cast<uint32_t>(in.spikeTimes.size()));
-        in.spikeTimes.insert(in.spikeTimes.end(), list.begin(), list.end());
-        in.endSpike.push_back(static_cast<uint32_t>(in.spikeTimes.size()));
+    try {
+        in.startSpike.resize(size);
+        in.endSpike.resize(size);
+        in.spikeTimes.reserve(spikes.size());
+    } catch (const std::bad_alloc&) {
+        throw std::runtime_error("population '" + population + "': out of memory for the " +
+                                 "spike-time index of " + std::to_string(size) + " neurons (" +
+                                 std::to_string(uint64_t{8} * size) + " bytes)");
+    }
+    std::size_t next = 0;
+    for (uint32_t neuron = 0; neuron < size; ++neuron) {
+        in.startSpike[neuron] = static_cast<uint32_t>(next);
+        for (; next < spikes.size() && spikes[next].first == neuron; ++next)
+            in.spikeTimes.push_back(spikes[next].second);
+        in.endSpike[neuron] = static_cast<uint32_t>(next);
     }
     return in;
 }
 
 // spike_times = [[1.0, 5.0], [], [2.5]]: one list per neuron.
-NeuronTimes readInlineTimes(const Reader& r, const toml::node& node, const std::string& where,
-                            unsigned size) {
+std::vector<Spike> readInlineTimes(const Reader& r, const toml::node& node,
+                                   const std::string& where, unsigned size) {
     const toml::array& lists = r.array(node, where);
     if (lists.size() != size)
         r.fail(node, where + ": expected one list of times per neuron (" + std::to_string(size) +
                          " lists), got " + std::to_string(lists.size()));
-    NeuronTimes times(size);
+    std::vector<Spike> spikes;
     for (unsigned i = 0; i < size; ++i) {
         const std::string here = where + "[" + std::to_string(i) + "]";
         const toml::array& list = r.array(lists[i], here);
@@ -60,10 +71,10 @@ NeuronTimes readInlineTimes(const Reader& r, const toml::node& node, const std::
             const double time = r.number(list[k], at);
             if (time < 0.0)
                 r.fail(list[k], at + ": a spike time must be >= 0 ms, got " + formatTime(time));
-            times[i].push_back(time);
+            spikes.emplace_back(i, time);
         }
     }
-    return times;
+    return spikes;
 }
 
 std::string_view trimmed(std::string_view text) {
@@ -77,9 +88,9 @@ std::string_view trimmed(std::string_view text) {
 
 // Rows "neuron,time_ms"; an optional header of exactly those names, blank lines and lines
 // starting with '#' are skipped. Errors are reported as FILE:LINE.
-NeuronTimes parseTimesCsv(const std::string& text, const std::string& file,
-                          const std::string& where, unsigned size) {
-    NeuronTimes times(size);
+std::vector<Spike> parseTimesCsv(const std::string& text, const std::string& file,
+                                 const std::string& where, unsigned size) {
+    std::vector<Spike> spikes;
     std::size_t lineStart = 0;
     unsigned line = 0;
     bool first = true;
@@ -117,9 +128,9 @@ NeuronTimes parseTimesCsv(const std::string& text, const std::string& file,
             !std::isfinite(time))
             fail("time '" + std::string(timeText) + "' is not a finite number [ms]");
         if (time < 0.0) fail("a spike time must be >= 0 ms, got " + formatTime(time));
-        times[neuron].push_back(time);
+        spikes.emplace_back(static_cast<uint32_t>(neuron), time);
     }
-    return times;
+    return spikes;
 }
 
 // The file named by spike_times_file, relative to the config's directory.
@@ -140,7 +151,7 @@ std::optional<SpikeSourceInput> readSpikeTimes(const Reader& r, const toml::tabl
         r.fail(*fileNode, where + ": give either spike_times or spike_times_file, not both");
     if (inlineNode) {
         const std::string here = where + ": spike_times";
-        return pack(name, readInlineTimes(r, *inlineNode, here, size),
+        return pack(name, size, readInlineTimes(r, *inlineNode, here, size),
                     [&](const std::string& what) { r.fail(*inlineNode, here + ": " + what); });
     }
     if (!fileNode) return std::nullopt;
@@ -154,7 +165,7 @@ std::optional<SpikeSourceInput> readSpikeTimes(const Reader& r, const toml::tabl
                               "': " + e.what());
     }
     files.push_back(path);
-    return pack(name, parseTimesCsv(text, path, where, size),
+    return pack(name, size, parseTimesCsv(text, path, where, size),
                 [&](const std::string& what) { r.fail(*fileNode, here + ": " + what); });
 }
 

@@ -341,3 +341,20 @@ vars = { v = 0.0 }
         EXPECT_NE(message.find("undefined_name"), std::string::npos) << message;
     }
 }
+
+TEST(ConfigLimits, SetValuesMustBeFinite) {
+    const TempDir dir;
+    const fs::path config = dir.write(
+        "c.toml", withSpikes("spike_times = [[], [], []]") + "[parameters]\nT = 1.0\n");
+    for (const std::string value : {"inf", "-inf", "nan", "1e999"}) {
+        try {
+            loadConfig(config.string(), {"T=" + value});
+            ADD_FAILURE() << "--set T=" << value << " was accepted";
+        } catch (const ConfigError& e) {
+            EXPECT_NE(std::string(e.what()).find("'" + value + "' is not a number"),
+                      std::string::npos)
+                << e.what();
+        }
+    }
+    EXPECT_NO_THROW(loadConfig(config.string(), {"T=1e300"}));
+}

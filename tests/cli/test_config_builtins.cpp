@@ -143,3 +143,20 @@ TEST(ConfigBuiltins, DocListsEveryBuiltIn) {
         EXPECT_NE(doc.str().find("`" + name + "`"), std::string::npos)
             << name << " is not listed in docs/config.md";
 }
+
+TEST(ConfigBuiltins, EveryExampleConfigLoadsAndFinalises) {
+    int count = 0;
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::string(SPIKEFORGE_SOURCE_DIR) + "/examples")) {
+        if (entry.path().extension() != ".toml") continue;
+        ++count;
+        try {
+            Config cfg = loadConfig(entry.path().string());
+            finaliseModel(cfg);
+            EXPECT_TRUE(cfg.durationMs.has_value()) << entry.path();
+        } catch (const std::exception& e) {
+            ADD_FAILURE() << entry.path() << ": " << e.what();
+        }
+    }
+    EXPECT_GE(count, 2);
+}

@@ -271,7 +271,12 @@ int simulateCommand(const SimulateOptions& options, std::ostream& out, std::ostr
         csv.emplace(options.recordPath, options.force, inputs);
     }
     SpikeOutput output(csv ? &*csv : nullptr);
-    const RunResult result = simulate(cfg, options, steps, output, err);
+    RunResult result;
+    try {
+        result = simulate(cfg, options, steps, output, err);
+    } catch (const ModelError& e) { // initialisation and run-time checks
+        rethrowAtGroup(cfg, e);
+    }
     if (csv) csv->close();
     printReport(out, result);
     if (csv) out << "spikes written to " << options.recordPath << '\n';

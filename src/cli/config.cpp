@@ -366,22 +366,25 @@ Config parseConfig(std::string_view text, const std::string& sourceName,
     return buildConfig(root, sourceName, overrides);
 }
 
+void rethrowAtGroup(const Config& cfg, const ModelError& e) {
+    if (dynamic_cast<const ConfigError*>(&e)) throw; // already placed
+    // The group named first in the message is the one it is about.
+    const std::string message = e.what();
+    std::size_t first = std::string::npos;
+    Config::Position at;
+    for (const auto& [name, position] : cfg.groupPositions) {
+        const std::size_t found = groupMention(message, name);
+        if (found < first) first = found, at = position;
+    }
+    if (first == std::string::npos) throw; // the original exception, not a sliced copy
+    throw ConfigError(cfg.file, at.line, at.column, message);
+}
+
 void finaliseModel(Config& cfg) {
     try {
         cfg.model->finalise();
-    } catch (const ConfigError&) {
-        throw;
     } catch (const ModelError& e) {
-        // The group named first in the message is the one it is about.
-        const std::string message = e.what();
-        std::size_t first = std::string::npos;
-        Config::Position at;
-        for (const auto& [name, position] : cfg.groupPositions) {
-            const std::size_t found = groupMention(message, name);
-            if (found < first) first = found, at = position;
-        }
-        if (first == std::string::npos) throw;
-        throw ConfigError(cfg.file, at.line, at.column, message);
+        rethrowAtGroup(cfg, e);
     }
 }
 

@@ -71,9 +71,13 @@ constexpr unsigned maxBatchSize = 65536;
 Config parseConfig(std::string_view text, const std::string& sourceName,
                    const std::vector<std::string>& overrides = {});
 
-// Model::finalise, with a ModelError that names a group rethrown as a ConfigError at the
-// position of that group in the file (the engine checks values the loader does not, e.g.
-// parameter domains and the code strings).
+// Rethrows an engine error that names a group as a ConfigError at the position of that group's
+// name in the file; any other error unchanged. Call it only from the handler catching `e`. (The
+// engine checks what the loader does not: parameter domains, code strings, connectivity and delays
+// at initialisation and run time.)
+[[noreturn]] void rethrowAtGroup(const Config& cfg, const ModelError& e);
+
+// Model::finalise, its errors placed with rethrowAtGroup.
 void finaliseModel(Config& cfg);
 
 // Gives a built Simulation what the config holds outside the model: the spike times of every

@@ -264,3 +264,37 @@ TEST(CliOptions, CompileTimeoutZeroIsAccepted) {
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.err.find("cannot open the config file"), std::string::npos) << r.err;
 }
+
+// A delay beyond the dendritic ring is found by the engine (at finalise or while running): the
+// error is placed at the projection's name in the config.
+TEST(CliRecord, RunTimeEngineErrorsAreAlsoPlaced) {
+    const std::string text = R"([model]
+dt = 1.0
+duration_ms = 5.0
+[[populations]]
+name = "Src"
+size = 1
+model = "SpikeSourceArray"
+spike_times = [[0.5]]
+[[populations]]
+name = "Tgt"
+size = 1
+model = "LIF"
+params = { C = 1.0, TauM = 20.0, Vrest = -65.0, Vreset = -65.0, Vthresh = -50.0, Ioffset = 0.0, TauRefrac = 2.0 }
+vars = { V = -65.0, RefracTime = 0.0 }
+[[projections]]
+name = "Syn"
+source = "Src"
+target = "Tgt"
+matrix = "dense"
+max_dendritic_delay_steps = 3
+weight_update = { model = "StaticPulseDendriticDelay", vars = { g = 1.0, d = 5 } }
+postsynaptic = { model = "DeltaCurr" }
+)";
+    const fs::path config = writeConfig(text);
+    const Result r = run("simulate " + quoted(config));
+    fs::remove(config);
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+    EXPECT_EQ(r.err.rfind("error: " + config.string() + ":16:8: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find("Syn"), std::string::npos) << r.err;
+}

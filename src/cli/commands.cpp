@@ -25,6 +25,23 @@ namespace spikeforge::cli {
 
 namespace {
 
+// "error: <message>" with control characters other than newlines shown as \xNN, so that text
+// from a config or data file cannot drive the terminal (escape sequences) or fake output lines.
+void printError(std::ostream& err, std::string_view message) {
+    std::string text = "error: ";
+    for (const char c : message) {
+        const auto byte = static_cast<unsigned char>(c);
+        if ((byte < 0x20 && c != '\n') || byte == 0x7f) {
+            char escaped[8];
+            std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+            text += escaped;
+        } else {
+            text += c;
+        }
+    }
+    err << text << '\n';
+}
+
 std::string formatTime(double ms) {
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.10g", ms);
@@ -308,7 +325,7 @@ int parseError(const CLI::App& app, const CLI::ParseError& e) {
         app.exit(e);
         return exitOk;
     }
-    std::cerr << "error: " << e.what() << '\n';
+    printError(std::cerr, e.what());
     return exitUsage;
 }
 
@@ -340,7 +357,7 @@ int runInfo(bool json, std::ostream& out, std::ostream& err) {
         }
         return exitOk;
     } catch (const std::exception& e) {
-        err << "error: " << e.what() << '\n';
+        printError(err, e.what());
         return exitFailure;
     }
 }
@@ -349,16 +366,16 @@ int runSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
     try {
         return simulateCommand(options, out, err);
     } catch (const ModelError& e) { // ConfigError included
-        err << "error: " << e.what() << '\n';
+        printError(err, e.what());
         return exitUsage;
     } catch (const UsageError& e) {
-        err << "error: " << e.what() << '\n';
+        printError(err, e.what());
         return exitUsage;
     } catch (const std::exception& e) { // BackendError, InternalError, I/O
-        err << "error: " << e.what() << '\n';
+        printError(err, e.what());
         return exitFailure;
     } catch (...) {
-        err << "error: unknown failure\n";
+        printError(err, "unknown failure");
         return exitFailure;
     }
 }

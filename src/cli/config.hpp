@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,13 +34,17 @@ private:
     unsigned m_column;
 };
 
-// The spike times of a SpikeSourceArray population in the layout of the built-in model: neuron
-// i emits spikeTimes[startSpike[i] .. endSpike[i]), sorted.
+// The spike times of a SpikeSourceArray population, sorted by neuron, then time. Memory follows
+// the number of spikes, not the population size.
 struct SpikeSourceInput {
     std::string population;
-    std::vector<uint32_t> startSpike; // per neuron
-    std::vector<uint32_t> endSpike;   // per neuron
-    std::vector<double> spikeTimes;   // [ms]
+    unsigned size = 0;              // neurons
+    std::vector<uint32_t> neurons;  // per spike, ascending
+    std::vector<double> spikeTimes; // per spike [ms]
+
+    // The built-in model's layout for one batch element: neuron i emits
+    // spikeTimes[start[i] .. end[i]). Both spans have `size` elements.
+    void fillRanges(std::span<uint32_t> start, std::span<uint32_t> end) const;
 };
 
 // A loaded config: the model (not yet finalised) and the run settings that are not part of it.

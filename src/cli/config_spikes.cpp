@@ -10,8 +10,6 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
-#include <new>
-#include <stdexcept>
 #include <utility>
 
 namespace spikeforge::cli {
@@ -28,7 +26,7 @@ std::string formatTime(double value) {
     return buffer;
 }
 
-// Sorts the spikes by neuron, then time, and packs them into the SpikeSourceArray layout.
+// Sorts the spikes by neuron, then time.
 SpikeSourceInput pack(const std::string& population, unsigned size, std::vector<Spike> spikes,
                       const std::function<void(const std::string&)>& fail) {
     if (spikes.size() > std::numeric_limits<uint32_t>::max())
@@ -36,21 +34,12 @@ SpikeSourceInput pack(const std::string& population, unsigned size, std::vector<
     std::sort(spikes.begin(), spikes.end());
     SpikeSourceInput in;
     in.population = population;
-    try {
-        in.startSpike.resize(size);
-        in.endSpike.resize(size);
-        in.spikeTimes.reserve(spikes.size());
-    } catch (const std::bad_alloc&) {
-        throw std::runtime_error("population '" + population + "': out of memory for the " +
-                                 "spike-time index of " + std::to_string(size) + " neurons (" +
-                                 std::to_string(uint64_t{8} * size) + " bytes)");
-    }
-    std::size_t next = 0;
-    for (uint32_t neuron = 0; neuron < size; ++neuron) {
-        in.startSpike[neuron] = static_cast<uint32_t>(next);
-        for (; next < spikes.size() && spikes[next].first == neuron; ++next)
-            in.spikeTimes.push_back(spikes[next].second);
-        in.endSpike[neuron] = static_cast<uint32_t>(next);
+    in.size = size;
+    in.neurons.reserve(spikes.size());
+    in.spikeTimes.reserve(spikes.size());
+    for (const auto& [neuron, time] : spikes) {
+        in.neurons.push_back(neuron);
+        in.spikeTimes.push_back(time);
     }
     return in;
 }
@@ -86,6 +75,12 @@ std::string_view trimmed(std::string_view text) {
     return text;
 }
 
+// At most 40 bytes of a field, for a message (a CSV line may be megabytes long).
+std::string excerpt(std::string_view text) {
+    constexpr std::size_t limit = 40;
+    return text.size() <= limit ? std::string(text) : std::string(text.substr(0, limit)) + "...";
+}
+
 // Rows "neuron,time_ms"; an optional header of exactly those names, blank lines and lines
 // starting with '#' are skipped. Errors are reported as FILE:LINE.
 std::vector<Spike> parseTimesCsv(const std::string& text, const std::string& file,
@@ -112,12 +107,12 @@ std::vector<Spike> parseTimesCsv(const std::string& text, const std::string& fil
         const bool header = neuronText == "neuron" && timeText == "time_ms";
         if (std::exchange(first, false) && header) continue;
         if (comma == std::string_view::npos || timeText.find(',') != std::string_view::npos)
-            fail("expected a row 'neuron,time_ms', got '" + std::string(row) + "'");
+            fail("expected a row 'neuron,time_ms', got '" + excerpt(row) + "'");
         uint64_t neuron = 0;
         const auto [nEnd, nErr] =
             std::from_chars(neuronText.data(), neuronText.data() + neuronText.size(), neuron);
         if (nErr != std::errc() || nEnd != neuronText.data() + neuronText.size())
-            fail("neuron '" + std::string(neuronText) + "' is not a whole number >= 0");
+            fail("neuron '" + excerpt(neuronText) + "' is not a whole number >= 0");
         if (neuron >= size)
             fail("neuron " + std::to_string(neuron) + " does not exist (the population has " +
                  std::to_string(size) + " neurons, 0 to " + std::to_string(size - 1) + ")");
@@ -126,7 +121,7 @@ std::vector<Spike> parseTimesCsv(const std::string& text, const std::string& fil
             std::from_chars(timeText.data(), timeText.data() + timeText.size(), time);
         if (tErr != std::errc() || tEnd != timeText.data() + timeText.size() ||
             !std::isfinite(time))
-            fail("time '" + std::string(timeText) + "' is not a finite number [ms]");
+            fail("time '" + excerpt(timeText) + "' is not a finite number [ms]");
         if (time < 0.0) fail("a spike time must be >= 0 ms, got " + formatTime(time));
         spikes.emplace_back(static_cast<uint32_t>(neuron), time);
     }
@@ -178,6 +173,20 @@ void checkEgpsGiven(const Reader& r, const toml::node& at, const std::string& wh
                            "', which a config cannot give (build this model with the C++ API)");
 }
 
+void SpikeSourceInput::fillRanges(std::span<uint32_t> start, std::span<uint32_t> end) const {
+    if (start.size() != size || end.size() != size)
+        throw InternalError("population '" + population + "': spike-time ranges for " +
+                            std::to_string(start.size()) + " neurons, expected " +
+                            std::to_string(size));
+    std::size_t next = 0;
+    for (uint32_t neuron = 0; neuron < size; ++neuron) {
+        start[neuron] = static_cast<uint32_t>(next);
+        while (next < neurons.size() && neurons[next] == neuron)
+            ++next;
+        end[neuron] = static_cast<uint32_t>(next);
+    }
+}
+
 void applyInputs(Simulation& sim, const Config& cfg) {
     const unsigned batch = cfg.model->batchSize();
     for (const SpikeSourceInput& in : cfg.spikeSources) {
@@ -185,15 +194,13 @@ void applyInputs(Simulation& sim, const Config& cfg) {
         sim.pull(in.population, "endSpike");
         const auto start = sim.view<uint32_t>(in.population, "startSpike");
         const auto end = sim.view<uint32_t>(in.population, "endSpike");
-        const std::size_t size = in.startSpike.size();
-        if (start.size() != size * batch || end.size() != size * batch)
+        if (start.size() != std::size_t{in.size} * batch || end.size() != start.size())
             throw InternalError("population '" + in.population +
                                 "': startSpike/endSpike do not have one entry per neuron and "
                                 "batch element");
-        for (unsigned b = 0; b < batch; ++b) { // every batch element replays the same times
-            std::copy(in.startSpike.begin(), in.startSpike.end(), start.begin() + b * size);
-            std::copy(in.endSpike.begin(), in.endSpike.end(), end.begin() + b * size);
-        }
+        for (unsigned b = 0; b < batch; ++b) // every batch element replays the same times
+            in.fillRanges(start.subspan(std::size_t{b} * in.size, in.size),
+                          end.subspan(std::size_t{b} * in.size, in.size));
         sim.push(in.population, "startSpike");
         sim.push(in.population, "endSpike");
         // An empty array is never read (startSpike == endSpike), but the EGP is still set.

@@ -298,3 +298,25 @@ postsynaptic = { model = "DeltaCurr" }
     EXPECT_EQ(r.err.rfind("error: " + config.string() + ":16:8: ", 0), 0u) << r.err;
     EXPECT_NE(r.err.find("Syn"), std::string::npos) << r.err;
 }
+
+// Text from a config or a data file reaches the terminal without control characters, and a
+// long CSV field is cut short in the message.
+TEST(CliOptions, ErrorsCarryNoControlCharacters) {
+    const fs::path dir = tempPath("");
+    fs::create_directories(dir);
+    std::ofstream(dir / "t.csv") << "0,1.0\n" << std::string(5000, 'x') << "\x1b[2J,1\n";
+    std::ofstream(dir / "c.toml") << withSpikes("spike_times_file = \"t.csv\"");
+    const Result fromCsv = run("simulate " + quoted(dir / "c.toml"));
+    EXPECT_EQ(fromCsv.exitCode, 2) << fromCsv.err;
+    EXPECT_NE(fromCsv.err.find("t.csv:2: population 'In': neuron 'xxxx"), std::string::npos)
+        << fromCsv.err;
+    EXPECT_LT(fromCsv.err.size(), 300u);
+
+    std::ofstream(dir / "k.toml") << tinyConfig << "\"bad\\u001b[31mkey\" = 1\n";
+    const Result fromKey = run("simulate " + quoted(dir / "k.toml"));
+    EXPECT_EQ(fromKey.exitCode, 2) << fromKey.err;
+    EXPECT_EQ(fromKey.err.find('\x1b'), std::string::npos) << fromKey.err;
+    EXPECT_NE(fromKey.err.find("bad\\x1b[31mkey"), std::string::npos) << fromKey.err;
+    EXPECT_EQ(std::count(fromKey.err.begin(), fromKey.err.end(), '\n'), 1) << fromKey.err;
+    fs::remove_all(dir);
+}

@@ -102,8 +102,12 @@ TEST(SpikeTimes, InlineListsArePackedAndSortedPerNeuron) {
     ASSERT_EQ(cfg.spikeSources.size(), 1u);
     const SpikeSourceInput& in = cfg.spikeSources[0];
     EXPECT_EQ(in.population, "In");
-    EXPECT_EQ(in.startSpike, (std::vector<uint32_t>{0, 2, 2}));
-    EXPECT_EQ(in.endSpike, (std::vector<uint32_t>{2, 2, 3}));
+    EXPECT_EQ(in.size, 3u);
+    EXPECT_EQ(in.neurons, (std::vector<uint32_t>{0, 0, 2}));
+    std::vector<uint32_t> start(3, 99), end(3, 99);
+    in.fillRanges(start, end);
+    EXPECT_EQ(start, (std::vector<uint32_t>{0, 2, 2}));
+    EXPECT_EQ(end, (std::vector<uint32_t>{2, 2, 3}));
     EXPECT_EQ(in.spikeTimes, (std::vector<double>{1.0, 5.0, 2.5}));
     EXPECT_TRUE(cfg.inputFiles.empty());
 }
@@ -204,8 +208,12 @@ TEST(SpikeTimes, FileRowsAreReadRelativeToTheConfig) {
     const Config cfg = loadConfig(config.string());
     ASSERT_EQ(cfg.spikeSources.size(), 1u);
     const SpikeSourceInput& in = cfg.spikeSources[0];
-    EXPECT_EQ(in.startSpike, (std::vector<uint32_t>{0, 2, 2}));
-    EXPECT_EQ(in.endSpike, (std::vector<uint32_t>{2, 2, 3}));
+    EXPECT_EQ(in.size, 3u);
+    EXPECT_EQ(in.neurons, (std::vector<uint32_t>{0, 0, 2}));
+    std::vector<uint32_t> start(3, 99), end(3, 99);
+    in.fillRanges(start, end);
+    EXPECT_EQ(start, (std::vector<uint32_t>{0, 2, 2}));
+    EXPECT_EQ(end, (std::vector<uint32_t>{2, 2, 3}));
     EXPECT_EQ(in.spikeTimes, (std::vector<double>{1.25, 3.0, 4.5}));
     ASSERT_EQ(cfg.inputFiles.size(), 1u);
     EXPECT_TRUE(fs::equivalent(cfg.inputFiles[0], csv));
@@ -344,8 +352,8 @@ vars = { v = 0.0 }
 
 TEST(ConfigLimits, SetValuesMustBeFinite) {
     const TempDir dir;
-    const fs::path config = dir.write(
-        "c.toml", withSpikes("spike_times = [[], [], []]") + "[parameters]\nT = 1.0\n");
+    const fs::path config =
+        dir.write("c.toml", withSpikes("spike_times = [[], [], []]") + "[parameters]\nT = 1.0\n");
     for (const std::string value : {"inf", "-inf", "nan", "1e999"}) {
         try {
             loadConfig(config.string(), {"T=" + value});

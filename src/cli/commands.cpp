@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -115,6 +116,19 @@ uint64_t runSteps(const Config& cfg, const SimulateOptions& options) {
         fail("gives 0 time steps (the run length is rounded to a whole number of steps)");
     if (!(steps <= maxSteps)) fail("gives more than 2^40 time steps (" + formatTime(steps) + ")");
     return static_cast<uint64_t>(steps);
+}
+
+// Given spike times the run ends before are legal but probably not meant: say so.
+void warnUnreachedSpikes(const Config& cfg, uint64_t steps, std::ostream& err) {
+    const double lastStep = double(steps - 1) * cfg.model->dt(); // [ms] time of the last step
+    for (const SpikeSourceInput& in : cfg.spikeSources) {
+        const auto late = std::count_if(in.spikeTimes.begin(), in.spikeTimes.end(),
+                                        [&](double t) { return t > lastStep; });
+        if (late > 0)
+            err << "warning: population '" << in.population << "': " << late << " of "
+                << in.spikeTimes.size() << " spike times are after the last step of the run ("
+                << formatTime(lastStep) << " ms) and are never emitted\n";
+    }
 }
 
 // Actual synapse count: every pair for dense projections, the built rows for sparse ones.
@@ -281,6 +295,7 @@ int simulateCommand(const SimulateOptions& options, std::ostream& out, std::ostr
     if (options.batch) cfg.model->setBatchSize(*options.batch);
     finaliseModel(cfg);
     const uint64_t steps = runSteps(cfg, options);
+    warnUnreachedSpikes(cfg, steps, err);
     std::optional<SpikeCsvFile> csv;
     if (!options.recordPath.empty()) {
         std::vector<std::string> inputs = cfg.inputFiles;

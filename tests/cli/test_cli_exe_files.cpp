@@ -320,3 +320,18 @@ TEST(CliOptions, ErrorsCarryNoControlCharacters) {
     EXPECT_EQ(std::count(fromKey.err.begin(), fromKey.err.end(), '\n'), 1) << fromKey.err;
     fs::remove_all(dir);
 }
+
+TEST(CliSpikeSource, TimesAfterTheRunAreWarnedAbout) {
+    const fs::path config =
+        writeConfig(withSpikes("spike_times = [[5.05, 1.05], [], [2.55, 2.55]]"));
+    // 30 steps: the last at 2.9 ms; 5.05 is never reached.
+    const Result r = run("simulate " + quoted(config) + " --duration-ms 3");
+    fs::remove(config);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.err.find("warning: population 'In': 1 of 4 spike times are after the last step "
+                         "of the run (2.9 ms)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.out.find("In                             3             6"), std::string::npos)
+        << r.out;
+}

@@ -366,3 +366,16 @@ TEST(ConfigLimits, SetValuesMustBeFinite) {
     }
     EXPECT_NO_THROW(loadConfig(config.string(), {"T=1e300"}));
 }
+
+TEST(ConfigLimits, DtMustBeFiniteAndPositive) {
+    for (const auto& [dt, part] :
+         std::vector<std::pair<std::string, std::string>>{{"0", "greater than 0"},
+                                                          {"-0.1", "greater than 0"},
+                                                          {"inf", "finite"},
+                                                          {"nan", "finite"},
+                                                          {"\"0.1 - 0.1\"", "greater than 0"}}) {
+        std::string text = withSpikes("spike_times = [[], [], []]");
+        text.replace(text.find("dt = 0.1"), 8, "dt = " + dt);
+        expectErrorAt(text, dt, {"model: dt", part});
+    }
+}

@@ -124,6 +124,26 @@ VarInitMap spikeSourceVars(const Reader& r, const toml::table& t, const std::str
     return {{"startSpike", 0.0}, {"endSpike", 0.0}};
 }
 
+// spike_times / spike_times_file: required for a SpikeSourceArray, refused for other models.
+std::optional<SpikeSourceInput>
+readPopulationSpikes(const Reader& r, const toml::table& t, const std::string& where,
+                     const std::string& name, unsigned size, const toml::node& modelNode,
+                     const std::string& desc, bool spikeSource, Config& cfg) {
+    for (const char* key : {"spike_times", "spike_times_file"})
+        if (const toml::node* node = t.get(key); node && !spikeSource)
+            r.fail(*node, where + ": " + key +
+                              ": spike times are only given to a SpikeSourceArray population, "
+                              "not to " +
+                              desc);
+    std::optional<SpikeSourceInput> spikes =
+        readSpikeTimes(r, t, where, name, size, cfg.inputFiles);
+    if (spikeSource && !spikes)
+        r.fail(modelNode, where + ": " + desc +
+                              " needs the extra global parameter 'spikeTimes': give spike_times "
+                              "(one list of times [ms] per neuron) or spike_times_file");
+    return spikes;
+}
+
 void readPopulation(const Reader& r, const toml::table& t, const std::string& where,
                     const UserModels& models, Config& cfg, GroupNames& names) {
     r.checkKeys(t, where,
@@ -140,18 +160,8 @@ void readPopulation(const Reader& r, const toml::table& t, const std::string& wh
     const bool spikeSource = isSpikeSourceArray(neuron);
     const VarInitMap vars = spikeSource ? spikeSourceVars(r, t, where)
                                         : readVarInits(r, t, "vars", where, neuron.vars, desc);
-    for (const char* key : {"spike_times", "spike_times_file"})
-        if (const toml::node* node = t.get(key); node && !spikeSource)
-            r.fail(*node, where + ": " + key +
-                              ": spike times are only given to a SpikeSourceArray population, "
-                              "not to " +
-                              desc);
     std::optional<SpikeSourceInput> spikes =
-        readSpikeTimes(r, t, where, name, size, cfg.inputFiles);
-    if (spikeSource && !spikes)
-        r.fail(modelNode, where + ": " + desc +
-                              " needs the extra global parameter 'spikeTimes': give spike_times "
-                              "(one list of times [ms] per neuron) or spike_times_file");
+        readPopulationSpikes(r, t, where, name, size, modelNode, desc, spikeSource, cfg);
     checkEgpsGiven(r, modelNode, where, neuron, desc,
                    spikeSource ? std::set<std::string>{"spikeTimes"} : std::set<std::string>{});
     checkInitEgps(r, t, where + ": vars", vars);

@@ -2,26 +2,52 @@
 
 #include "config.hpp"
 #include "json.hpp"
+#include "spike_output.hpp"
 #include "suggest.hpp"
 
 #include "spikeforge/simulation.hpp"
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <span>
 
 namespace spikeforge::cli {
 
 namespace {
+
+// "error: <message>" with control characters other than newlines shown as \xNN, so that text
+// from a config or data file cannot drive the terminal (escape sequences) or fake output lines.
+void printError(std::ostream& err, std::string_view message) {
+    std::string text = "error: ";
+    for (const char c : message) {
+        const auto byte = static_cast<unsigned char>(c);
+        if ((byte < 0x20 && c != '\n') || byte == 0x7f) {
+            char escaped[8];
+            std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+            text += escaped;
+        } else {
+            text += c;
+        }
+    }
+    err << text << '\n';
+}
+
+std::string formatTime(double ms) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.10g", ms);
+    return buffer;
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -29,17 +55,11 @@ double secondsSince(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// A bad command-line value that only shows once the run is set up (exit code 2).
-class UsageError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
 struct PopulationResult {
     std::string name;
     unsigned size = 0;
     bool recorded = false;
-    std::vector<SpikeEvent> spikes;
+    uint64_t spikes = 0;
     double rateHz = 0.0; // mean over neurons and batch elements
 };
 
@@ -60,7 +80,7 @@ struct RunResult {
     uint64_t totalSpikes() const {
         uint64_t total = 0;
         for (const PopulationResult& p : populations)
-            total += p.spikes.size();
+            total += p.spikes;
         return total;
     }
 };
@@ -75,23 +95,40 @@ void checkBackendName(const std::string& name) {
                      "; `spikeforge info` lists the backends");
 }
 
+// More steps than this is surely a mistake (2^40 steps of 0.1 ms are 3.5 years).
+constexpr double maxSteps = 0x1p40;
+
+// Number of steps of the run: round(duration / dt), at least 1 and at most maxSteps.
 uint64_t runSteps(const Config& cfg, const SimulateOptions& options) {
     const std::optional<double> duration = options.durationMs ? options.durationMs : cfg.durationMs;
     if (!duration)
         throw ConfigError(cfg.file, 0, 0,
                           "no run length: set duration_ms in [model] or pass --duration-ms");
-    const double steps = std::round(*duration / cfg.model->dt());
-    if (steps < 1.0)
-        throw ConfigError(cfg.file, 0, 0, "the run length is shorter than one time step");
+    const double dt = cfg.model->dt();
+    const std::string what = (options.durationMs ? "--duration-ms " : "[model] duration_ms = ") +
+                             formatTime(*duration) + " ms with dt = " + formatTime(dt) + " ms";
+    const double steps = std::round(*duration / dt);
+    const auto fail = [&](const std::string& problem) {
+        if (options.durationMs) throw UsageError(what + " " + problem);
+        throw ConfigError(cfg.file, 0, 0, what + " " + problem);
+    };
+    if (!(steps >= 1.0))
+        fail("gives 0 time steps (the run length is rounded to a whole number of steps)");
+    if (!(steps <= maxSteps)) fail("gives more than 2^40 time steps (" + formatTime(steps) + ")");
     return static_cast<uint64_t>(steps);
 }
 
-std::ofstream openRecordFile(const std::string& path) {
-    std::ofstream out;
-    if (path.empty()) return out;
-    out.open(path);
-    if (!out) throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
-    return out;
+// Given spike times the run ends before are legal but probably not meant: say so.
+void warnUnreachedSpikes(const Config& cfg, uint64_t steps, std::ostream& err) {
+    const double lastStep = double(steps - 1) * cfg.model->dt(); // [ms] time of the last step
+    for (const SpikeSourceInput& in : cfg.spikeSources) {
+        const auto late = std::count_if(in.spikeTimes.begin(), in.spikeTimes.end(),
+                                        [&](double t) { return t > lastStep; });
+        if (late > 0)
+            err << "warning: population '" << in.population << "': " << late << " of "
+                << in.spikeTimes.size() << " spike times are after the last step of the run ("
+                << formatTime(lastStep) << " ms) and are never emitted\n";
+    }
 }
 
 // Actual synapse count: every pair for dense projections, the built rows for sparse ones.
@@ -109,7 +146,7 @@ uint64_t countSynapses(Simulation& sim, const Model& model) {
     return total;
 }
 
-void collectSpikes(Simulation& sim, RunResult& result) {
+void collectSpikes(Simulation& sim, const SpikeOutput& output, RunResult& result) {
     const double seconds = result.durationMs / 1000.0;
     for (const auto& group : sim.model().neuronGroups()) {
         PopulationResult p;
@@ -117,11 +154,45 @@ void collectSpikes(Simulation& sim, RunResult& result) {
         p.size = group->size();
         p.recorded = group->spikeRecording();
         if (p.recorded) {
-            p.spikes = sim.spikes(p.name);
-            p.rateHz =
-                static_cast<double>(p.spikes.size()) / (double(p.size) * result.batch * seconds);
+            p.spikes = output.count(p.name);
+            p.rateHz = static_cast<double>(p.spikes) / (double(p.size) * result.batch * seconds);
         }
         result.populations.push_back(std::move(p));
+    }
+}
+
+// Streams recorded spikes to `output` as the run goes when the runtime offers a spike sink
+// (Simulation::setSpikeSink); returns false when it does not, and the caller then hands the
+// spikes over after the run (deliverRecordedSpikes).
+template <typename Sim> bool attachSpikeSink(Sim& sim, SpikeOutput& output) {
+    if constexpr (requires {
+                      sim.setSpikeSink(
+                          std::function<void(const std::string&, std::span<const SpikeEvent>)>());
+                  }) {
+        sim.setSpikeSink([&output](const std::string& group, std::span<const SpikeEvent> spikes) {
+            output(group, spikes);
+        });
+        return true;
+    } else {
+        return false;
+    }
+}
+
+void deliverRecordedSpikes(Simulation& sim, SpikeOutput& output) {
+    for (const auto& group : sim.model().neuronGroups())
+        if (group->spikeRecording()) {
+            const std::vector<SpikeEvent> spikes = sim.spikes(group->name());
+            output(group->name(), spikes);
+        }
+}
+
+// BackendPreferences::compileTimeout [s] where this build has it; false otherwise.
+template <typename Prefs> bool setCompileTimeout(Prefs& prefs, double seconds) {
+    if constexpr (requires { prefs.compileTimeout = seconds; }) {
+        prefs.compileTimeout = seconds;
+        return true;
+    } else {
+        return false;
     }
 }
 
@@ -132,15 +203,20 @@ double processCpuSeconds() {
     return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
-RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps) {
+RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps, SpikeOutput& output,
+                   std::ostream& err) {
     BackendPreferences prefs;
     prefs.backend = options.backend;
     prefs.threads = options.threads;
+    if (options.compileTimeoutSeconds && !setCompileTimeout(prefs, *options.compileTimeoutSeconds))
+        err << "warning: --compile-timeout is not supported by this build; ignored\n";
     Simulation sim(*cfg.model, prefs);
+    applyInputs(sim, cfg);
 
     bool anyRecorded = false;
     for (const auto& group : cfg.model->neuronGroups())
         anyRecorded = anyRecorded || group->spikeRecording();
+    const bool streamed = anyRecorded && attachSpikeSink(sim, output);
     if (anyRecorded) sim.setRecordingWindow(steps);
     const Clock::time_point start = Clock::now();
     const double cpuStart = processCpuSeconds();
@@ -148,7 +224,8 @@ RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps) 
     RunResult result;
     result.simWallSeconds = secondsSince(start);
     result.simCpuSeconds = processCpuSeconds() - cpuStart;
-    if (anyRecorded) sim.pullRecording();
+    if (anyRecorded) sim.pullRecording(); // with a sink: delivers the last chunk
+    if (anyRecorded && !streamed) deliverRecordedSpikes(sim, output);
 
     result.model = cfg.model->name();
     result.backend = sim.backendName();
@@ -160,22 +237,8 @@ RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps) 
     for (const auto& group : cfg.model->neuronGroups())
         result.neurons += group->size();
     result.synapses = countSynapses(sim, *cfg.model);
-    collectSpikes(sim, result);
+    collectSpikes(sim, output, result);
     return result;
-}
-
-std::string formatTime(double ms) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.10g", ms);
-    return buffer;
-}
-
-// One row per spike, population by population, each sorted by time, batch, neuron.
-void writeSpikeCsv(std::ostream& out, const RunResult& result) {
-    out << "time_ms,population,neuron,batch\n";
-    for (const PopulationResult& p : result.populations)
-        for (const SpikeEvent& s : p.spikes)
-            out << formatTime(s.time) << ',' << p.name << ',' << s.neuron << ',' << s.batch << '\n';
 }
 
 void printReport(std::ostream& out, const RunResult& r) {
@@ -187,8 +250,8 @@ void printReport(std::ostream& out, const RunResult& r) {
     for (const PopulationResult& p : r.populations) {
         out << std::left << std::setw(20) << p.name << std::right << std::setw(12) << p.size;
         if (p.recorded)
-            out << std::setw(14) << p.spikes.size() << std::setw(14) << std::fixed
-                << std::setprecision(3) << p.rateHz << std::defaultfloat << '\n';
+            out << std::setw(14) << p.spikes << std::setw(14) << std::fixed << std::setprecision(3)
+                << p.rateHz << std::defaultfloat << '\n';
         else
             out << std::setw(28) << "(not recorded)" << '\n';
     }
@@ -209,7 +272,7 @@ std::string resultJson(const RunResult& r) {
     for (const PopulationResult& p : r.populations) {
         if (!p.recorded) continue;
         rates.addNumber(p.name, p.rateHz);
-        counts.addInteger(p.name, p.spikes.size());
+        counts.addInteger(p.name, p.spikes);
     }
     JsonObject o;
     o.addString("model", r.model).addString("backend", r.backend);
@@ -226,20 +289,29 @@ std::string resultJson(const RunResult& r) {
     return o.str();
 }
 
-int simulateCommand(const SimulateOptions& options, std::ostream& out) {
+int simulateCommand(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
     checkBackendName(options.backend);
     Config cfg = loadConfig(options.config, options.sets);
     if (options.batch) cfg.model->setBatchSize(*options.batch);
+    finaliseModel(cfg);
     const uint64_t steps = runSteps(cfg, options);
-    std::ofstream csv = openRecordFile(options.recordPath);
-    const RunResult result = simulate(cfg, options, steps);
-    printReport(out, result);
-    if (csv.is_open()) {
-        writeSpikeCsv(csv, result);
-        csv.close();
-        if (!csv) throw std::runtime_error("cannot write '" + options.recordPath + "'");
-        out << "spikes written to " << options.recordPath << '\n';
+    warnUnreachedSpikes(cfg, steps, err);
+    std::optional<SpikeCsvFile> csv;
+    if (!options.recordPath.empty()) {
+        std::vector<std::string> inputs = cfg.inputFiles;
+        inputs.push_back(options.config);
+        csv.emplace(options.recordPath, options.force, inputs);
     }
+    SpikeOutput output(csv ? &*csv : nullptr);
+    RunResult result;
+    try {
+        result = simulate(cfg, options, steps, output, err);
+    } catch (const ModelError& e) { // initialisation and run-time checks
+        rethrowAtGroup(cfg, e);
+    }
+    if (csv) csv->close();
+    printReport(out, result);
+    if (csv) out << "spikes written to " << options.recordPath << '\n';
     if (options.json) out << resultJson(result) << '\n';
     out.flush();
     return exitOk;
@@ -252,6 +324,24 @@ std::string positiveNumber(const std::string& text) {
     if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(value))
         return "'" + text + "' is not a number";
     return value > 0.0 ? std::string() : "must be greater than 0, got " + text;
+}
+
+std::string nonNegativeNumber(const std::string& text) {
+    double value = 0.0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(value))
+        return "'" + text + "' is not a number";
+    return value >= 0.0 ? std::string() : "must be 0 or more, got " + text;
+}
+
+// CLI11 reports its own errors with a usage dump; ours are one line with the usual prefix.
+int parseError(const CLI::App& app, const CLI::ParseError& e) {
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) { // --help, --version
+        app.exit(e);
+        return exitOk;
+    }
+    printError(std::cerr, e.what());
+    return exitUsage;
 }
 
 } // namespace
@@ -282,25 +372,25 @@ int runInfo(bool json, std::ostream& out, std::ostream& err) {
         }
         return exitOk;
     } catch (const std::exception& e) {
-        err << "error: " << e.what() << '\n';
+        printError(err, e.what());
         return exitFailure;
     }
 }
 
 int runSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
     try {
-        return simulateCommand(options, out);
+        return simulateCommand(options, out, err);
     } catch (const ModelError& e) { // ConfigError included
-        err << "error: " << e.what() << '\n';
+        printError(err, e.what());
         return exitUsage;
     } catch (const UsageError& e) {
-        err << "error: " << e.what() << '\n';
+        printError(err, e.what());
         return exitUsage;
     } catch (const std::exception& e) { // BackendError, InternalError, I/O
-        err << "error: " << e.what() << '\n';
+        printError(err, e.what());
         return exitFailure;
     } catch (...) {
-        err << "error: unknown failure\n";
+        printError(err, "unknown failure");
         return exitFailure;
     }
 }
@@ -308,6 +398,8 @@ int runSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
 int runCli(int argc, char** argv) {
     CLI::App app{"spikeforge: generate, compile and run spiking neural networks"};
     app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("spikeforge ") + SPIKEFORGE_VERSION,
+                         "Print the version and exit");
 
     bool infoJson = false;
     CLI::App* info = app.add_subcommand("info", "List the backends and whether each is usable");
@@ -316,6 +408,7 @@ int runCli(int argc, char** argv) {
     SimulateOptions options;
     double durationMs = 0.0;
     unsigned batch = 1;
+    double compileTimeout = 0.0;
     CLI::App* sim = app.add_subcommand("simulate", "Build and run a network from a TOML config");
     sim->add_option("config", options.config, "TOML network config (docs/config.md)")->required();
     sim->add_option("--backend,-b", options.backend, "Backend to run on (see `info`)")
@@ -324,13 +417,17 @@ int runCli(int argc, char** argv) {
                                                "Run length [ms] (default: [model] duration_ms)")
                                    ->check(positiveNumber);
     CLI::Option* batchOpt = sim->add_option("--batch", batch, "Batch size (default: [model] batch)")
-                                ->check(CLI::Range(1u, std::numeric_limits<unsigned>::max()));
+                                ->check(CLI::Range(1u, maxBatchSize));
     sim->add_option("--threads", options.threads, "CPU threads (0 = all cores)")
         ->check(CLI::Range(0, std::numeric_limits<int>::max()))
         ->capture_default_str();
     sim->add_option(
         "--record", options.recordPath,
         "Write every recorded spike to this CSV file (time_ms,population,neuron,batch)");
+    sim->add_flag("--force", options.force, "Let --record overwrite an existing file");
+    CLI::Option* timeoutOpt = sim->add_option("--compile-timeout", compileTimeout,
+                                              "Time limit of the compiler [s] (0 = none)")
+                                  ->check(nonNegativeNumber);
     sim->add_option("--set", options.sets, "Override a [parameters] entry: NAME=VALUE (repeatable)")
         ->allow_extra_args(false);
     sim->add_flag("--json", options.json, "End the output with one JSON line of results");
@@ -338,11 +435,12 @@ int runCli(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? exitOk : exitUsage;
+        return parseError(app, e);
     }
     if (info->parsed()) return runInfo(infoJson, std::cout, std::cerr);
     if (durationOpt->count() > 0) options.durationMs = durationMs;
     if (batchOpt->count() > 0) options.batch = batch;
+    if (timeoutOpt->count() > 0) options.compileTimeoutSeconds = compileTimeout;
     return runSimulate(options, std::cout, std::cerr);
 }
 

@@ -16,12 +16,14 @@ constexpr int exitUsage = 2;   // bad command line, bad config or a model the en
 struct SimulateOptions {
     std::string config; // path of the TOML config
     std::string backend = "cpu";
-    std::optional<double> durationMs; // [ms] overrides [model] duration_ms
-    std::optional<unsigned> batch;    // overrides [model] batch
-    int threads = 0;                  // 0 = all cores
-    std::string recordPath;           // CSV of every recorded spike; empty = none
-    std::vector<std::string> sets;    // "NAME=VALUE" overrides of [parameters]
-    bool json = false;                // end stdout with one JSON line
+    std::optional<double> durationMs;            // [ms] overrides [model] duration_ms
+    std::optional<unsigned> batch;               // overrides [model] batch
+    int threads = 0;                             // 0 = all cores
+    std::string recordPath;                      // CSV of every recorded spike; empty = none
+    bool force = false;                          // --record may overwrite an existing file
+    std::optional<double> compileTimeoutSeconds; // [s] compiler time limit; 0 = none
+    std::vector<std::string> sets;               // "NAME=VALUE" overrides of [parameters]
+    bool json = false;                           // end stdout with one JSON line
 };
 
 // Each returns an exit code and reports errors on `err` as "error: <message>".

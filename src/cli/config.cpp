@@ -2,14 +2,14 @@
 #include "config.hpp"
 
 #include "config_parts.hpp"
+#include "input_file.hpp"
 #include "suggest.hpp"
 
-#include <cerrno>
-#include <cstring>
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
+#include <set>
 
 namespace spikeforge::cli {
 
@@ -27,6 +27,13 @@ public:
             m_r.fail(node, where + ": name: '" + name + "' is already used by the group at line " +
                                std::to_string(it->second.line) + ", column " +
                                std::to_string(it->second.column));
+    }
+
+    std::map<std::string, Config::Position> positions() const {
+        std::map<std::string, Config::Position> out;
+        for (const auto& [name, at] : m_used)
+            out[name] = {at.line, at.column};
+        return out;
     }
 
 private:
@@ -87,16 +94,61 @@ void readModelSection(const Reader& r, const toml::table& root, Config& cfg) {
     cfg.model->setDT(r.positive(r.require(t, "dt", "model"), "model: dt"));
     if (const toml::node* p = t.get("precision")) cfg.model->setPrecision(readPrecision(r, *p));
     if (const toml::node* b = t.get("batch"))
-        cfg.model->setBatchSize(static_cast<unsigned>(r.count(*b, "model: batch", 1, maxUnsigned)));
+        cfg.model->setBatchSize(
+            static_cast<unsigned>(r.count(*b, "model: batch", 1, maxBatchSize)));
     if (const toml::node* s = t.get("seed"))
         cfg.model->setSeed(r.count(*s, "model: seed", 0, std::numeric_limits<uint64_t>::max()));
     if (const toml::node* d = t.get("duration_ms"))
         cfg.durationMs = r.positive(*d, "model: duration_ms");
 }
 
+bool isSpikeSourceArray(const NeuronModel& model) {
+    return &model == &models::SpikeSourceArray(); // user models cannot shadow built-ins
+}
+
+// Extra global parameters of the variable initialisers in `inits` (none are built in; a
+// user-supplied one could not be given by a config).
+void checkInitEgps(const Reader& r, const toml::table& t, const std::string& where,
+                   const VarInitMap& inits) {
+    for (const auto& [var, init] : inits)
+        if (!init.isConstant())
+            checkEgpsGiven(r, t, where, init.snippet(),
+                           "the initialiser '" + init.snippet().name + "' of '" + var + "'");
+}
+
+// The SpikeSourceArray's startSpike/endSpike are set from spike_times, not from `vars`.
+VarInitMap spikeSourceVars(const Reader& r, const toml::table& t, const std::string& where) {
+    if (const toml::node* vars = t.get("vars"))
+        r.fail(*vars, where + ": vars: a SpikeSourceArray's startSpike and endSpike are set from "
+                              "spike_times or spike_times_file; remove 'vars'");
+    return {{"startSpike", 0.0}, {"endSpike", 0.0}};
+}
+
+// spike_times / spike_times_file: required for a SpikeSourceArray, refused for other models.
+std::optional<SpikeSourceInput>
+readPopulationSpikes(const Reader& r, const toml::table& t, const std::string& where,
+                     const std::string& name, unsigned size, const toml::node& modelNode,
+                     const std::string& desc, bool spikeSource, Config& cfg) {
+    for (const char* key : {"spike_times", "spike_times_file"})
+        if (const toml::node* node = t.get(key); node && !spikeSource)
+            r.fail(*node, where + ": " + key +
+                              ": spike times are only given to a SpikeSourceArray population, "
+                              "not to " +
+                              desc);
+    std::optional<SpikeSourceInput> spikes =
+        readSpikeTimes(r, t, where, name, size, cfg.inputFiles);
+    if (spikeSource && !spikes)
+        r.fail(modelNode, where + ": " + desc +
+                              " needs the extra global parameter 'spikeTimes': give spike_times "
+                              "(one list of times [ms] per neuron) or spike_times_file");
+    return spikes;
+}
+
 void readPopulation(const Reader& r, const toml::table& t, const std::string& where,
-                    const UserModels& models, Model& model, GroupNames& names) {
-    r.checkKeys(t, where, {"name", "size", "model", "params", "vars", "record_spikes"});
+                    const UserModels& models, Config& cfg, GroupNames& names) {
+    r.checkKeys(t, where,
+                {"name", "size", "model", "params", "vars", "record_spikes", "spike_times",
+                 "spike_times_file"});
     const toml::node& nameNode = r.require(t, "name", where);
     const std::string name = r.identifier(nameNode, where + ": name");
     const auto size = static_cast<unsigned>(
@@ -105,13 +157,21 @@ void readPopulation(const Reader& r, const toml::table& t, const std::string& wh
     const NeuronModel& neuron = lookupNeuronModel(r, models, modelNode, where + ": model");
     const std::string desc = "neuron model '" + r.string(modelNode, where) + "'";
     const ParamValues params = readParams(r, t, "params", where, neuron.params, desc);
-    const VarInitMap vars = readVarInits(r, t, "vars", where, neuron.vars, desc);
+    const bool spikeSource = isSpikeSourceArray(neuron);
+    const VarInitMap vars = spikeSource ? spikeSourceVars(r, t, where)
+                                        : readVarInits(r, t, "vars", where, neuron.vars, desc);
+    std::optional<SpikeSourceInput> spikes =
+        readPopulationSpikes(r, t, where, name, size, modelNode, desc, spikeSource, cfg);
+    checkEgpsGiven(r, modelNode, where, neuron, desc,
+                   spikeSource ? std::set<std::string>{"spikeTimes"} : std::set<std::string>{});
+    checkInitEgps(r, t, where + ": vars", vars);
     const toml::node* record = t.get("record_spikes");
     const bool recordSpikes = record ? r.boolean(*record, where + ": record_spikes") : true;
     names.claim(nameNode, name, where);
     addToModel(r, t, where, [&]() -> NeuronGroup& {
-        return model.addNeuronGroup(name, size, neuron, params, vars);
+        return cfg.model->addNeuronGroup(name, size, neuron, params, vars);
     }).setSpikeRecording(recordSpikes);
+    if (spikes) cfg.spikeSources.push_back(std::move(*spikes));
 }
 
 // The name of an existing population, for a projection's source/target or a current source.
@@ -183,6 +243,18 @@ std::optional<SparseConnectivityInit> readProjectionConnectivity(const Reader& r
     return readConnectivity(r, *node, where + ": connectivity");
 }
 
+void checkProjectionEgps(const Reader& r, const toml::table& t, const std::string& where,
+                         const WeightUpdateInit& wu, const PostsynapticInit& ps,
+                         const std::optional<SparseConnectivityInit>& connectivity) {
+    checkEgpsGiven(r, t, where, wu.model, "weight update model '" + wu.model.name + "'");
+    checkEgpsGiven(r, t, where, ps.model, "postsynaptic model '" + ps.model.name + "'");
+    if (connectivity)
+        checkEgpsGiven(r, t, where, connectivity->snippet,
+                       "connectivity initialiser '" + connectivity->snippet.name + "'");
+    for (const VarInitMap* inits : {&wu.varInits, &wu.preVarInits, &wu.postVarInits, &ps.varInits})
+        checkInitEgps(r, t, where, *inits);
+}
+
 void readProjection(const Reader& r, const toml::table& t, const std::string& where,
                     const UserModels& models, Model& model, GroupNames& names) {
     r.checkKeys(t, where,
@@ -199,6 +271,7 @@ void readProjection(const Reader& r, const toml::table& t, const std::string& wh
     const auto connectivity = readProjectionConnectivity(r, t, where, matrix);
     const WeightUpdateInit wu = readWeightUpdate(r, t, where, models);
     const PostsynapticInit ps = readPostsynaptic(r, t, where, models);
+    checkProjectionEgps(r, t, where, wu, ps, connectivity);
     names.claim(nameNode, name, where);
     SynapseGroup& group = addToModel(r, t, where, [&]() -> SynapseGroup& {
         return model.addSynapseGroup(name, matrix, delay, source, target, wu, ps, connectivity);
@@ -220,6 +293,8 @@ void readCurrentSource(const Reader& r, const toml::table& t, const std::string&
     const std::string desc = "current source model '" + r.string(modelNode, where) + "'";
     const ParamValues params = readParams(r, t, "params", where, cs.params, desc);
     const VarInitMap vars = readVarInits(r, t, "vars", where, cs.vars, desc);
+    checkEgpsGiven(r, modelNode, where, cs, desc);
+    checkInitEgps(r, t, where + ": vars", vars);
     names.claim(nameNode, name, where);
     addToModel(r, t, where, [&]() -> CurrentSource& {
         return model.addCurrentSource(name, cs, target, params, vars);
@@ -258,7 +333,7 @@ Config buildConfig(const toml::table& root, const std::string& sourceName,
     GroupNames names(r);
     Model& model = *cfg.model;
     readEntries(r, root, "populations", "population", true, [&](auto& t, const auto& where) {
-        readPopulation(r, t, where, models, model, names);
+        readPopulation(r, t, where, models, cfg, names);
     });
     readEntries(r, root, "projections", "projection", false, [&](auto& t, const auto& where) {
         readProjection(r, t, where, models, model, names);
@@ -266,7 +341,24 @@ Config buildConfig(const toml::table& root, const std::string& sourceName,
     readEntries(
         r, root, "current_sources", "current source", false,
         [&](auto& t, const auto& where) { readCurrentSource(r, t, where, models, model, names); });
+    cfg.groupPositions = names.positions();
     return cfg;
+}
+
+// Where `message` names the group: quoted ('E') or as a field prefix (E.simCode), else npos.
+std::size_t groupMention(const std::string& message, const std::string& name) {
+    std::size_t first = message.find("'" + name + "'");
+    for (std::size_t at = message.find(name + "."); at != std::string::npos;
+         at = message.find(name + ".", at + 1)) {
+        const bool wordStart =
+            at == 0 ||
+            !(std::isalnum(static_cast<unsigned char>(message[at - 1])) || message[at - 1] == '_');
+        if (wordStart) {
+            first = std::min(first, at);
+            break;
+        }
+    }
+    return first;
 }
 
 } // namespace
@@ -284,18 +376,38 @@ Config parseConfig(std::string_view text, const std::string& sourceName,
     return buildConfig(root, sourceName, overrides);
 }
 
+void rethrowAtGroup(const Config& cfg, const ModelError& e) {
+    if (dynamic_cast<const ConfigError*>(&e)) throw; // already placed
+    // The group named first in the message is the one it is about.
+    const std::string message = e.what();
+    std::size_t first = std::string::npos;
+    Config::Position at;
+    for (const auto& [name, position] : cfg.groupPositions) {
+        const std::size_t found = groupMention(message, name);
+        if (found < first) first = found, at = position;
+    }
+    if (first == std::string::npos) throw; // the original exception, not a sliced copy
+    throw ConfigError(cfg.file, at.line, at.column, message);
+}
+
+void finaliseModel(Config& cfg) {
+    try {
+        cfg.model->finalise();
+    } catch (const ModelError& e) {
+        rethrowAtGroup(cfg, e);
+    }
+}
+
 Config loadConfig(const std::string& path, const std::vector<std::string>& overrides) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw ConfigError(path, 0, 0, "cannot read the config file: it is a directory");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    std::string text;
+    try {
+        text = readInputFile(path);
+    } catch (const InputFileError& e) {
         throw ConfigError(path, 0, 0,
-                          "cannot open the config file: " + std::string(std::strerror(errno)));
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) throw ConfigError(path, 0, 0, "cannot read the config file");
-    return parseConfig(text.str(), path, overrides);
+                          std::string(e.atOpen() ? "cannot open" : "cannot read") +
+                              " the config file: " + e.what());
+    }
+    return parseConfig(text, path, overrides);
 }
 
 } // namespace spikeforge::cli

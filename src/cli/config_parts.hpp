@@ -7,6 +7,8 @@
 #include "spikeforge/snippets.hpp"
 
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,5 +49,19 @@ VarInitMap readVarInits(const Reader& r, const toml::table& entry, const std::st
 // {init = "FixedProbability", prob = 0.1}
 SparseConnectivityInit readConnectivity(const Reader& r, const toml::node& node,
                                         const std::string& where);
+
+// A SpikeSourceArray population's spike_times (inline lists, one per neuron) or
+// spike_times_file (CSV rows "neuron,time_ms", relative to the config); nullopt when the entry
+// has neither. Times must be finite and >= 0; each neuron's times are sorted here. The file's
+// path is appended to `files`.
+std::optional<SpikeSourceInput> readSpikeTimes(const Reader& r, const toml::table& entry,
+                                               const std::string& where, const std::string& name,
+                                               unsigned size, std::vector<std::string>& files);
+
+// Fails at `at` when `snippet` declares an extra global parameter not in `given` (a config can
+// only give SpikeSourceArray's spikeTimes), naming the group (`where`), `desc` and the EGP.
+void checkEgpsGiven(const Reader& r, const toml::node& at, const std::string& where,
+                    const SnippetBase& snippet, const std::string& desc,
+                    const std::set<std::string>& given = {});
 
 } // namespace spikeforge::cli

@@ -13,6 +13,7 @@ namespace {
 
 std::string positionPrefix(const std::string& file, unsigned line, unsigned column) {
     if (line == 0) return file + ": ";
+    if (column == 0) return file + ":" + std::to_string(line) + ": "; // a line-based file (CSV)
     return file + ":" + std::to_string(line) + ":" + std::to_string(column) + ": ";
 }
 

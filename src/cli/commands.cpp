@@ -161,41 +161,6 @@ void collectSpikes(Simulation& sim, const SpikeOutput& output, RunResult& result
     }
 }
 
-// Streams recorded spikes to `output` as the run goes when the runtime offers a spike sink
-// (Simulation::setSpikeSink); returns false when it does not, and the caller then hands the
-// spikes over after the run (deliverRecordedSpikes).
-template <typename Sim> bool attachSpikeSink(Sim& sim, SpikeOutput& output) {
-    if constexpr (requires {
-                      sim.setSpikeSink(
-                          std::function<void(const std::string&, std::span<const SpikeEvent>)>());
-                  }) {
-        sim.setSpikeSink([&output](const std::string& group, std::span<const SpikeEvent> spikes) {
-            output(group, spikes);
-        });
-        return true;
-    } else {
-        return false;
-    }
-}
-
-void deliverRecordedSpikes(Simulation& sim, SpikeOutput& output) {
-    for (const auto& group : sim.model().neuronGroups())
-        if (group->spikeRecording()) {
-            const std::vector<SpikeEvent> spikes = sim.spikes(group->name());
-            output(group->name(), spikes);
-        }
-}
-
-// BackendPreferences::compileTimeout [s] where this build has it; false otherwise.
-template <typename Prefs> bool setCompileTimeout(Prefs& prefs, double seconds) {
-    if constexpr (requires { prefs.compileTimeout = seconds; }) {
-        prefs.compileTimeout = seconds;
-        return true;
-    } else {
-        return false;
-    }
-}
-
 // CPU time of this process, all threads [s].
 double processCpuSeconds() {
     timespec ts{};
@@ -203,29 +168,33 @@ double processCpuSeconds() {
     return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
-RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps, SpikeOutput& output,
-                   std::ostream& err) {
+RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps,
+                   SpikeOutput& output) {
     BackendPreferences prefs;
     prefs.backend = options.backend;
     prefs.threads = options.threads;
-    if (options.compileTimeoutSeconds && !setCompileTimeout(prefs, *options.compileTimeoutSeconds))
-        err << "warning: --compile-timeout is not supported by this build; ignored\n";
+    if (options.compileTimeoutSeconds) prefs.compileTimeout = *options.compileTimeoutSeconds;
     Simulation sim(*cfg.model, prefs);
     applyInputs(sim, cfg);
 
     bool anyRecorded = false;
     for (const auto& group : cfg.model->neuronGroups())
         anyRecorded = anyRecorded || group->spikeRecording();
-    const bool streamed = anyRecorded && attachSpikeSink(sim, output);
-    if (anyRecorded) sim.setRecordingWindow(steps);
+    // Recorded spikes go to `output` (the CSV, and the counts) chunk by chunk as the run goes,
+    // so memory does not grow with the duration.
+    if (anyRecorded) {
+        sim.setSpikeSink([&output](const std::string& group, std::span<const SpikeEvent> spikes) {
+            output(group, spikes);
+        });
+        sim.setRecordingWindow(steps);
+    }
     const Clock::time_point start = Clock::now();
     const double cpuStart = processCpuSeconds();
     sim.run(steps);
     RunResult result;
     result.simWallSeconds = secondsSince(start);
     result.simCpuSeconds = processCpuSeconds() - cpuStart;
-    if (anyRecorded) sim.pullRecording(); // with a sink: delivers the last chunk
-    if (anyRecorded && !streamed) deliverRecordedSpikes(sim, output);
+    if (anyRecorded) sim.pullRecording(); // delivers the last, partly filled chunk
 
     result.model = cfg.model->name();
     result.backend = sim.backendName();
@@ -305,7 +274,7 @@ int simulateCommand(const SimulateOptions& options, std::ostream& out, std::ostr
     SpikeOutput output(csv ? &*csv : nullptr);
     RunResult result;
     try {
-        result = simulate(cfg, options, steps, output, err);
+        result = simulate(cfg, options, steps, output);
     } catch (const ModelError& e) { // initialisation and run-time checks
         rethrowAtGroup(cfg, e);
     }

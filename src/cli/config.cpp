@@ -74,7 +74,9 @@ auto addToModel(const Reader& r, const toml::table& t, const std::string& where,
 
 std::string defaultModelName(const std::string& sourceName) {
     const std::string stem = std::filesystem::path(sourceName).stem().string();
-    return isIdentifier(stem) ? stem : std::string("model");
+    // A file stem that breaks the model naming rule (e.g. starts with "sf") is not an error of
+    // the config: the model just gets the neutral name.
+    return identifierProblem(stem).empty() ? stem : std::string("model");
 }
 
 Precision readPrecision(const Reader& r, const toml::node& node) {

@@ -3,6 +3,8 @@
 #include "model/contexts.hpp"
 #include "model/var_refs.hpp"
 
+#include <algorithm>
+
 namespace spikeforge::codegen {
 
 std::string indexType(unsigned numPost) {
@@ -27,9 +29,9 @@ size_t varCount(VarAccess access, size_t elements, unsigned batch) {
 
 bool usesDendriticDelay(const Model& m, const SynapseGroup& sg) {
     const auto& code = sg.wu().model.preSpikeSynCode;
-    if (code.find("addToPostDelay") == std::string::npos) return false;
+    if (code.find("addToPostDelay") == std::string::npos) return false; // skips most scans
     return snippet::scan(code, contexts::synapseContext(m, sg, "preSpikeSynCode"))
-        .referencedNames.count("addToPostDelay");
+        .usesAddToPostDelay;
 }
 
 bool needsColumnIndex(const SynapseGroup& sg) {
@@ -64,6 +66,7 @@ void addEGPs(std::vector<ArrayDecl>& out, const std::string& group, const Snippe
 
 std::vector<ArrayDecl> planArrays(const Model& m) {
     std::vector<ArrayDecl> out;
+    out.push_back({kSnippetErrorsArray, "uint32_t", std::max<size_t>(1, contexts::codeFieldCount(m))});
     const Precision p = m.precision();
     const std::string scalar = resolveType("scalar", p);
     const unsigned B = m.batchSize();

@@ -67,13 +67,13 @@ snippet::Context neuronContext(const Model& m, const NeuronGroup& ng, const std:
     addRandom(c.names);
     addBuiltins(c.names, {"id", "num_neurons"}, Type::U32);
     addBuiltins(c.names, {"Isyn", "st"}, Type::Scalar);
+    c.expression = field == "thresholdConditionCode"; // a condition, not statements
     return c;
 }
 
 snippet::Context thresholdContext(const Model& m, const NeuronGroup& ng) {
     auto c = neuronContext(m, ng, "thresholdConditionCode");
     // A threshold condition is an expression: it must not change state.
-    c.expression = true;
     for (auto& [name, symbol] : c.names)
         if (symbol.kind == NameKind::ReadWrite) symbol.kind = NameKind::ReadOnly;
     return c;

@@ -166,8 +166,7 @@ public:
 
     void run(Stmt& root) {
         if (m_ctx.expression) {
-            Expr& e = *root.stmts.at(0)->expr;
-            value(e);
+            if (!root.stmts.empty()) value(*root.stmts[0]->expr);
             return;
         }
         statement(root, false);

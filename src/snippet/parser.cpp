@@ -75,7 +75,7 @@ public:
         root->kind = StmtKind::Block;
         root->line = 1;
         if (m_ctx.expression) {
-            if (m_toks.empty()) fail(m_ctx, 1, 1, "expected an expression");
+            if (m_toks.empty()) return root; // no condition: the caller decides (never true)
             auto s = stmt(StmtKind::Expr, *m_toks.front());
             s->expr = expression();
             if (!atEnd()) failHere("expected the end of the condition, found '" + text() + "'");

@@ -38,7 +38,7 @@ public:
     std::string run() {
         if (!m_o.lineLabel.empty()) m_out = "#line 1 \"" + safeLabel(m_o.lineLabel) + "\"\n";
         m_start = m_out.size();
-        if (m_s.program && m_s.expression) {
+        if (m_s.program && m_s.expression && !m_s.program->stmts.empty()) {
             expr(*m_s.program->stmts.at(0)->expr, false); // a threshold condition
         } else if (m_s.program) {
             for (const auto& st : m_s.program->stmts)

@@ -41,10 +41,9 @@ void addParams(Names& n, const SnippetBase& s, const std::string& owner) {
 void addVars(Names& n, const std::vector<VarDecl>& vars, const std::string& owner,
              const std::string& suffix = "", bool forceReadOnly = false) {
     for (const auto& v : vars)
-        n[v.name + suffix] =
-            Symbol((forceReadOnly || isReadOnly(v.access)) ? NameKind::ReadOnly
-                                                           : NameKind::ReadWrite,
-                   declaredType(v.type, owner, v.name));
+        n[v.name + suffix] = Symbol((forceReadOnly || isReadOnly(v.access)) ? NameKind::ReadOnly
+                                                                            : NameKind::ReadWrite,
+                                    declaredType(v.type, owner, v.name));
 }
 
 void addBuiltins(Names& n, std::initializer_list<const char*> names, Type type) {

@@ -40,9 +40,9 @@ enum class Ref { Unresolved, Context, Local, Function };
 struct Expr {
     ExprKind kind;
     int line = 0, column = 0;
-    std::string op;   // operator text for Unary/Postfix/Binary/Assign
+    std::string op;               // operator text for Unary/Postfix/Binary/Assign
     int opLine = 0, opColumn = 0; // Binary: the operator's position (diagnostics about it)
-    std::string name; // Name/Call
+    std::string name;             // Name/Call
     uint64_t bits = 0;
     double real = 0.0;
     Type castType = Type::Void;
@@ -51,24 +51,24 @@ struct Expr {
 
     // Checker annotations.
     Type type = Type::Void;
-    bool isArray = false;   // an unindexed array (only valid as the base of an Index)
-    uint32_t length = 0;    // local array length (0 for context arrays: length known at run time)
-    bool lvalue = false;    // names and indexed elements
-    bool writable = false;  // lvalue that may be assigned
+    bool isArray = false;  // an unindexed array (only valid as the base of an Index)
+    uint32_t length = 0;   // local array length (0 for context arrays: length known at run time)
+    bool lvalue = false;   // names and indexed elements
+    bool writable = false; // lvalue that may be assigned
     Ref ref = Ref::Unresolved;
-    int local = -1;         // Local: index into Scanned::locals
-    int checkOrdinal = -1;  // Index: 1-based ordinal of a run-time-checked index, else -1
+    int local = -1;        // Local: index into Scanned::locals
+    int checkOrdinal = -1; // Index: 1-based ordinal of a run-time-checked index, else -1
 };
 
 struct Declarator {
     std::string name;
     int line = 0, column = 0;
-    ExprPtr bound;                  // array bound, or null for a scalar
-    uint32_t length = 0;            // checked array length
-    ExprPtr init;                   // `= expr`
-    std::vector<ExprPtr> initList;  // `= {a, b, …}` (arrays only)
+    ExprPtr bound;                 // array bound, or null for a scalar
+    uint32_t length = 0;           // checked array length
+    ExprPtr init;                  // `= expr`
+    std::vector<ExprPtr> initList; // `= {a, b, …}` (arrays only)
     bool hasList = false;
-    int local = -1;                 // index into Scanned::locals
+    int local = -1; // index into Scanned::locals
 };
 
 enum class StmtKind {
@@ -90,11 +90,11 @@ enum class StmtKind {
 struct Stmt {
     StmtKind kind;
     int line = 0, column = 0;
-    int endLine = 0;        // line of the closing '}' of a block (printing keeps lines aligned)
-    ExprPtr expr;           // Expr: the expression; If/While/DoWhile/Switch/For: the condition
-    ExprPtr step;           // For: the increment
-    StmtPtr init;           // For: the init statement (Decl or Expr), may be null
-    StmtPtr body, orElse;   // If/While/DoWhile/For/Switch body; If else branch
+    int endLine = 0;            // line of the closing '}' of a block (printing keeps lines aligned)
+    ExprPtr expr;               // Expr: the expression; If/While/DoWhile/Switch/For: the condition
+    ExprPtr step;               // For: the increment
+    StmtPtr init;               // For: the init statement (Decl or Expr), may be null
+    StmtPtr body, orElse;       // If/While/DoWhile/For/Switch body; If else branch
     std::vector<StmtPtr> stmts; // Block
     // Decl
     Type declType = Type::Void;

@@ -90,7 +90,8 @@ std::optional<int64_t> binaryConstant(const std::string& op, int64_t a, int64_t 
 std::optional<int64_t> constantValue(const Expr& e) {
     switch (e.kind) {
     case ExprKind::IntLit:
-        if (e.bits > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
+        if (e.bits > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+            return std::nullopt;
         return static_cast<int64_t>(e.bits);
     case ExprKind::BoolLit:
         return static_cast<int64_t>(e.bits);
@@ -267,7 +268,8 @@ private:
     void switchStatement(Stmt& s) {
         value(*s.expr);
         if (!isInteger(s.expr->type))
-            failAt(*s.expr, "the value of a switch must be an integer, not " + typeText(s.expr->type));
+            failAt(*s.expr,
+                   "the value of a switch must be an integer, not " + typeText(s.expr->type));
         m_switches.push_back({{}, false, promote(s.expr->type)});
         const int savedLoops = m_loops;
         statement(*s.body, true);
@@ -286,7 +288,8 @@ private:
         const auto v = isInteger(s.caseValue->type) ? constantValue(*s.caseValue) : std::nullopt;
         if (!v) failAt(*s.caseValue, "a case value must be an integer constant");
         const auto c = convert(*v, sw.type);
-        if (!c) failAt(*s.caseValue, "case value " + std::to_string(*v) + " does not fit the switch");
+        if (!c)
+            failAt(*s.caseValue, "case value " + std::to_string(*v) + " does not fit the switch");
         if (!sw.cases.insert(*c).second)
             failAt(*s.caseValue, "duplicate case value " + std::to_string(*c));
     }
@@ -295,8 +298,9 @@ private:
         s.declType = resolve(s.declType);
         for (Declarator& d : s.decls) {
             if (m_ctx.names.contains(d.name))
-                failAt(d.line, d.column, "declaration of '" + d.name + "' shadows the model name '" +
-                                             d.name + "'; choose another name");
+                failAt(d.line, d.column,
+                       "declaration of '" + d.name + "' shadows the model name '" + d.name +
+                           "'; choose another name");
             if (functionInfo(d.name))
                 failAt(d.line, d.column,
                        "declaration of '" + d.name + "' shadows the function '" + d.name + "'");
@@ -305,12 +309,13 @@ private:
             if (d.bound) arrayBound(d);
             if (d.init) {
                 if (d.bound)
-                    failAt(d.line, d.column, "array '" + d.name +
-                                                 "' must be initialised with a '{ … }' list");
+                    failAt(d.line, d.column,
+                           "array '" + d.name + "' must be initialised with a '{ … }' list");
                 value(*d.init);
             }
             if (d.hasList) {
-                if (!d.bound) failAt(d.line, d.column, "a '{ … }' list can only initialise an array");
+                if (!d.bound)
+                    failAt(d.line, d.column, "a '{ … }' list can only initialise an array");
                 if (d.initList.size() > d.length)
                     failAt(*d.initList[d.length], "too many initialisers for '" + d.name + "[" +
                                                       std::to_string(d.length) + "]'");
@@ -338,8 +343,9 @@ private:
         d.length = static_cast<uint32_t>(*v);
         m_elements += d.length;
         if (m_elements > kMaxLocalElements)
-            failAt(d.line, d.column, "local arrays hold more than " +
-                                         std::to_string(kMaxLocalElements) + " elements in all");
+            failAt(d.line, d.column,
+                   "local arrays hold more than " + std::to_string(kMaxLocalElements) +
+                       " elements in all");
     }
 
     // ---- expressions ----------------------------------------------------------------------------
@@ -385,9 +391,8 @@ private:
             value(*e.kids[0]);
             value(*e.kids[1]);
             value(*e.kids[2]);
-            e.type = e.kids[1]->type == e.kids[2]->type
-                         ? e.kids[1]->type
-                         : common(e.kids[1]->type, e.kids[2]->type);
+            e.type = e.kids[1]->type == e.kids[2]->type ? e.kids[1]->type
+                                                        : common(e.kids[1]->type, e.kids[2]->type);
             break;
         case ExprKind::Cast:
             value(*e.kids[0]);
@@ -504,6 +509,10 @@ private:
             e.type = allFloat ? Type::F32 : Type::F64;
             break;
         case R::SameAsArg:
+            // abs of an unsigned value is ambiguous in C++ and meaningless anyway.
+            if (isUnsigned(promote(e.kids[0]->type)))
+                failAt(*e.kids[0], "'" + e.name + "' of an unsigned value (" +
+                                       typeText(e.kids[0]->type) + ") is not allowed");
             e.type = promote(e.kids[0]->type);
             break;
         }
@@ -563,7 +572,7 @@ private:
         if (t.kind != ExprKind::Name || isLocal(t.name)) return;
         const auto it = m_ctx.names.find(t.name);
         const bool fn = it != m_ctx.names.end() ? it->second.kind == NameKind::Function
-                                                 : functionInfo(t.name) != nullptr;
+                                                : functionInfo(t.name) != nullptr;
         if (fn) failAt(t, "cannot assign to function '" + t.name + "'");
     }
 
@@ -593,8 +602,9 @@ private:
         const Type ct = common(a.type, b.type);
         const bool ints = isInteger(a.type) && isInteger(b.type);
         if ((op == "%" || op == "&" || op == "|" || op == "^" || op == "<<" || op == ">>") && !ints)
-            failAt(line, column, "'" + op + "' needs integer operands, not " + typeText(a.type) +
-                                     " and " + typeText(b.type));
+            failAt(line, column,
+                   "'" + op + "' needs integer operands, not " + typeText(a.type) + " and " +
+                       typeText(b.type));
         if ((op == "/" || op == "%") && isInteger(ct)) {
             const auto v = constantValue(b);
             if (v && *v == 0) failAt(b, "integer division by zero");
@@ -603,8 +613,8 @@ private:
             const Type lt = promote(a.type);
             const auto v = constantValue(b);
             if (v && (*v < 0 || *v >= bitWidth(lt)))
-                failAt(b, "shift by " + std::to_string(*v) + " is out of range for " +
-                              typeText(lt));
+                failAt(b,
+                       "shift by " + std::to_string(*v) + " is out of range for " + typeText(lt));
             return lt;
         }
         return ct;
@@ -618,8 +628,8 @@ private:
         const std::string& op = e.op;
         if (op == ",") {
             e.type = b.type;
-        } else if (op == "&&" || op == "||" || op == "==" || op == "!=" || op == "<" ||
-                   op == ">" || op == "<=" || op == ">=") {
+        } else if (op == "&&" || op == "||" || op == "==" || op == "!=" || op == "<" || op == ">" ||
+                   op == "<=" || op == ">=") {
             e.type = Type::Bool;
         } else {
             e.type = operation(op, a, b, e.opLine, e.opColumn);

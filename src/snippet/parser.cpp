@@ -17,12 +17,14 @@ namespace spikeforge::snippet::detail {
 namespace {
 
 const std::set<std::string, std::less<>> kTypeWords = {
-    "const",   "scalar",   "float",   "double",  "int",     "unsigned", "signed",  "bool",
-    "int8_t",  "uint8_t",  "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t"};
+    "const",  "scalar",  "float",   "double",   "int",     "unsigned", "signed",  "bool",
+    "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t"};
 
 // C types outside the language, each with the fixed-width type to use instead.
 const std::map<std::string, std::string, std::less<>> kUnsupportedTypes = {
-    {"long", "int64_t"}, {"short", "int16_t"}, {"char", "int8_t or uint8_t"},
+    {"long", "int64_t"},
+    {"short", "int16_t"},
+    {"char", "int8_t or uint8_t"},
     {"size_t", "uint64_t"}};
 
 // C++-only or unsafe keywords, rejected by name so the user gets a clear message rather than
@@ -39,8 +41,8 @@ const std::set<std::string, std::less<>> kForbiddenWords = {
     "alignas",   "alignof",  "_Alignof",    "_Generic",     "_Static_assert"};
 
 const std::set<std::string, std::less<>> kStatementWords = {
-    "if", "else", "for", "while", "do", "switch", "case", "default", "break", "continue",
-    "sizeof", "true", "false", "return"};
+    "if",      "else",  "for",      "while",  "do",   "switch", "case",
+    "default", "break", "continue", "sizeof", "true", "false",  "return"};
 
 const std::set<std::string, std::less<>> kAssignOps = {
     "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="};
@@ -48,9 +50,9 @@ const std::set<std::string, std::less<>> kAssignOps = {
 // Binding strength of binary operators; 0: not a binary operator.
 int precedence(std::string_view op) {
     static const std::map<std::string_view, int> table = {
-        {"||", 1}, {"&&", 2}, {"|", 3},  {"^", 4},  {"&", 5},  {"==", 6}, {"!=", 6},
-        {"<", 7},  {">", 7},  {"<=", 7}, {">=", 7}, {"<<", 8}, {">>", 8}, {"+", 9},
-        {"-", 9},  {"*", 10}, {"/", 10}, {"%", 10}};
+        {"||", 1}, {"&&", 2}, {"|", 3}, {"^", 4},  {"&", 5},  {"==", 6},
+        {"!=", 6}, {"<", 7},  {">", 7}, {"<=", 7}, {">=", 7}, {"<<", 8},
+        {">>", 8}, {"+", 9},  {"-", 9}, {"*", 10}, {"/", 10}, {"%", 10}};
     const auto it = table.find(op);
     return it == table.end() ? 0 : it->second;
 }
@@ -62,8 +64,8 @@ public:
             if (t.kind != TokenKind::Whitespace && t.kind != TokenKind::Comment)
                 m_toks.push_back(&t);
         if (m_toks.size() > kMaxTokens)
-            failAt(*m_toks[kMaxTokens], "the snippet has more than " +
-                                            std::to_string(kMaxTokens) + " tokens");
+            failAt(*m_toks[kMaxTokens],
+                   "the snippet has more than " + std::to_string(kMaxTokens) + " tokens");
         if (!tokens.empty()) {
             m_endLine = tokens.back().line;
             m_endColumn = tokens.back().column;
@@ -97,7 +99,8 @@ private:
         return m_pos + ahead < m_toks.size() ? m_toks[m_pos + ahead]->text : std::string();
     }
     bool isOp(const char* op, size_t ahead = 0) const {
-        return m_pos + ahead < m_toks.size() && m_toks[m_pos + ahead]->kind == TokenKind::Operator &&
+        return m_pos + ahead < m_toks.size() &&
+               m_toks[m_pos + ahead]->kind == TokenKind::Operator &&
                m_toks[m_pos + ahead]->text == op;
     }
     bool isWord(const char* w) const {
@@ -267,6 +270,7 @@ private:
         auto s = stmt(StmtKind::Decl, cur());
         typeSpec(s->declType, s->isConst);
         while (true) {
+            if (isOp("*")) failHere("pointers are not allowed: snippets have no pointers");
             if (atEnd() || cur().kind != TokenKind::Identifier)
                 failHere("expected a name after type '" + typeWords(*s) + "'");
             const Token& n = take();
@@ -338,7 +342,8 @@ private:
                 if (isConst) failAt(t, "'const' given twice");
                 isConst = true;
             } else if (w == "unsigned" || w == "signed") {
-                if (sawUnsigned || sawSigned || type != Type::Void) failAt(t, "misplaced '" + w + "'");
+                if (sawUnsigned || sawSigned || type != Type::Void)
+                    failAt(t, "misplaced '" + w + "'");
                 (w == "unsigned" ? sawUnsigned : sawSigned) = true;
             } else if (w == "int" && !sawInt && (type == Type::Void)) {
                 sawInt = true;
@@ -351,7 +356,8 @@ private:
         }
         if (sawUnsigned) type = Type::U32;
         if (sawSigned) type = Type::I32;
-        if (type == Type::Void) fail(m_ctx, first.line, first.column, "'const' must be followed by a type");
+        if (type == Type::Void)
+            fail(m_ctx, first.line, first.column, "'const' must be followed by a type");
     }
 
     // ---- expressions ----------------------------------------------------------------------------
@@ -394,7 +400,6 @@ private:
     }
 
     ExprPtr assignment() {
-        Guard g(*this);
         auto lhs = ternary();
         if (atEnd() || cur().kind != TokenKind::Operator || !kAssignOps.contains(cur().text))
             return lhs;
@@ -405,6 +410,7 @@ private:
         n->column = lhs->column;
         std::vector<ExprPtr> kids;
         kids.push_back(std::move(lhs));
+        Guard g(*this); // `a = b = c = …` recurses once per '='
         kids.push_back(assignment());
         return withKids(std::move(n), std::move(kids));
     }
@@ -418,7 +424,10 @@ private:
         n->column = c->column;
         std::vector<ExprPtr> kids;
         kids.push_back(std::move(c));
-        kids.push_back(expression());
+        {
+            Guard g(*this);
+            kids.push_back(expression());
+        }
         expect(":", "in the conditional expression '? :'");
         kids.push_back(conditional());
         return withKids(std::move(n), std::move(kids));
@@ -451,7 +460,6 @@ private:
     }
 
     ExprPtr unary() {
-        Guard g(*this);
         if (atEnd()) failHere("expected an expression");
         const Token& t = cur();
         if (t.kind == TokenKind::Operator) {
@@ -462,6 +470,7 @@ private:
             if (t.text == "+" || t.text == "-" || t.text == "!" || t.text == "~" ||
                 t.text == "++" || t.text == "--") {
                 ++m_pos;
+                Guard g(*this); // `- - - x` recurses once per operator
                 auto n = node(ExprKind::Unary, t);
                 n->op = t.text;
                 std::vector<ExprPtr> kids;
@@ -477,6 +486,7 @@ private:
     }
 
     ExprPtr cast() {
+        Guard g(*this);
         const Token& open = take();
         auto n = node(ExprKind::Cast, open);
         bool isConst = false;
@@ -492,6 +502,7 @@ private:
         while (!atEnd() && cur().kind == TokenKind::Operator) {
             const Token& t = cur();
             if (t.text == "[") {
+                Guard g(*this);
                 ++m_pos;
                 auto n = node(ExprKind::Index, t);
                 n->line = e->line;
@@ -512,6 +523,8 @@ private:
                 e = withKids(std::move(n), std::move(kids));
             } else if (t.text == "(") {
                 failAt(t, "only functions can be called, and only by name");
+            } else if (t.text == "::") {
+                failAt(t, "'::' is not allowed: snippets are C, not C++");
             } else if (t.text == "->") {
                 failAt(t, "'->' is not allowed: snippets have no pointers");
             } else if (t.text == ".") {
@@ -533,6 +546,7 @@ private:
             return identifier();
         case TokenKind::Operator:
             if (t.text == "(") {
+                Guard g(*this);
                 ++m_pos;
                 auto n = node(ExprKind::Paren, t);
                 std::vector<ExprPtr> kids;
@@ -564,13 +578,13 @@ private:
         if (w == "sizeof") return sizeOf(t);
         if (kTypeWords.contains(w)) {
             if (isOp("("))
-                failAt(t, "'" + w + "(...)' is a C++ functional cast; write '(" + w + ")(...)' instead");
+                failAt(t, "'" + w + "(...)' is a C++ functional cast; write '(" + w +
+                              ")(...)' instead");
             failAt(t, "unexpected type '" + w + "' in an expression");
         }
         if (const auto it = kUnsupportedTypes.find(w); it != kUnsupportedTypes.end())
             failAt(t, "type '" + w + "' is not supported: use " + it->second);
-        if (kStatementWords.contains(w))
-            failAt(t, "'" + w + "' cannot be used in an expression");
+        if (kStatementWords.contains(w)) failAt(t, "'" + w + "' cannot be used in an expression");
         if (isOp("(")) return call(t);
         auto n = node(ExprKind::Name, t);
         n->name = w;
@@ -593,6 +607,7 @@ private:
     }
 
     ExprPtr call(const Token& name) {
+        Guard g(*this);
         ++m_pos; // (
         auto n = node(ExprKind::Call, name);
         n->name = name.text;
@@ -642,7 +657,8 @@ private:
                (base == 16 || std::isdigit(static_cast<unsigned char>(s[end]))))
             ++end;
         const auto [p, ec] = std::from_chars(s.data() + i, s.data() + end, n->bits, base);
-        if (ec == std::errc::result_out_of_range) failAt(t, "integer literal '" + s + "' is too large");
+        if (ec == std::errc::result_out_of_range)
+            failAt(t, "integer literal '" + s + "' is too large");
         if (ec != std::errc() || p != s.data() + end) failAt(t, "malformed number '" + s + "'");
         std::string suffix = s.substr(end);
         std::transform(suffix.begin(), suffix.end(), suffix.begin(),

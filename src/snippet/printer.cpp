@@ -57,14 +57,18 @@ private:
         }
     }
 
+    // Appends a token, with a space where two tokens would otherwise merge or read badly.
     void emit(const std::string& t) {
         if (t.empty()) return;
         if (m_out.size() > m_start) {
-            const char last = m_out.back();
-            if (last != '\n' && last != ' ' && last != '(' && last != '[' &&
-                ((isWordChar(last) && isWordChar(t[0])) ||
-                 (isOperatorChar(last) && isOperatorChar(t[0])) || last == ';' || last == ')' ||
-                 last == '{' || last == '}' || last == ','))
+            const char last = m_out.back(), first = t[0];
+            const bool word = isWordChar(first);
+            if (first != ';' && first != ')' && first != ',' && first != ']' && last != '[' &&
+                last != '(' &&
+                ((isWordChar(last) && (word || first == '{')) ||
+                 (isOperatorChar(last) && isOperatorChar(first)) ||
+                 ((last == ';' || last == '{' || last == '}') && first != ')') ||
+                 (last == ')' && (word || first == '{'))))
                 m_out += ' ';
         }
         m_out += t;
@@ -158,25 +162,25 @@ private:
         emit(type(s.declType));
         bool first = true;
         for (const Declarator& d : s.decls) {
-            if (!first) emit(",");
+            if (!first) emit(", ");
             first = false;
             at(d.line);
             emit("u_" + d.name);
             if (d.bound) emit("[" + std::to_string(d.length) + "]");
             if (d.init) {
-                emit("=");
+                emit(" = ");
                 expr(*d.init, true);
             } else if (d.bound) {
                 // Explicit conversions: a braced list must never narrow (an error in C++).
-                emit("= {");
-                if (d.initList.empty()) emit("0");
+                emit(" = {");
+                if (d.initList.empty()) m_out += "0";
                 for (size_t i = 0; i < d.initList.size(); i++) {
-                    if (i) emit(",");
-                    emit("(" + type(s.declType) + ")(");
+                    if (i) emit(", ");
+                    m_out += "(" + type(s.declType) + ")(";
                     expr(*d.initList[i], true);
                     emit(")");
                 }
-                emit("}");
+                m_out += "}";
             }
         }
         emit(";");
@@ -215,7 +219,7 @@ private:
             emit(substitute(e.name));
             emit("(");
             for (size_t i = 0; i < e.kids.size(); i++) {
-                if (i) emit(",");
+                if (i) emit(", ");
                 expr(*e.kids[i], true);
             }
             emit(")");
@@ -241,7 +245,7 @@ private:
         case ExprKind::Assign:
             open(top);
             expr(*e.kids[0], false);
-            emit(e.op);
+            emit(e.op == "," ? ", " : " " + e.op + " ");
             // The right side of `=` cannot be a bare comma expression (the parser made it one
             // level down), so it needs no parentheses of its own.
             expr(*e.kids[1], e.kind == ExprKind::Assign);
@@ -250,9 +254,9 @@ private:
         case ExprKind::Ternary:
             open(top);
             expr(*e.kids[0], false);
-            emit("?");
+            emit(" ? ");
             expr(*e.kids[1], false);
-            emit(":");
+            emit(" : ");
             expr(*e.kids[2], false);
             close(top);
             return;

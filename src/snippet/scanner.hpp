@@ -54,18 +54,18 @@ struct Context {
 // Limits, so no input can exhaust the stack, memory or the compiler.
 inline constexpr size_t kMaxSnippetBytes = 64 * 1024;
 inline constexpr size_t kMaxTokens = 100000;
-inline constexpr int kMaxNesting = 256;       // brackets, blocks and statements
-inline constexpr int kMaxExprDepth = 1024;    // height of an expression tree (operator chains)
-inline constexpr uint32_t kMaxLocalArray = 4096;      // elements of one local array
-inline constexpr uint32_t kMaxLocalElements = 16384;  // elements of all local arrays of a snippet
+inline constexpr int kMaxNesting = 256;          // brackets, blocks and statements
+inline constexpr int kMaxExprDepth = 1024;       // height of an expression tree (operator chains)
+inline constexpr uint32_t kMaxLocalArray = 4096; // elements of one local array
+inline constexpr uint32_t kMaxLocalElements = 16384; // elements of all local arrays of a snippet
 
 struct Scanned {
-    std::vector<Token> tokens;             // every token, whitespace and comments included
-    std::shared_ptr<const Stmt> program;   // the checked tree: a Block (or an Expr statement
-                                           // for expression fields)
-    std::vector<Local> locals;             // declared locals, indexed by Expr::local
-    int lines = 1;                         // lines of the user's string
-    bool expression = false;               // an expression field (threshold condition)
+    std::vector<Token> tokens;           // every token, whitespace and comments included
+    std::shared_ptr<const Stmt> program; // the checked tree: a Block (or an Expr statement
+                                         // for expression fields)
+    std::vector<Local> locals;           // declared locals, indexed by Expr::local
+    int lines = 1;                       // lines of the user's string
+    bool expression = false;             // an expression field (threshold condition)
     Precision precision = Precision::Float;
     // Facts recorded once for code generation.
     std::set<std::string> referencedNames; // names from Context::names that the code uses
@@ -108,8 +108,8 @@ struct FunctionInfo {
     int arity;
     Returns returns;
     unsigned integerArgs; // bit i set: argument i must be an integer (addSynapse's j, …)
-    bool maths;       // a C maths function, callable in every context
-    bool rng;         // draws random numbers
+    bool maths;           // a C maths function, callable in every context
+    bool rng;             // draws random numbers
 };
 
 // The one table of functions snippets may call; nullptr when `name` is not one.

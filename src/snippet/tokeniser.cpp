@@ -178,8 +178,7 @@ private:
 
     // `\` (line continuation) and trigraphs (`??/` is a `\`) are preprocessor forms.
     void rejectContinuation() const {
-        if (peek() == '\\')
-            failHere("'\\' (line continuation) is not allowed in snippets");
+        if (peek() == '\\') failHere("'\\' (line continuation) is not allowed in snippets");
         if (peek() == '?' && peek(1) == '?' &&
             std::string_view("=/'()!<>-").find(peek(2)) != std::string_view::npos)
             failHere(std::string("trigraph '??") + peek(2) + "' is not allowed in snippets");

@@ -118,11 +118,11 @@ std::string typeName(Type t, Precision precision) {
 
 Type parseTypeName(const std::string& name, const std::string& what) {
     static const std::map<std::string, Type> types = {
-        {"scalar", Type::Scalar},   {"float", Type::F32},        {"double", Type::F64},
-        {"bool", Type::Bool},       {"int", Type::I32},          {"signed int", Type::I32},
-        {"unsigned int", Type::U32}, {"unsigned", Type::U32},    {"int8_t", Type::I8},
-        {"uint8_t", Type::U8},      {"int16_t", Type::I16},      {"uint16_t", Type::U16},
-        {"int32_t", Type::I32},     {"uint32_t", Type::U32},     {"int64_t", Type::I64},
+        {"scalar", Type::Scalar},    {"float", Type::F32},    {"double", Type::F64},
+        {"bool", Type::Bool},        {"int", Type::I32},      {"signed int", Type::I32},
+        {"unsigned int", Type::U32}, {"unsigned", Type::U32}, {"int8_t", Type::I8},
+        {"uint8_t", Type::U8},       {"int16_t", Type::I16},  {"uint16_t", Type::U16},
+        {"int32_t", Type::I32},      {"uint32_t", Type::U32}, {"int64_t", Type::I64},
         {"uint64_t", Type::U64}};
     const auto it = types.find(name);
     if (it == types.end())

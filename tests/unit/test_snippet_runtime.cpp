@@ -1,0 +1,115 @@
+// Run-time bounds checks of snippet indices, through a Simulation on the CPU backend: an index
+// outside a local array or an extra global parameter is reported as a ModelError naming the
+// group, the field and the array, and never reads or writes out of bounds.
+#include "spikeforge/simulation.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+using namespace spikeforge;
+
+namespace {
+
+// A neuron whose simCode indexes a local array and an EGP with a counter that grows each step.
+NeuronModel countingNeuron(const std::string& simCode) {
+    NeuronModel nm;
+    nm.name = "Counting";
+    nm.vars = {VarDecl{"V"}, VarDecl{"k", "unsigned int"}};
+    nm.egps = {EGPDecl{"table", "scalar"}};
+    nm.simCode = simCode;
+    return nm;
+}
+
+BackendPreferences cpu() {
+    BackendPreferences p;
+    p.backend = "cpu";
+    p.threads = 1;
+    return p;
+}
+
+std::string runError(Simulation& sim, uint64_t steps) {
+    try {
+        for (uint64_t i = 0; i < steps; i++)
+            sim.step();
+    } catch (const ModelError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+::testing::AssertionResult contains(const std::string& text, const std::string& part) {
+    if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure()
+           << "\"" << text << "\" does not contain \"" << part << "\"";
+}
+
+} // namespace
+
+TEST(SnippetRuntime, LocalArrayIndexOutOfRangeIsReported) {
+    Model m("local_index");
+    // Writes h[k] then reads it back: steps 0..3 are in range, step 4 is not.
+    m.addNeuronGroup("Cell", 3, countingNeuron("scalar h[4];\nh[k] = 2.0;\nV += h[k];\nk++;"), {},
+                     {{"V", 0.0}, {"k", 0.0}});
+    Simulation sim(m, cpu());
+    EXPECT_EQ(runError(sim, 4), "");
+    sim.pull("Cell", "V");
+    EXPECT_FLOAT_EQ(sim.view<float>("Cell", "V")[0], 8.0f);
+    const std::string err = runError(sim, 1);
+    EXPECT_TRUE(contains(err, "Cell.simCode: index out of range for 'h' in step 4")) << err;
+    // The flag is cleared once reported; the next out-of-range step reports again.
+    EXPECT_TRUE(contains(runError(sim, 1), "in step 5"));
+}
+
+TEST(SnippetRuntime, RunReportsTheStepRange) {
+    Model m("local_index_run");
+    m.addNeuronGroup("Cell", 2, countingNeuron("int h[2];\nh[k / 3u] = 1;\nk++;"), {},
+                     {{"V", 0.0}, {"k", 0.0}});
+    Simulation sim(m, cpu());
+    try {
+        sim.run(10);
+        ADD_FAILURE() << "no error";
+    } catch (const ModelError& e) {
+        EXPECT_TRUE(contains(e.what(), "Cell.simCode: index out of range for 'h' in steps 0 to 9"))
+            << e.what();
+    }
+}
+
+TEST(SnippetRuntime, ExtraGlobalParameterIndexOutOfRangeIsReported) {
+    Model m("egp_index");
+    m.addNeuronGroup("Cell", 2, countingNeuron("V = table[k];\nk++;"), {},
+                     {{"V", 0.0}, {"k", 0.0}});
+    Simulation sim(m, cpu());
+    const std::vector<double> table = {1.0, 2.0, 3.0};
+    sim.setEGP("Cell", "table", table);
+    EXPECT_EQ(runError(sim, 3), "");
+    sim.pull("Cell", "V");
+    EXPECT_FLOAT_EQ(sim.view<float>("Cell", "V")[1], 3.0f);
+    EXPECT_TRUE(contains(runError(sim, 1), "Cell.simCode: index out of range for 'table'"));
+    // Growing the EGP refreshes the bound the generated code checks against.
+    const std::vector<double> longer = {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0};
+    sim.setEGP("Cell", "table", longer);
+    EXPECT_EQ(runError(sim, 2), "");
+    sim.pull("Cell", "V");
+    EXPECT_FLOAT_EQ(sim.view<float>("Cell", "V")[0], 6.0f);
+}
+
+TEST(SnippetRuntime, EmptyExtraGlobalParameterIsReportedNotDereferenced) {
+    Model m("egp_empty");
+    m.addNeuronGroup("Cell", 2, countingNeuron("V = table[0];"), {}, {{"V", 0.0}, {"k", 0.0}});
+    Simulation sim(m, cpu());
+    EXPECT_TRUE(
+        contains(runError(sim, 1), "Cell.simCode: index out of range for 'table' in step 0"));
+}
+
+TEST(SnippetRuntime, InRangeIndicesRunUnchanged) {
+    Model m("in_range");
+    m.addNeuronGroup("Cell", 4,
+                     countingNeuron("scalar h[3] = {1.0, 2.0, 4.0};\nV += h[k % 3u];\nk++;"), {},
+                     {{"V", 0.0}, {"k", 0.0}});
+    Simulation sim(m, cpu());
+    EXPECT_NO_THROW(sim.run(6));
+    sim.pull("Cell", "V");
+    EXPECT_FLOAT_EQ(sim.view<float>("Cell", "V")[3], 14.0f);
+}

@@ -148,6 +148,7 @@ private:
 
     StmtPtr statement() {
         Guard g(*this);
+        if (atEnd()) failHere("expected a statement");
         const Token& t = cur();
         if (t.kind == TokenKind::Identifier) {
             if (t.text == "return")
@@ -232,6 +233,7 @@ private:
     StmtPtr forStatement() {
         auto s = stmt(StmtKind::For, take());
         expect("(", "after 'for'");
+        if (atEnd()) failHere("expected the initialisation of 'for'");
         if (isOp(";")) {
             ++m_pos;
         } else if (cur().kind == TokenKind::Identifier && kTypeWords.contains(cur().text)) {

@@ -354,6 +354,11 @@ std::string render(const Scanned& scanned, const std::map<std::string, std::stri
     o.substitutions = substitutions;
     o.precision = precision;
     o.lineLabel = lineLabel;
+    // For tools and tests: checked indices report through `sfSnippetError` against sizes named
+    // `sfSize_<array>`, which the surrounding code must declare.
+    o.errorFlag = "sfSnippetError";
+    for (const auto& a : scanned.checkedArrays)
+        o.arraySizes[a] = "sfSize_" + a;
     return render(scanned, o);
 }
 

@@ -98,6 +98,8 @@ struct RenderOptions {
 // as `u_<name>`; literals are printed from their values (floating literals without a suffix
 // take the model precision); each statement stays on its source line.
 std::string render(const Scanned& scanned, const RenderOptions& options);
+// The same with no array sizes: run-time index checks, if any, are printed against
+// `sfSnippetError` (a uint32_t*) and `sfSize_<array>`, names the caller must provide.
 std::string render(const Scanned& scanned, const std::map<std::string, std::string>& substitutions,
                    Precision precision, const std::string& lineLabel);
 

@@ -63,9 +63,10 @@ TEST(SnippetRejects, Digraphs) {
 }
 
 TEST(SnippetRejects, Trigraphs) {
-    EXPECT_TRUE(contains(scanError("??=define X 1"), "line 1, column 1: trigraph '??='"));
-    EXPECT_TRUE(contains(scanError("V = 1; // ??/\nV = 2;"), "line 1, column 11: trigraph '??/'"));
-    EXPECT_TRUE(contains(scanError("/* ??( */ V = 1;"), "column 4: trigraph '??('"));
+    EXPECT_TRUE(contains(scanError("?\?=define X 1"), "line 1, column 1: trigraph '?\?='"));
+    EXPECT_TRUE(
+        contains(scanError("V = 1; // ?\?/\nV = 2;"), "line 1, column 11: trigraph '?\?/'"));
+    EXPECT_TRUE(contains(scanError("/* ?\?( */ V = 1;"), "column 4: trigraph '?\?('"));
 }
 
 TEST(SnippetRejects, LineContinuationAnywhere) {

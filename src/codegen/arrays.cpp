@@ -28,8 +28,9 @@ size_t varCount(VarAccess access, size_t elements, unsigned batch) {
 }
 
 bool usesDendriticDelay(const Model& m, const SynapseGroup& sg) {
+    // A fact the checker records: a call on the checked tree, not a text match.
     const auto& code = sg.wu().model.preSpikeSynCode;
-    if (code.find("addToPostDelay") == std::string::npos) return false; // skips most scans
+    if (code.empty()) return false;
     return snippet::scan(code, contexts::synapseContext(m, sg, "preSpikeSynCode"))
         .usesAddToPostDelay;
 }

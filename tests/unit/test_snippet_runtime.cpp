@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -112,4 +114,76 @@ TEST(SnippetRuntime, InRangeIndicesRunUnchanged) {
     EXPECT_NO_THROW(sim.run(6));
     sim.pull("Cell", "V");
     EXPECT_FLOAT_EQ(sim.view<float>("Cell", "V")[3], 14.0f);
+}
+
+namespace {
+
+// Every statement form, local arrays, casts, 64-bit shifts and maths functions. The printed code
+// must group and convert exactly as this C++ does.
+const char* const kProgram =
+    "scalar acc = 0.0;\n"
+    "int hist[5] = {1, 2};\n"
+    "for (int i = 0; i < 10; i++) {\n"
+    "    if (i % 3 == 0) continue;\n"
+    "    switch (i & 3) {\n"
+    "    case 0: acc += 1.0; break;\n"
+    "    case 1: { const scalar w = (scalar)i * 0.5; acc += w; break; }\n"
+    "    default: acc -= 0.25;\n"
+    "    }\n"
+    "    hist[i % 5]++;\n"
+    "}\n"
+    "unsigned int j = 0u;\n"
+    "while (j < 3u) { j++; }\n"
+    "do { j += 2u; } while (j < 8u);\n"
+    "int64_t big = (int64_t)1 << 40;\n"
+    "V = acc + (scalar)hist[k % 5u] + (scalar)j + fmin(exp(0.0), 2.0) + (scalar)(big >> 40)\n"
+    "    + ((k > 2u) ? 1.0 : 0.0) - -(scalar)(7 / 2) * 2.0;\n"
+    "k++;\n";
+
+double reference(unsigned k) {
+    double acc = 0.0;
+    int hist[5] = {1, 2};
+    for (int i = 0; i < 10; i++) {
+        if (i % 3 == 0) continue;
+        switch (i & 3) {
+        case 0:
+            acc += 1.0;
+            break;
+        case 1: {
+            const double w = static_cast<double>(i) * 0.5;
+            acc += w;
+            break;
+        }
+        default:
+            acc -= 0.25;
+        }
+        hist[i % 5]++;
+    }
+    unsigned j = 0u;
+    while (j < 3u)
+        j++;
+    do {
+        j += 2u;
+    } while (j < 8u);
+    const int64_t big = int64_t(1) << 40;
+    return acc + hist[k % 5u] + j + std::fmin(std::exp(0.0), 2.0) + static_cast<double>(big >> 40) +
+           (k > 2u ? 1.0 : 0.0) + 3.0 * 2.0;
+}
+
+} // namespace
+
+TEST(SnippetRuntime, AcceptedProgramCompilesAndComputesAsC) {
+    for (Precision p : {Precision::Double, Precision::Float}) {
+        Model m(p == Precision::Double ? "program_double" : "program_float");
+        m.setPrecision(p);
+        m.addNeuronGroup("Cell", 2, countingNeuron(kProgram), {}, {{"V", 0.0}, {"k", 0.0}});
+        Simulation sim(m, cpu());
+        for (unsigned k = 0; k < 7; k++) {
+            sim.step();
+            sim.pull("Cell", "V");
+            const double v = p == Precision::Double ? sim.view<double>("Cell", "V")[1]
+                                                    : sim.view<float>("Cell", "V")[1];
+            EXPECT_NEAR(v, reference(k), 1e-5) << "k = " << k;
+        }
+    }
 }

@@ -109,6 +109,7 @@ std::vector<ArrayDecl> planArrays(const Model& m) {
     }
     for (const auto& cu : m.customUpdates()) {
         out.push_back({cu->name() + ".updateCount", "uint32_t", 1});
+        addEGPs(out, cu->name(), cu->model(), p); // bound by the custom-update emitter
         for (const auto& v : cu->model().vars) {
             const auto r = refs::ownVar(*cu, v, B);
             out.push_back({r.array, resolveType(v.type, p), r.elements * (r.batchDim ? B : 1)});

@@ -28,11 +28,14 @@ void addRandom(Names& n) {
         n[f] = NameKind::Function;
 }
 
-void addParams(Names& n, const SnippetBase& s, const std::string& owner) {
+// withEGPs: initialiser snippets have no device arrays for extra global parameters, so there
+// an EGP is not a name at all (rather than a name code generation could not bind).
+void addParams(Names& n, const SnippetBase& s, const std::string& owner, bool withEGPs = true) {
     for (const auto& p : s.params)
         n[p] = NameKind::ReadOnly;
     for (const auto& d : s.derivedParams)
         n[d.name] = NameKind::ReadOnly;
+    if (!withEGPs) return;
     // Extra global parameters are read-only arrays whose length is known only at run time.
     for (const auto& e : s.egps)
         n[e.name] = Symbol(NameKind::ReadOnly, declaredType(e.type, owner, e.name), true);
@@ -136,7 +139,7 @@ snippet::Context wuNeuronContext(const Model& m, const SynapseGroup& sg, bool pr
 snippet::Context varInitContext(const Model& m, const std::string& group, const std::string& var,
                                 const VarInit& init) {
     auto c = makeContext(m, group, "init." + var);
-    addParams(c.names, init.snippet(), group);
+    addParams(c.names, init.snippet(), group, false);
     addRandom(c.names);
     c.names["value"] = NameKind::ReadWrite; // a scalar local, converted to the variable's type
     addBuiltins(c.names, {"id", "batch", "num_batch"}, Type::U32);
@@ -168,7 +171,7 @@ snippet::Context customUpdateContext(const Model& m, const CustomUpdate& cu) {
 
 snippet::Context rowBuildContext(const Model& m, const SynapseGroup& sg) {
     auto c = makeContext(m, sg.name(), "connectivity.rowBuildCode");
-    addParams(c.names, sg.connectivity()->snippet, sg.name());
+    addParams(c.names, sg.connectivity()->snippet, sg.name(), false);
     addRandom(c.names);
     addBuiltins(c.names, {"id_pre", "num_pre", "num_post"}, Type::U32);
     // Row lengths drawn by preCalcRowLengthCode: num_pre elements, read-only here.
@@ -180,7 +183,7 @@ snippet::Context rowBuildContext(const Model& m, const SynapseGroup& sg) {
 
 snippet::Context preCalcRowLengthContext(const Model& m, const SynapseGroup& sg) {
     auto c = makeContext(m, sg.name(), "connectivity.preCalcRowLengthCode");
-    addParams(c.names, sg.connectivity()->snippet, sg.name());
+    addParams(c.names, sg.connectivity()->snippet, sg.name(), false);
     addRandom(c.names);
     addBuiltins(c.names, {"num_pre", "num_post"}, Type::U32);
     c.names["preCalcRowLength"] = Symbol(NameKind::ReadWrite, Type::U32, true);

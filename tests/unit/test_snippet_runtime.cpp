@@ -187,3 +187,47 @@ TEST(SnippetRuntime, AcceptedProgramCompilesAndComputesAsC) {
         }
     }
 }
+
+// A custom update writes through an EGP reference (a writable array): an index past its end is
+// reported with the update's name, and its own EGPs are real arrays that setEGP can fill.
+TEST(SnippetRuntime, CustomUpdateEGPIndicesAreChecked) {
+    NeuronModel holder = countingNeuron("");
+    Model m("cu_egp");
+    m.addNeuronGroup("Pop", 4, holder, {}, {{"V", 0.0}, {"k", 0.0}});
+    CustomUpdateModel write;
+    write.name = "Write";
+    write.varRefs = {{"V", "scalar", CustomUpdateVarAccess::ReadWrite}};
+    write.egps = {{"gain", "scalar"}};
+    write.egpRefs = {{"out", "scalar"}};
+    write.updateCode = "out[id + 1u] = gain[0] * V;";
+    m.addCustomUpdate("W", "Write", write, {}, {}, {{"V", {"Pop", "V"}}},
+                      {{"out", {"Pop", "table"}}});
+    Simulation sim(m, cpu());
+    sim.setEGP("W", "gain", std::vector<double>{2.0});
+    sim.setEGP("Pop", "table", std::vector<double>{0, 0, 0, 0, 0});
+    EXPECT_NO_THROW(sim.customUpdate("Write"));
+    sim.setEGP("Pop", "table", std::vector<double>{0, 0, 0, 0}); // one too short for id 3
+    sim.customUpdate("Write");
+    try {
+        sim.step();
+        ADD_FAILURE() << "no error";
+    } catch (const ModelError& e) {
+        EXPECT_TRUE(contains(e.what(), "W.updateCode: index out of range for 'out'")) << e.what();
+    }
+}
+
+TEST(SnippetRuntime, InitialiserSnippetsSeeNoExtraGlobalParameters) {
+    InitSnippet init;
+    init.name = "FromTable";
+    init.egps = {{"values", "scalar"}};
+    init.code = "value = values[id];";
+    Model m("init_egp");
+    m.addNeuronGroup("Pop", 2, countingNeuron(""), {}, {{"V", VarInit(init, {})}, {"k", 0.0}});
+    try {
+        m.finalise();
+        ADD_FAILURE() << "no error";
+    } catch (const ModelError& e) {
+        EXPECT_TRUE(contains(e.what(), "Pop.init.V line 1, column 9: unknown identifier 'values'"))
+            << e.what();
+    }
+}

@@ -442,6 +442,7 @@ private:
         e.lvalue = true;
         e.writable = it->second.kind == NameKind::ReadWrite;
         m_out.referencedNames.insert(e.name);
+        if (&e != m_writeOnly) m_out.readNames.insert(e.name);
         arrayCheck(e, arrayBase);
     }
 
@@ -639,7 +640,12 @@ private:
     void assign(Expr& e) {
         Expr& target = *e.kids[0];
         rejectFunctionTarget(target);
+        // `x = …` and `a[i] = …` do not read x or a (the index is read as usual).
+        const Expr& t = stripParens(target);
+        const Expr& root = t.kind == ExprKind::Index ? stripParens(*t.kids[0]) : t;
+        if (e.op == "=") m_writeOnly = &root;
         value(target);
+        m_writeOnly = nullptr;
         requireWritable(target, e.op);
         value(*e.kids[1]);
         if (e.op != "=")
@@ -653,6 +659,7 @@ private:
     std::vector<SwitchState> m_switches;
     int m_loops = 0;
     uint32_t m_elements = 0;
+    const Expr* m_writeOnly = nullptr; // the name a plain `=` assigns: not a read
 };
 
 } // namespace

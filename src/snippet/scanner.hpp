@@ -69,6 +69,7 @@ struct Scanned {
     Precision precision = Precision::Float;
     // Facts recorded once for code generation.
     std::set<std::string> referencedNames; // names from Context::names that the code uses
+    std::set<std::string> readNames;       // those whose value is read (not only assigned by `=`)
     std::set<std::string> assignedNames;   // ReadWrite names the code assigns
     std::set<std::string> calledFunctions; // every function called (built-in or maths)
     bool usesRng = false;                  // calls a rand_* function

@@ -174,6 +174,11 @@ TEST(SnippetNames, FactsAreRecordedOnce) {
               (std::set<std::string>{"V", "Isyn", "dt", "tau", "hist", "id", "U", "addToPost",
                                      "rand_uniform", "addToPostDelay", "count"}));
     EXPECT_EQ(s.assignedNames, (std::set<std::string>{"V", "hist", "U"}));
+    EXPECT_EQ(s.readNames,
+              (std::set<std::string>{"V", "Isyn", "dt", "tau", "hist", "id", "U", "count"}));
+    const Scanned w = scan("V = 1.0; hist[count] = 2.0; (U) = V;", neuronContext());
+    EXPECT_EQ(w.readNames, (std::set<std::string>{"count", "V"}));
+    EXPECT_EQ(w.assignedNames, (std::set<std::string>{"V", "hist", "U"}));
     EXPECT_EQ(s.calledFunctions,
               (std::set<std::string>{"addToPost", "exp", "rand_uniform", "addToPostDelay"}));
     EXPECT_TRUE(s.usesRng);

@@ -231,3 +231,19 @@ TEST(SnippetRuntime, InitialiserSnippetsSeeNoExtraGlobalParameters) {
             << e.what();
     }
 }
+
+TEST(SnippetRuntime, IndexErrorsDuringInitialisationAreReported) {
+    InitSnippet init;
+    init.name = "Ramp";
+    init.code = "scalar a[2] = {1.0, 2.0};\nvalue = a[id];";
+    Model m("init_index");
+    m.addNeuronGroup("Pop", 3, countingNeuron(""), {}, {{"V", VarInit(init, {})}, {"k", 0.0}});
+    try {
+        Simulation sim(m, cpu());
+        ADD_FAILURE() << "no error";
+    } catch (const ModelError& e) {
+        EXPECT_TRUE(contains(e.what(), "Pop.init.V: index out of range for 'a' during "
+                                       "initialisation"))
+            << e.what();
+    }
+}

@@ -247,3 +247,18 @@ TEST(SnippetRuntime, IndexErrorsDuringInitialisationAreReported) {
             << e.what();
     }
 }
+
+// Structurally identical groups share one kernel; each still reports in its own slot.
+TEST(SnippetRuntime, MergedGroupsReportTheirOwnName) {
+    Model m("merged_slots");
+    const NeuronModel nm = countingNeuron("V = table[k];\nk++;");
+    m.addNeuronGroup("A", 2, nm, {}, {{"V", 0.0}, {"k", 0.0}});
+    m.addNeuronGroup("B", 2, nm, {}, {{"V", 0.0}, {"k", 0.0}});
+    Simulation sim(m, cpu());
+    sim.setEGP("A", "table", std::vector<double>{1, 2, 3, 4});
+    sim.setEGP("B", "table", std::vector<double>{1, 2});
+    EXPECT_EQ(runError(sim, 2), "");
+    const std::string err = runError(sim, 1);
+    EXPECT_TRUE(contains(err, "B.simCode: index out of range for 'table' in step 2")) << err;
+    EXPECT_FALSE(contains(err, "A.simCode"));
+}

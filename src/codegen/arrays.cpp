@@ -4,6 +4,8 @@
 #include "model/contexts.hpp"
 #include "model/var_refs.hpp"
 
+#include <algorithm>
+
 namespace spikeforge::codegen {
 
 std::string indexType(unsigned numPost) {
@@ -29,10 +31,11 @@ size_t varCount(VarAccess access, size_t elements, unsigned batch) {
 }
 
 bool usesDendriticDelay(const Model& m, const SynapseGroup& sg) {
+    // A fact the checker records: a call on the checked tree, not a text match.
     const auto& code = sg.wu().model.preSpikeSynCode;
-    if (code.find("addToPostDelay") == std::string::npos) return false;
+    if (code.empty()) return false;
     return snippet::scan(code, contexts::synapseContext(m, sg, "preSpikeSynCode"))
-        .referencedNames.count("addToPostDelay");
+        .usesAddToPostDelay;
 }
 
 bool needsColumnIndex(const SynapseGroup& sg) {
@@ -118,6 +121,8 @@ void addSynapseArrays(ArrayList& l, const Model& m, const SynapseGroup& sg) {
 
 std::vector<ArrayDecl> planArrays(const Model& m) {
     ArrayList l;
+    l.out.push_back(
+        {kSnippetErrorsArray, "uint32_t", std::max<size_t>(1, contexts::codeFieldCount(m))});
     const Precision p = m.precision();
     const unsigned B = m.batchSize();
     for (const auto& ng : m.neuronGroups())
@@ -126,6 +131,7 @@ std::vector<ArrayDecl> planArrays(const Model& m) {
         addSynapseArrays(l, m, *sg);
     for (const auto& cu : m.customUpdates()) {
         l.add(cu->name(), "updateCount", "uint32_t", {1});
+        l.addEGPs(cu->name(), cu->model(), p); // bound by the custom-update emitter
         for (const auto& v : cu->model().vars) {
             const auto r = refs::ownVar(*cu, v, B);
             l.add(cu->name(), v.name, resolveType(v.type, p), {r.elements, r.batchDim ? B : 1u});

@@ -22,6 +22,9 @@ public:
     // Pointer to a device array; ctype is the element type ("float").
     std::string array(const std::string& field, const std::string& elementType,
                       const std::string& arrayName);
+    // The element count (uint64_t) of a device array, never folded: it changes when the array
+    // is resized (setEGP).
+    std::string arraySize(const std::string& field, const std::string& arrayName);
     // A number that may be folded into the code when every merged group agrees.
     std::string number(const std::string& field, const std::string& ctype, double value);
     // A parameter: folded like a number unless dynamic, then always a struct field.

@@ -28,6 +28,13 @@ std::string Env::array(const std::string& field, const std::string& elementType,
     return add({{field, elementType + "*"}, b, false});
 }
 
+std::string Env::arraySize(const std::string& field, const std::string& arrayName) {
+    FieldBinding b;
+    b.kind = FieldBinding::Kind::ArraySize;
+    b.array = arrayName;
+    return add({{field, "uint64_t"}, b, false});
+}
+
 std::string Env::number(const std::string& field, const std::string& ctype, double value) {
     FieldBinding b;
     b.number = value;

@@ -21,9 +21,11 @@ struct ArrayDecl {
 
 // What one struct field holds for one group.
 struct FieldBinding {
-    enum class Kind { Number, Array, Dynamic } kind = Kind::Number;
+    // ArraySize: the element count of `array`, refreshed whenever the array is reallocated (EGPs
+    // are sized at run time; snippets index them through a bounds check).
+    enum class Kind { Number, Array, Dynamic, ArraySize } kind = Kind::Number;
     double number = 0.0; // Number: the value; Dynamic: the build-time value
-    std::string array;   // Array: array name
+    std::string array;   // Array, ArraySize: array name
     std::string owner;   // Dynamic: owning group
     std::string param;   // Dynamic: parameter name
 };
@@ -40,6 +42,10 @@ struct MergedGroupTable {
     std::vector<std::string> groupNames;             // one per struct, in order
     std::vector<std::vector<FieldBinding>> bindings; // [group][field]
 };
+
+// Model-wide array of run-time snippet errors: one uint32 per code field (its slot in
+// contexts::allCodeFields), 0 or the ordinal of the array an out-of-range index was used on.
+inline constexpr const char* kSnippetErrorsArray = "<model>.snippetErrors";
 
 struct Plan {
     Precision precision = Precision::Float;

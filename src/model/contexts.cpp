@@ -3,7 +3,9 @@
 namespace spikeforge::contexts {
 
 using snippet::NameKind;
-using Names = std::map<std::string, NameKind>;
+using snippet::Symbol;
+using snippet::Type;
+using Names = std::map<std::string, Symbol>;
 
 namespace {
 
@@ -15,63 +17,78 @@ snippet::Context makeContext(const Model& m, const std::string& group, const std
     return c;
 }
 
+// The snippet type of a declared variable or EGP ("scalar", "unsigned int", …).
+Type declaredType(const std::string& type, const std::string& owner, const std::string& name) {
+    return snippet::parseTypeName(type, owner + "." + name);
+}
+
 void addRandom(Names& n) {
     for (const char* f :
          {"rand_uniform", "rand_normal", "rand_exponential", "rand_gamma", "rand_binomial"})
         n[f] = NameKind::Function;
 }
 
-void addParams(Names& n, const SnippetBase& s) {
+// withEGPs: initialiser snippets have no device arrays for extra global parameters, so there
+// an EGP is not a name at all (rather than a name code generation could not bind).
+void addParams(Names& n, const SnippetBase& s, const std::string& owner, bool withEGPs = true) {
     for (const auto& p : s.params)
         n[p] = NameKind::ReadOnly;
     for (const auto& d : s.derivedParams)
         n[d.name] = NameKind::ReadOnly;
+    if (!withEGPs) return;
+    // Extra global parameters are read-only arrays whose length is known only at run time.
     for (const auto& e : s.egps)
-        n[e.name] = NameKind::ReadOnly;
+        n[e.name] = Symbol(NameKind::ReadOnly, declaredType(e.type, owner, e.name), true);
 }
 
-void addVars(Names& n, const std::vector<VarDecl>& vars, const std::string& suffix = "",
-             bool forceReadOnly = false) {
+void addVars(Names& n, const std::vector<VarDecl>& vars, const std::string& owner,
+             const std::string& suffix = "", bool forceReadOnly = false) {
     for (const auto& v : vars)
-        n[v.name + suffix] =
-            (forceReadOnly || isReadOnly(v.access)) ? NameKind::ReadOnly : NameKind::ReadWrite;
+        n[v.name + suffix] = Symbol((forceReadOnly || isReadOnly(v.access)) ? NameKind::ReadOnly
+                                                                            : NameKind::ReadWrite,
+                                    declaredType(v.type, owner, v.name));
+}
+
+void addBuiltins(Names& n, std::initializer_list<const char*> names, Type type) {
+    for (const char* b : names)
+        n[b] = Symbol(NameKind::ReadOnly, type);
 }
 
 void addTime(Names& n) {
-    n["t"] = NameKind::ReadOnly;
-    n["dt"] = NameKind::ReadOnly;
-    n["batch"] = NameKind::ReadOnly;
+    addBuiltins(n, {"t", "dt"}, Type::Scalar);
+    addBuiltins(n, {"batch"}, Type::U32);
 }
 
 } // namespace
 
 snippet::Context neuronContext(const Model& m, const NeuronGroup& ng, const std::string& field) {
     auto c = makeContext(m, ng.name(), field);
-    addParams(c.names, ng.model());
-    addVars(c.names, ng.model().vars);
+    addParams(c.names, ng.model(), ng.name());
+    addVars(c.names, ng.model().vars, ng.name());
     addTime(c.names);
     addRandom(c.names);
-    for (const char* b : {"id", "Isyn", "st", "num_neurons"})
-        c.names[b] = NameKind::ReadOnly;
+    addBuiltins(c.names, {"id", "num_neurons"}, Type::U32);
+    addBuiltins(c.names, {"Isyn", "st"}, Type::Scalar);
+    c.expression = field == "thresholdConditionCode"; // a condition, not statements
     return c;
 }
 
 snippet::Context thresholdContext(const Model& m, const NeuronGroup& ng) {
     auto c = neuronContext(m, ng, "thresholdConditionCode");
     // A threshold condition is an expression: it must not change state.
-    for (auto& [name, kind] : c.names)
-        if (kind == NameKind::ReadWrite) kind = NameKind::ReadOnly;
+    for (auto& [name, symbol] : c.names)
+        if (symbol.kind == NameKind::ReadWrite) symbol.kind = NameKind::ReadOnly;
     return c;
 }
 
 snippet::Context postsynapticContext(const Model& m, const SynapseGroup& sg) {
     auto c = makeContext(m, sg.name(), "ps.simCode");
-    addVars(c.names, sg.target().model().vars, "", true);
-    addParams(c.names, sg.ps().model);
-    addVars(c.names, sg.ps().model.vars);
+    addVars(c.names, sg.target().model().vars, sg.target().name(), "", true);
+    addParams(c.names, sg.ps().model, sg.name());
+    addVars(c.names, sg.ps().model.vars, sg.name());
     addTime(c.names);
     addRandom(c.names);
-    c.names["id"] = NameKind::ReadOnly;
+    addBuiltins(c.names, {"id"}, Type::U32);
     c.names["inSyn"] = NameKind::ReadWrite;
     c.names["injectCurrent"] = NameKind::Function;
     return c;
@@ -79,12 +96,12 @@ snippet::Context postsynapticContext(const Model& m, const SynapseGroup& sg) {
 
 snippet::Context currentSourceContext(const Model& m, const CurrentSource& cs) {
     auto c = makeContext(m, cs.name(), "injectionCode");
-    addVars(c.names, cs.target().model().vars, "", true);
-    addParams(c.names, cs.bound().model);
-    addVars(c.names, cs.bound().model.vars);
+    addVars(c.names, cs.target().model().vars, cs.target().name(), "", true);
+    addParams(c.names, cs.bound().model, cs.name());
+    addVars(c.names, cs.bound().model.vars, cs.name());
     addTime(c.names);
     addRandom(c.names);
-    c.names["id"] = NameKind::ReadOnly;
+    addBuiltins(c.names, {"id"}, Type::U32);
     c.names["injectCurrent"] = NameKind::Function;
     return c;
 }
@@ -92,15 +109,15 @@ snippet::Context currentSourceContext(const Model& m, const CurrentSource& cs) {
 snippet::Context synapseContext(const Model& m, const SynapseGroup& sg, const std::string& kind) {
     auto c = makeContext(m, sg.name(), kind);
     const auto& wu = sg.wu().model;
-    addParams(c.names, wu);
-    addVars(c.names, wu.vars);
-    addVars(c.names, wu.preVars, "", true);
-    addVars(c.names, wu.postVars, "", true);
-    addVars(c.names, sg.source().model().vars, "_pre", true);
-    addVars(c.names, sg.target().model().vars, "_post", true);
+    addParams(c.names, wu, sg.name());
+    addVars(c.names, wu.vars, sg.name());
+    addVars(c.names, wu.preVars, sg.name(), "", true);
+    addVars(c.names, wu.postVars, sg.name(), "", true);
+    addVars(c.names, sg.source().model().vars, sg.source().name(), "_pre", true);
+    addVars(c.names, sg.target().model().vars, sg.target().name(), "_post", true);
     addTime(c.names);
-    for (const char* b : {"id_pre", "id_post", "st_pre", "st_post", "num_pre", "num_post"})
-        c.names[b] = NameKind::ReadOnly;
+    addBuiltins(c.names, {"id_pre", "id_post", "num_pre", "num_post"}, Type::U32);
+    addBuiltins(c.names, {"st_pre", "st_post"}, Type::Scalar);
     if (kind == "preSpikeSynCode") {
         c.names["addToPost"] = NameKind::Function;
         c.names["addToPostDelay"] = NameKind::Function;
@@ -112,131 +129,175 @@ snippet::Context wuNeuronContext(const Model& m, const SynapseGroup& sg, bool pr
                                  const std::string& field) {
     auto c = makeContext(m, sg.name(), field);
     const auto& wu = sg.wu().model;
-    addParams(c.names, wu);
-    addVars(c.names, pre ? wu.preVars : wu.postVars);
+    addParams(c.names, wu, sg.name());
+    addVars(c.names, pre ? wu.preVars : wu.postVars, sg.name());
     addTime(c.names);
-    c.names["id"] = NameKind::ReadOnly;
+    addBuiltins(c.names, {"id"}, Type::U32);
     return c;
 }
 
 snippet::Context varInitContext(const Model& m, const std::string& group, const std::string& var,
                                 const VarInit& init) {
     auto c = makeContext(m, group, "init." + var);
-    addParams(c.names, init.snippet());
+    addParams(c.names, init.snippet(), group, false);
     addRandom(c.names);
-    c.names["value"] = NameKind::ReadWrite;
-    c.names["id"] = NameKind::ReadOnly;
-    c.names["batch"] = NameKind::ReadOnly;
-    c.names["num_batch"] = NameKind::ReadOnly;
+    c.names["value"] = NameKind::ReadWrite; // a scalar local, converted to the variable's type
+    addBuiltins(c.names, {"id", "batch", "num_batch"}, Type::U32);
     return c;
 }
 
 snippet::Context customUpdateContext(const Model& m, const CustomUpdate& cu) {
     auto c = makeContext(m, cu.name(), "updateCode");
     const auto& model = cu.model();
-    addParams(c.names, model);
+    addParams(c.names, model, cu.name());
     auto kind = [](CustomUpdateVarAccess a) {
         const bool ro = a == CustomUpdateVarAccess::ReadOnly ||
                         a == CustomUpdateVarAccess::ReadOnlyShared ||
                         a == CustomUpdateVarAccess::ReadOnlySharedNeuron;
         return ro ? NameKind::ReadOnly : NameKind::ReadWrite;
     };
-    for (const auto& v : model.vars) c.names[v.name] = kind(v.access);
-    for (const auto& r : model.varRefs) c.names[r.name] = kind(r.access);
-    for (const auto& e : model.egpRefs) c.names[e.name] = NameKind::ReadWrite;
-    c.names["dt"] = NameKind::ReadOnly;
-    c.names["batch"] = NameKind::ReadOnly;
-    c.names["id"] = NameKind::ReadOnly;
-    c.names["updateCount"] = NameKind::ReadOnly;
-    if (cu.isWUShaped()) {
-        c.names["id_pre"] = NameKind::ReadOnly;
-        c.names["id_post"] = NameKind::ReadOnly;
-    }
+    for (const auto& v : model.vars)
+        c.names[v.name] = Symbol(kind(v.access), declaredType(v.type, cu.name(), v.name));
+    for (const auto& r : model.varRefs)
+        c.names[r.name] = Symbol(kind(r.access), declaredType(r.type, cu.name(), r.name));
+    for (const auto& e : model.egpRefs)
+        c.names[e.name] =
+            Symbol(NameKind::ReadWrite, declaredType(e.type, cu.name(), e.name), true);
+    addBuiltins(c.names, {"dt"}, Type::Scalar);
+    addBuiltins(c.names, {"batch", "id", "updateCount"}, Type::U32);
+    if (cu.isWUShaped()) addBuiltins(c.names, {"id_pre", "id_post"}, Type::U32);
     return c;
 }
 
 snippet::Context rowBuildContext(const Model& m, const SynapseGroup& sg) {
     auto c = makeContext(m, sg.name(), "connectivity.rowBuildCode");
-    addParams(c.names, sg.connectivity()->snippet);
+    addParams(c.names, sg.connectivity()->snippet, sg.name(), false);
     addRandom(c.names);
-    for (const char* b : {"id_pre", "num_pre", "num_post", "preCalcRowLength"})
-        c.names[b] = NameKind::ReadOnly;
+    addBuiltins(c.names, {"id_pre", "num_pre", "num_post"}, Type::U32);
+    // Row lengths drawn by preCalcRowLengthCode: num_pre elements, read-only here.
+    if (!sg.connectivity()->snippet.preCalcRowLengthCode.empty())
+        c.names["preCalcRowLength"] = Symbol(NameKind::ReadOnly, Type::U32, true);
     c.names["addSynapse"] = NameKind::Function;
     return c;
 }
 
 snippet::Context preCalcRowLengthContext(const Model& m, const SynapseGroup& sg) {
     auto c = makeContext(m, sg.name(), "connectivity.preCalcRowLengthCode");
-    addParams(c.names, sg.connectivity()->snippet);
+    addParams(c.names, sg.connectivity()->snippet, sg.name(), false);
     addRandom(c.names);
-    c.names["num_pre"] = NameKind::ReadOnly;
-    c.names["num_post"] = NameKind::ReadOnly;
-    c.names["preCalcRowLength"] = NameKind::ReadWrite;
+    addBuiltins(c.names, {"num_pre", "num_post"}, Type::U32);
+    c.names["preCalcRowLength"] = Symbol(NameKind::ReadWrite, Type::U32, true);
     return c;
 }
 
 namespace {
 
-void addInitFields(std::vector<CodeField>& out, const Model& m, const std::string& group,
-                   const VarInitMap& inits) {
-    for (const auto& [var, init] : inits)
-        if (!init.isConstant())
-            out.push_back(
-                {group, "init." + var, &init.snippet().code, varInitContext(m, group, var, init)});
+// Lists the code fields in a fixed order; contexts are built only when asked for (slot lookups
+// need the names alone).
+class FieldLister {
+public:
+    FieldLister(const Model& m, bool withContexts) : m_model(m), m_contexts(withContexts) {}
+
+    template <class MakeContext>
+    void add(const std::string& group, const std::string& field, const std::string* code,
+             MakeContext make) {
+        out.push_back({group, field, code, m_contexts ? make() : snippet::Context{}});
+    }
+
+    void addInits(const std::string& group, const VarInitMap& inits) {
+        for (const auto& [var, init] : inits)
+            if (!init.isConstant())
+                add(group, "init." + var, &init.snippet().code,
+                    [&] { return varInitContext(m_model, group, var, init); });
+    }
+
+    std::vector<CodeField> out;
+
+private:
+    const Model& m_model;
+    bool m_contexts;
+};
+
+void addSynapseFields(FieldLister& l, const Model& m, const SynapseGroup& sg) {
+    const auto& wu = sg.wu().model;
+    const std::string& g = sg.name();
+    l.add(g, "ps.simCode", &sg.ps().model.simCode, [&] { return postsynapticContext(m, sg); });
+    l.add(g, "preSpikeSynCode", &wu.preSpikeSynCode,
+          [&] { return synapseContext(m, sg, "preSpikeSynCode"); });
+    l.add(g, "postSpikeSynCode", &wu.postSpikeSynCode,
+          [&] { return synapseContext(m, sg, "postSpikeSynCode"); });
+    for (const char* f : {"preSpikeCode", "preDynamicsCode", "postSpikeCode", "postDynamicsCode"}) {
+        const std::string field = f;
+        const bool pre = field.rfind("pre", 0) == 0;
+        const std::string* code = field == "preSpikeCode"      ? &wu.preSpikeCode
+                                  : field == "preDynamicsCode" ? &wu.preDynamicsCode
+                                  : field == "postSpikeCode"   ? &wu.postSpikeCode
+                                                               : &wu.postDynamicsCode;
+        l.add(g, field, code, [&] { return wuNeuronContext(m, sg, pre, field); });
+    }
+    l.addInits(g, sg.wu().varInits);
+    l.addInits(g, sg.wuPreVarInits());
+    l.addInits(g, sg.wuPostVarInits());
+    l.addInits(g, sg.ps().varInits);
+    if (sg.connectivity()) {
+        const auto& cs = sg.connectivity()->snippet;
+        l.add(g, "connectivity.rowBuildCode", &cs.rowBuildCode,
+              [&] { return rowBuildContext(m, sg); });
+        l.add(g, "connectivity.preCalcRowLengthCode", &cs.preCalcRowLengthCode,
+              [&] { return preCalcRowLengthContext(m, sg); });
+    }
+}
+
+std::vector<CodeField> listCodeFields(const Model& m, bool withContexts) {
+    FieldLister l(m, withContexts);
+    for (const auto& ng : m.neuronGroups()) {
+        const auto& nm = ng->model();
+        const NeuronGroup& n = *ng;
+        l.add(n.name(), "simCode", &nm.simCode, [&] { return neuronContext(m, n, "simCode"); });
+        l.add(n.name(), "thresholdConditionCode", &nm.thresholdConditionCode,
+              [&] { return thresholdContext(m, n); });
+        l.add(n.name(), "resetCode", &nm.resetCode,
+              [&] { return neuronContext(m, n, "resetCode"); });
+        l.addInits(n.name(), n.bound().varInits);
+    }
+    for (const auto& sg : m.synapseGroups())
+        addSynapseFields(l, m, *sg);
+    for (const auto& cu : m.customUpdates()) {
+        const CustomUpdate& c = *cu;
+        l.add(c.name(), "updateCode", &c.model().updateCode,
+              [&] { return customUpdateContext(m, c); });
+        l.addInits(c.name(), c.varInits());
+    }
+    for (const auto& cs : m.currentSources()) {
+        const CurrentSource& c = *cs;
+        l.add(c.name(), "injectionCode", &c.bound().model.injectionCode,
+              [&] { return currentSourceContext(m, c); });
+        l.addInits(c.name(), c.bound().varInits);
+    }
+    return std::move(l.out);
 }
 
 } // namespace
 
 std::vector<CodeField> allCodeFields(const Model& m) {
-    std::vector<CodeField> out;
-    for (const auto& ng : m.neuronGroups()) {
-        const auto& nm = ng->model();
-        out.push_back({ng->name(), "simCode", &nm.simCode, neuronContext(m, *ng, "simCode")});
-        out.push_back({ng->name(), "thresholdConditionCode", &nm.thresholdConditionCode,
-                       thresholdContext(m, *ng)});
-        out.push_back({ng->name(), "resetCode", &nm.resetCode, neuronContext(m, *ng, "resetCode")});
-        addInitFields(out, m, ng->name(), ng->bound().varInits);
-    }
-    for (const auto& sg : m.synapseGroups()) {
-        const auto& wu = sg->wu().model;
-        out.push_back(
-            {sg->name(), "ps.simCode", &sg->ps().model.simCode, postsynapticContext(m, *sg)});
-        for (const char* k : {"preSpikeSynCode", "postSpikeSynCode"})
-            out.push_back(
-                {sg->name(), k,
-                 std::string(k) == "preSpikeSynCode" ? &wu.preSpikeSynCode : &wu.postSpikeSynCode,
-                 synapseContext(m, *sg, k)});
-        out.push_back({sg->name(), "preSpikeCode", &wu.preSpikeCode,
-                       wuNeuronContext(m, *sg, true, "preSpikeCode")});
-        out.push_back({sg->name(), "preDynamicsCode", &wu.preDynamicsCode,
-                       wuNeuronContext(m, *sg, true, "preDynamicsCode")});
-        out.push_back({sg->name(), "postSpikeCode", &wu.postSpikeCode,
-                       wuNeuronContext(m, *sg, false, "postSpikeCode")});
-        out.push_back({sg->name(), "postDynamicsCode", &wu.postDynamicsCode,
-                       wuNeuronContext(m, *sg, false, "postDynamicsCode")});
-        addInitFields(out, m, sg->name(), sg->wu().varInits);
-        addInitFields(out, m, sg->name(), sg->wuPreVarInits());
-        addInitFields(out, m, sg->name(), sg->wuPostVarInits());
-        addInitFields(out, m, sg->name(), sg->ps().varInits);
-        if (sg->connectivity()) {
-            const auto& cs = sg->connectivity()->snippet;
-            out.push_back({sg->name(), "connectivity.rowBuildCode", &cs.rowBuildCode,
-                           rowBuildContext(m, *sg)});
-            out.push_back({sg->name(), "connectivity.preCalcRowLengthCode",
-                           &cs.preCalcRowLengthCode, preCalcRowLengthContext(m, *sg)});
-        }
-    }
-    for (const auto& cu : m.customUpdates()) {
-        out.push_back({cu->name(), "updateCode", &cu->model().updateCode,
-                       customUpdateContext(m, *cu)});
-        addInitFields(out, m, cu->name(), cu->varInits());
-    }
-    for (const auto& cs : m.currentSources()) {
-        out.push_back({cs->name(), "injectionCode", &cs->bound().model.injectionCode,
-                       currentSourceContext(m, *cs)});
-        addInitFields(out, m, cs->name(), cs->bound().varInits);
-    }
-    return out;
+    return listCodeFields(m, true);
+}
+
+size_t codeFieldCount(const Model& m) {
+    return listCodeFields(m, false).size();
+}
+
+size_t codeFieldSlot(const Model& m, const std::string& group, const std::string& field) {
+    const auto fields = listCodeFields(m, false);
+    for (size_t i = 0; i < fields.size(); i++)
+        if (fields[i].group == group && fields[i].field == field) return i;
+    throw InternalError("no code field " + group + "." + field);
+}
+
+CodeField codeFieldAt(const Model& m, size_t slot) {
+    auto fields = listCodeFields(m, true);
+    if (slot >= fields.size()) throw InternalError("code field slot out of range");
+    return std::move(fields[slot]);
 }
 
 ParamValues evaluateParams(const SnippetBase& snippet, const ParamValues& params, double dt) {

@@ -29,8 +29,12 @@ snippet::Context customUpdateContext(const Model& m, const CustomUpdate& cu);
 snippet::Context rowBuildContext(const Model& m, const SynapseGroup& sg);
 snippet::Context preCalcRowLengthContext(const Model& m, const SynapseGroup& sg);
 
-// Every code field of the model (for validation).
+// Every code field of the model (for validation), always in the same order: a field's position
+// is its slot in the model-wide array of run-time snippet errors (codegen::kSnippetErrorsArray).
 std::vector<CodeField> allCodeFields(const Model& m);
+size_t codeFieldCount(const Model& m);
+size_t codeFieldSlot(const Model& m, const std::string& group, const std::string& field);
+CodeField codeFieldAt(const Model& m, size_t slot);
 
 // Parameters plus derived parameters, evaluated with the model's dt.
 ParamValues evaluateParams(const SnippetBase& snippet, const ParamValues& params, double dt);

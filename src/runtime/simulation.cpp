@@ -5,6 +5,7 @@
 
 #include "backends/backend.hpp"
 #include "codegen/arrays.hpp"
+#include "model/contexts.hpp"
 #include "runtime/host_array.hpp"
 #include "runtime/recording.hpp"
 #include "snippet/scanner.hpp"
@@ -31,6 +32,7 @@ struct Simulation::Impl {
     BuildInfo info;
     std::unique_ptr<runtime::SpikeRecorder> recorder;
     uint64_t step = 0;
+    uint64_t checkedStep = 0; // steps before this one were checked for snippet errors
     uint32_t threads = 1;
     bool ready = false; // constructed: every array is allocated and bound in the tables
 
@@ -64,7 +66,9 @@ struct Simulation::Impl {
         a.decl.count = 0;
         std::string why;
         try {
-            a.device = device->allocate(bytes);
+            // At least one element of storage: a bounds-checked snippet index into an empty
+            // EGP falls back to element 0, which must be memory.
+            a.device = device->allocate(std::max(bytes, a.elementSize()));
         } catch (const std::bad_alloc&) {
             why = "out of memory";
         } catch (const BackendError& e) {
@@ -137,6 +141,10 @@ struct Simulation::Impl {
             std::memcpy(dst, &p, sizeof p);
             return;
         }
+        if (b.kind == K::ArraySize) {
+            runtime::storeNumber(dst, f.ctype, static_cast<double>(arrays.at(b.array).decl.count));
+            return;
+        }
         const double v =
             b.kind == K::Dynamic ? dynamicValues.at(b.owner + "/" + b.param) : b.number;
         runtime::storeNumber(dst, f.ctype, v);
@@ -153,7 +161,36 @@ struct Simulation::Impl {
         return a;
     }
 
-    void checkErrors() {
+    // Out-of-range snippet indices, reported per code field (see codegen::kSnippetErrorsArray).
+    // The flags are cleared before throwing so a caught error is not reported again.
+    void checkSnippetErrors(bool initialising) {
+        auto& a = arrays.at(codegen::kSnippetErrorsArray);
+        std::vector<uint32_t> flags(a.decl.count);
+        device->copyFromDevice(flags.data(), a.device, a.bytes());
+        const uint64_t from = checkedStep;
+        checkedStep = step;
+        for (size_t slot = 0; slot < flags.size(); slot++) {
+            if (flags[slot] == 0) continue;
+            const uint32_t ordinal = flags[slot];
+            device->zero(a.device, a.bytes());
+            const auto field = contexts::codeFieldAt(model, slot);
+            const auto scanned = snippet::scan(*field.code, field.context);
+            const std::string array = ordinal <= scanned.checkedArrays.size()
+                                          ? scanned.checkedArrays[ordinal - 1]
+                                          : "an array";
+            std::string when = "during initialisation";
+            if (!initialising)
+                when = step - from <= 1 ? "in step " + std::to_string(from)
+                                        : "in steps " + std::to_string(from) + " to " +
+                                              std::to_string(step - 1);
+            throw ModelError(field.group + "." + field.field + ": index out of range for '" +
+                             array + "' " + when +
+                             " (the out-of-range access was replaced by element 0)");
+        }
+    }
+
+    void checkErrors(bool initialising = false) {
+        checkSnippetErrors(initialising);
         for (const auto& sg : model.synapseGroups()) {
             auto& a = arrays.at(sg->name() + ".error");
             uint32_t flags = 0;
@@ -180,10 +217,11 @@ struct Simulation::Impl {
             for (auto& [name, a] : arrays)
                 device->zero(a.device, a.bytes());
         step = 0;
+        checkedStep = 0;
         refreshTables();
         device->launch("sf_initialize", args());
         device->synchronise();
-        checkErrors();
+        checkErrors(true);
         info.initSeconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }

@@ -1,12 +1,14 @@
 #pragma once
-// The snippet scanner: tokenises a user code string, checks every identifier against the names
-// the context declares, rejects writes to read-only names and unsupported C++ constructs, and
-// renders the code for a backend with names substituted, floating literals suffixed for the
-// model precision and a #line directive pointing at the user's snippet.
+// The snippet front end: a closed C99 subset. `scan` tokenises a user code string, parses it into
+// a tree, type-checks it against the names the context declares (types, writability, arity) and
+// records the facts code generation needs; `render` prints generated code from that checked
+// tree, never from the user's text. See docs/snippets.md for the language.
+#include "snippet/ast.hpp"
 #include "spikeforge/errors.hpp"
 #include "spikeforge/types.hpp"
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,42 +28,106 @@ struct Token {
 enum class NameKind {
     ReadOnly,  // parameters, read-only variables, built-ins such as t, dt, id
     ReadWrite, // variables the code may assign
-    Function, // callable built-ins (addToPost, rand_uniform, injectCurrent, …) and maths functions
+    Function,  // callable built-ins (addToPost, rand_uniform, injectCurrent, …); the signature
+               // comes from the one function table (functionInfo)
+};
+
+// A name of the context with its type. Arrays (extra global parameters, preCalcRowLength) have
+// a length known only at run time: every index into them is checked when the code runs.
+struct Symbol {
+    NameKind kind = NameKind::ReadOnly;
+    Type type = Type::Scalar;
+    bool array = false;
+    Symbol() = default;
+    Symbol(NameKind k, Type t = Type::Scalar, bool isArray = false) // NOLINT: implicit on purpose
+        : kind(k), type(t), array(isArray) {}
 };
 
 struct Context {
     std::string group; // e.g. "Exc" — used in every diagnostic
     std::string field; // e.g. "simCode"
-    std::map<std::string, NameKind> names;
+    std::map<std::string, Symbol> names;
     Precision precision = Precision::Float;
+    bool expression = false; // the code is one expression (threshold conditions), not statements
 };
 
+// Limits, so no input can exhaust the stack, memory or the compiler.
+inline constexpr size_t kMaxSnippetBytes = 64 * 1024;
+inline constexpr size_t kMaxTokens = 100000;
+inline constexpr int kMaxNesting = 256;          // brackets, blocks and statements
+inline constexpr int kMaxExprDepth = 1024;       // height of an expression tree (operator chains)
+inline constexpr uint32_t kMaxLocalArray = 4096; // elements of one local array
+inline constexpr uint32_t kMaxLocalElements = 16384; // elements of all local arrays of a snippet
+
 struct Scanned {
-    std::vector<Token> tokens;             // every token, whitespace and comments included
+    std::vector<Token> tokens;           // every token, whitespace and comments included
+    std::shared_ptr<const Stmt> program; // the checked tree: a Block (or an Expr statement
+                                         // for expression fields)
+    std::vector<Local> locals;           // declared locals, indexed by Expr::local
+    int lines = 1;                       // lines of the user's string
+    bool expression = false;             // an expression field (threshold condition)
+    Precision precision = Precision::Float;
+    // Facts recorded once for code generation.
     std::set<std::string> referencedNames; // names from Context::names that the code uses
+    std::set<std::string> readNames;       // those whose value is read (not only assigned by `=`)
     std::set<std::string> assignedNames;   // ReadWrite names the code assigns
+    std::set<std::string> calledFunctions; // every function called (built-in or maths)
+    bool usesRng = false;                  // calls a rand_* function
+    bool usesAddToPostDelay = false;
+    // Arrays indexed with a run-time check, in ordinal order: an out-of-range index stores its
+    // ordinal (1-based position here) in the field's error slot.
+    std::vector<std::string> checkedArrays;
+    bool needsIndexChecks() const { return !checkedArrays.empty(); }
 };
 
 // Throws ModelError: "<group>.<field> line L, column C: <what> [did you mean 'x'?]".
-// Accepts C99 statements: declarations of locals (scalar, float, double, int, unsigned, bool,
-// int32_t, uint32_t, … with const), if/else, for, while, do, switch/case/break/continue,
-// return-free code, arithmetic, comparisons, ternaries, array indexing, calls to Function names
-// and the C maths library (exp, log, sqrt, fmin, …; see mathFunctions()).
-// Rejects: unknown identifiers, string and character literals, preprocessor lines, `::`, `->`,
-// and C++-only or unsafe keywords (new, delete, class, template, goto, asm, static, auto, …).
 Scanned scan(const std::string& code, const Context& ctx);
 
-// Renders scanned code. Each identifier found in `substitutions` is replaced by its value;
-// unsuffixed floating literals get an `f` suffix when precision is Float; when `lineLabel` is
-// non-empty, the output starts with `#line 1 "<lineLabel>"` so compiler diagnostics point at the
-// user's snippet (line breaks are preserved so line numbers stay right).
+struct RenderOptions {
+    std::map<std::string, std::string> substitutions; // context name → generated expression
+    Precision precision = Precision::Float;
+    std::string lineLabel; // non-empty: `#line 1 "<label>"` first, so diagnostics name it
+    // Context arrays (EGPs, preCalcRowLength) → expression of their element count.
+    std::map<std::string, std::string> arraySizes;
+    // Expression of a `uint32_t*` where an out-of-range index reports its ordinal; required
+    // when the scanned code needsIndexChecks().
+    std::string errorFlag;
+};
+
+// Prints the checked tree. Context names found in `substitutions` are replaced by their value
+// (a function's substitution is printed before its parenthesised arguments); locals are printed
+// as `u_<name>`; literals are printed from their values (floating literals without a suffix
+// take the model precision); each statement stays on its source line.
+std::string render(const Scanned& scanned, const RenderOptions& options);
+// The same with no array sizes: run-time index checks, if any, are printed against
+// `sfSnippetError` (a uint32_t*) and `sfSize_<array>`, names the caller must provide.
 std::string render(const Scanned& scanned, const std::map<std::string, std::string>& substitutions,
                    Precision precision, const std::string& lineLabel);
+
+// Signature of a callable function: arity, and what it returns.
+struct FunctionInfo {
+    enum class Returns { Void, Scalar, U32, Bool, Floating, SameAsArg };
+    const char* name;
+    int arity;
+    Returns returns;
+    unsigned integerArgs; // bit i set: argument i must be an integer (addSynapse's j, …)
+    bool maths;           // a C maths function, callable in every context
+    bool rng;             // draws random numbers
+};
+
+// The one table of functions snippets may call; nullptr when `name` is not one.
+const FunctionInfo* functionInfo(const std::string& name);
 
 // The C maths functions snippets may call (callable in C++, CUDA and OpenCL C alike).
 const std::set<std::string>& mathFunctions();
 
 // Levenshtein-closest name within a small distance, or "" — for "did you mean".
 std::string closestName(const std::string& name, const std::vector<std::string>& candidates);
+
+// C spelling of a type ("float", "uint32_t"); Scalar resolves to `precision`.
+std::string typeName(Type t, Precision precision);
+// Parses a variable type of a model declaration ("scalar", "unsigned int", "uint8_t", …);
+// throws ModelError naming `what` for anything else.
+Type parseTypeName(const std::string& name, const std::string& what);
 
 } // namespace spikeforge::snippet

@@ -102,17 +102,22 @@ private:
 
     void lexComment() {
         const bool block = peek(1) == '*';
+        // Comments never reach generated code, but a `\` or a trigraph in one would still be a
+        // line continuation for the compiler if they ever did: refuse them everywhere.
         const int line = m_line, column = m_column;
         advance();
         advance();
         if (!block) {
             // The newline belongs to the following whitespace token, not the comment.
-            while (m_pos < m_code.size() && peek() != '\n')
+            while (m_pos < m_code.size() && peek() != '\n') {
+                rejectContinuation();
                 advance();
+            }
             return;
         }
         while (!(peek() == '*' && peek(1) == '/')) {
             if (m_pos >= m_code.size()) fail(m_ctx, line, column, "unterminated comment '/*'");
+            rejectContinuation();
             advance();
         }
         advance();
@@ -171,12 +176,25 @@ private:
         fail(m_ctx, line, column, "malformed number '" + m_code.substr(start, end - start) + "'");
     }
 
+    // `\` (line continuation) and trigraphs (`??/` is a `\`) are preprocessor forms.
+    void rejectContinuation() const {
+        if (peek() == '\\') failHere("'\\' (line continuation) is not allowed in snippets");
+        if (peek() == '?' && peek(1) == '?' &&
+            std::string_view("=/'()!<>-").find(peek(2)) != std::string_view::npos)
+            failHere(std::string("trigraph '??") + peek(2) + "' is not allowed in snippets");
+    }
+
     void lexOperator() {
         const char c = peek();
+        rejectContinuation();
         if (c == '"') failHere("string literals are not allowed in snippets");
         if (c == '\'') failHere("character literals are not allowed in snippets");
         if (c == '#') failHere("preprocessor directives ('#') are not allowed in snippets");
         const std::string_view rest = std::string_view(m_code).substr(m_pos);
+        // Digraphs: the compiler reads `%:` as `#`, `<%` as `{` and so on.
+        for (auto d : {"%:", "<%", "%>", "<:", ":>"})
+            if (rest.starts_with(d))
+                failHere(std::string("digraph '") + d + "' is not allowed in snippets");
         for (auto op : kOps3)
             if (rest.starts_with(op)) return advanceBy(op.size());
         for (auto op : kOps2)

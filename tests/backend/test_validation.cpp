@@ -575,11 +575,12 @@ class RuntimeValidation : public sftest::BackendTest {};
 
 TEST_P(RuntimeValidation, CompilerErrorPointsAtSnippetLine) {
     NeuronModel nm = models::LIF();
-    // Passes the scanner (fmin is a known function) but not the compiler (wrong arity).
+    // The checker knows every function's arity, so a wrong call never reaches the compiler.
     nm.simCode = "V = V;\nV = fmin(V);";
     Model m("compile_error");
     m.addNeuronGroup("Cell", 4, nm, lifParams(), lifVars());
-    expectError<ModelError>([&] { Simulation sim(m, prefs()); }, {"Cell.simCode:2:"});
+    expectError<ModelError>([&] { Simulation sim(m, prefs()); },
+                            {"Cell.simCode line 2, column 5", "'fmin' takes 2 arguments"});
 }
 
 TEST_P(RuntimeValidation, AccessErrors) {

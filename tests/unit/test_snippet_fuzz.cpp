@@ -86,4 +86,50 @@ TEST(SnippetFuzz, DamagedValidSnippets) {
     }
 }
 
+TEST(SnippetFuzz, HostilePiecesAndDeepStructures) {
+    const std::vector<std::string> pieces = {"%:",      "%:%:",
+                                             "<%",      "%>",
+                                             "<:",      ":>",
+                                             "?\?=",    "?\?/",
+                                             "\\",      "&",
+                                             "*",       "V",
+                                             "(",       ")",
+                                             "[",       "]",
+                                             "{",       "}",
+                                             ";",       "int a[3];",
+                                             "a[",      "V]",
+                                             "0",       "-1",
+                                             "4096",    "switch (1) {",
+                                             "case 1:", "default:",
+                                             "break;",  "continue;",
+                                             "(id)",    "+= 1",
+                                             "++",      "t",
+                                             "tau",     "= ",
+                                             "/ 0",     "% 0",
+                                             "(int)",   "(scalar*)",
+                                             "sizeof",  "const",
+                                             "\n",      "//",
+                                             "/*",      "*/",
+                                             ",",       "?",
+                                             ":",       "injectCurrent(",
+                                             "exp(",    "1e40f",
+                                             "0x",      "while (1)",
+                                             "for (;;)"};
+    std::mt19937 rng(13);
+    const auto ctx = fuzzContext();
+    for (int i = 0; i < 4000; i++) {
+        std::string code;
+        const int n = 1 + static_cast<int>(rng() % 40);
+        for (int k = 0; k < n; k++)
+            code += pieces[rng() % pieces.size()] + " ";
+        scanMustNotMisbehave(code, ctx);
+    }
+    for (int depth : {100, 255, 300, 5000, 20000}) {
+        scanMustNotMisbehave("V = " + std::string(depth, '(') + "1" + std::string(depth, ')') + ";",
+                             ctx);
+        scanMustNotMisbehave(std::string(depth, '{') + std::string(depth, '}'), ctx);
+        scanMustNotMisbehave("V = " + std::string(depth, '!') + "V;", ctx);
+    }
+}
+
 } // namespace

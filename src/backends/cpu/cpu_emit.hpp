@@ -18,7 +18,11 @@ using Subs = std::map<std::string, std::string>;
 struct Emitter {
     const Model& model;
     codegen::Env env;
+    // Context name → generated expression. A key "#size:<name>" holds the element count of the
+    // context array <name> (an EGP) for the bounds checks of its indices; keeping it in `subs`
+    // saves and restores it with the substitutions.
     Subs subs;
+    int errorSlots = 0; // fields of run-time index-error slots requested so far
     std::string scalar() const {
         return model.precision() == Precision::Float ? "float" : "double";
     }

@@ -8,11 +8,24 @@ std::string Emitter::render(const std::string& code, const snippet::Context& ctx
                             const Subs& extra) {
     if (code.empty()) return "";
     const auto scanned = snippet::scan(code, ctx);
-    Subs all = subs;
+    snippet::RenderOptions o;
+    o.precision = model.precision();
+    o.lineLabel = ctx.group + "." + ctx.field;
+    for (const auto& [k, v] : subs)
+        (k.rfind("#size:", 0) == 0 ? o.arraySizes[k.substr(6)] : o.substitutions[k]) = v;
     for (const auto& [k, v] : extra)
-        all[k] = v;
-    return snippet::render(scanned, all, model.precision(), ctx.group + "." + ctx.field) +
-           "#line SF_RESYNC\n";
+        (k.rfind("#size:", 0) == 0 ? o.arraySizes[k.substr(6)] : o.substitutions[k]) = v;
+    if (scanned.needsIndexChecks()) {
+        // This field's slot in the model-wide error array: a number, so groups whose fields sit
+        // in different slots still merge.
+        const size_t slot = contexts::codeFieldSlot(model, ctx.group, ctx.field);
+        o.errorFlag = "(" +
+                      env.array("sfErrors", "uint32_t", codegen::kSnippetErrorsArray) + " + " +
+                      env.number("sfErrSlot" + std::to_string(errorSlots++), "uint32_t",
+                                 static_cast<double>(slot)) +
+                      ")";
+    }
+    return snippet::render(scanned, o) + "#line SF_RESYNC\n";
 }
 
 void Emitter::bindParams(const snippet::Scanned& scanned, const SnippetBase& s,
@@ -28,10 +41,12 @@ void Emitter::bindParams(const snippet::Scanned& scanned, const SnippetBase& s,
 void Emitter::bindEGPs(const snippet::Scanned& scanned, const SnippetBase& s,
                        const std::string& owner, const std::string& prefix) {
     for (const auto& e : s.egps)
-        if (scanned.referencedNames.count(e.name))
+        if (scanned.referencedNames.count(e.name)) {
             subs[e.name] =
                 env.array(prefix + e.name, codegen::resolveType(e.type, model.precision()),
                           owner + "." + e.name);
+            subs["#size:" + e.name] = env.arraySize(prefix + e.name + "_n", owner + "." + e.name);
+        }
 }
 
 std::string neuronVarIndex(VarAccess access, const std::string& idExpr, const std::string& nExpr) {

@@ -159,10 +159,13 @@ Block emitBlock(Emitter& e, const CustomUpdate& cu, const std::string& prefix) {
                  cu.dynamicParams(), cu.name(), prefix + "p_");
     e.bindEGPs(scanned, cu.model(), cu.name(), prefix + "e_");
     for (const auto& egp : cu.model().egpRefs)
-        if (scanned.referencedNames.count(egp.name))
+        if (scanned.referencedNames.count(egp.name)) {
             e.subs[egp.name] = e.env.array(prefix + "er_" + egp.name,
                                            codegen::resolveType(egp.type, m.precision()),
                                            refs::resolveEGP(m, cu, egp));
+            e.subs["#size:" + egp.name] =
+                e.env.arraySize(prefix + "er_" + egp.name + "_n", refs::resolveEGP(m, cu, egp));
+        }
     e.subs["dt"] = e.lit(m.dt());
     Block b;
     b.slots = slots(e, cu, prefix);

@@ -186,6 +186,7 @@ std::string emitConnectivityInit(Emitter& e, const SynapseGroup& sg) {
         e.bindParams(scanned, conn.snippet, values, {}, sg.name(), "cp_");
         e.subs["preCalcRowLength"] =
             e.env.array("preCalcRowLength", "uint32_t", sg.name() + ".preCalcRowLength");
+        e.subs["#size:preCalcRowLength"] = "sfNpre";
         c += "{\nsf_rng sfRng; sf_rng_init(&sfRng, seed, " +
              e.env.number("streamPreCalc", "uint32_t",
                           codegen::streamId(sg.name(), "connectivity.preCalc")) +
@@ -195,9 +196,11 @@ std::string emitConnectivityInit(Emitter& e, const SynapseGroup& sg) {
     const auto scanned = snippet::scan(conn.snippet.rowBuildCode, ctx);
     e.subs.clear();
     e.bindParams(scanned, conn.snippet, values, {}, sg.name(), "cp_");
-    if (scanned.referencedNames.count("preCalcRowLength"))
+    if (scanned.referencedNames.count("preCalcRowLength")) {
         e.subs["preCalcRowLength"] =
             e.env.array("preCalcRowLength", "uint32_t", sg.name() + ".preCalcRowLength");
+        e.subs["#size:preCalcRowLength"] = "sfNpre";
+    }
     e.subs["addSynapse"] = "SF_ADD_SYNAPSE";
     c += "#pragma omp parallel for schedule(dynamic, 16) num_threads(a->threads) if (a->threads > "
          "1u && sfNpre >= 256u)\n"

@@ -43,6 +43,13 @@ std::string prelude(const Model& m) {
          "if (sfD_ >= sfDd) __atomic_fetch_or(sfErr, SF_ERROR_DENDRITIC_DELAY, "
          "__ATOMIC_RELAXED); else sfDen[((sfStep + sfD_) % sfDd) * sfNpost + id_post] += (x); "
          "} while (0)\n"
+         // Bounds check of a snippet index (see snippet/printer.cpp): an index outside [0, n)
+         // is reported in the field's error slot and replaced by 0; every array has at least
+         // one element of storage, so element 0 is always in memory.
+         "SF_FN uint64_t sf_index(int64_t i, uint64_t n, uint32_t* err, uint32_t code) {\n"
+         "    if (i >= 0 && (uint64_t)i < n) return (uint64_t)i;\n"
+         "    __atomic_store_n(err, code, __ATOMIC_RELAXED);\n"
+         "    return 0;\n}\n"
          "struct SFStepArgs { double t; uint64_t step; uint64_t recordStart; "
          "uint64_t recordSteps; uint64_t seed; uint32_t threads; };\n";
     return s;

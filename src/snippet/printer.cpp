@@ -1,0 +1,365 @@
+// The snippet printer: generated code from the checked tree. Every operator node is printed in
+// parentheses, so the compiler groups exactly as the checker did whatever the substitutions
+// expand to; literals are printed from their values; locals get a `u_` prefix so they can never
+// meet a generated name; each statement is printed on its source line, so with the leading
+// #line directive a compiler diagnostic points at the user's line.
+#include "snippet/parser.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace spikeforge::snippet {
+
+namespace {
+
+using detail::isInteger;
+
+bool isWordChar(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+bool isOperatorChar(char c) {
+    return std::string_view("+-*/%<>=!&|^~?:").find(c) != std::string_view::npos;
+}
+
+// `#line` labels are printed from validated group and field names; anything else is replaced,
+// so no label can end the directive or the string.
+std::string safeLabel(const std::string& label) {
+    std::string out;
+    for (char c : label)
+        out += isWordChar(c) || c == '.' ? c : '_';
+    return out;
+}
+
+class Printer {
+public:
+    Printer(const Scanned& s, const RenderOptions& o) : m_s(s), m_o(o) {}
+
+    std::string run() {
+        if (!m_o.lineLabel.empty()) m_out = "#line 1 \"" + safeLabel(m_o.lineLabel) + "\"\n";
+        m_start = m_out.size();
+        if (m_s.program && m_s.expression && !m_s.program->stmts.empty()) {
+            expr(*m_s.program->stmts.at(0)->expr, false); // a threshold condition
+        } else if (m_s.program) {
+            for (const auto& st : m_s.program->stmts)
+                statement(*st);
+        }
+        at(m_s.lines);
+        m_out += '\n';
+        return m_out;
+    }
+
+private:
+    void at(int line) {
+        while (m_line < line) {
+            m_out += '\n';
+            ++m_line;
+        }
+    }
+
+    // Appends a token, with a space where two tokens would otherwise merge or read badly.
+    void emit(const std::string& t) {
+        if (t.empty()) return;
+        if (m_out.size() > m_start) {
+            const char last = m_out.back(), first = t[0];
+            const bool word = isWordChar(first);
+            if (first != ';' && first != ')' && first != ',' && first != ']' && last != '[' &&
+                last != '(' &&
+                ((isWordChar(last) && (word || first == '{')) ||
+                 (isOperatorChar(last) && isOperatorChar(first)) ||
+                 ((last == ';' || last == '{' || last == '}') && first != ')') ||
+                 (last == ')' && (word || first == '{'))))
+                m_out += ' ';
+        }
+        m_out += t;
+    }
+
+    std::string type(Type t) const { return typeName(t, m_o.precision); }
+
+    // ---- statements -----------------------------------------------------------------------------
+
+    void statement(const Stmt& s) {
+        at(s.line);
+        switch (s.kind) {
+        case StmtKind::Expr:
+            expr(*s.expr, true);
+            emit(";");
+            return;
+        case StmtKind::Decl:
+            declaration(s);
+            return;
+        case StmtKind::Block:
+            emit("{");
+            for (const auto& c : s.stmts)
+                statement(*c);
+            at(s.endLine);
+            emit("}");
+            return;
+        case StmtKind::If:
+            emit("if (");
+            expr(*s.expr, true);
+            emit(")");
+            statement(*s.body);
+            if (s.orElse) {
+                emit("else");
+                statement(*s.orElse);
+            }
+            return;
+        case StmtKind::For:
+            emit("for (");
+            if (!s.init) {
+                emit(";");
+            } else {
+                statement(*s.init);
+            }
+            if (s.expr) expr(*s.expr, true);
+            emit(";");
+            if (s.step) expr(*s.step, true);
+            emit(")");
+            statement(*s.body);
+            return;
+        case StmtKind::While:
+            emit("while (");
+            expr(*s.expr, true);
+            emit(")");
+            statement(*s.body);
+            return;
+        case StmtKind::DoWhile:
+            emit("do");
+            statement(*s.body);
+            emit("while (");
+            expr(*s.expr, true);
+            emit(");");
+            return;
+        case StmtKind::Switch:
+            emit("switch (");
+            expr(*s.expr, true);
+            emit(")");
+            statement(*s.body);
+            return;
+        case StmtKind::Case:
+            emit("case");
+            expr(*s.caseValue, false);
+            emit(":");
+            return;
+        case StmtKind::Default:
+            emit("default:");
+            return;
+        case StmtKind::Break:
+            emit("break;");
+            return;
+        case StmtKind::Continue:
+            emit("continue;");
+            return;
+        case StmtKind::Empty:
+            emit(";");
+            return;
+        }
+    }
+
+    void declaration(const Stmt& s) {
+        if (s.isConst) emit("const");
+        emit(type(s.declType));
+        bool first = true;
+        for (const Declarator& d : s.decls) {
+            if (!first) emit(", ");
+            first = false;
+            at(d.line);
+            emit("u_" + d.name);
+            if (d.bound) emit("[" + std::to_string(d.length) + "]");
+            if (d.init) {
+                emit(" = ");
+                expr(*d.init, true);
+            } else if (d.bound) {
+                // Explicit conversions: a braced list must never narrow (an error in C++).
+                emit(" = {");
+                if (d.initList.empty()) m_out += "0";
+                for (size_t i = 0; i < d.initList.size(); i++) {
+                    if (i) emit(", ");
+                    m_out += "(" + type(s.declType) + ")(";
+                    expr(*d.initList[i], true);
+                    emit(")");
+                }
+                m_out += "}";
+            }
+        }
+        emit(";");
+    }
+
+    // ---- expressions ----------------------------------------------------------------------------
+
+    void open(bool top) {
+        if (!top) emit("(");
+    }
+    void close(bool top) {
+        if (!top) emit(")");
+    }
+
+    std::string substitute(const std::string& name) const {
+        const auto it = m_o.substitutions.find(name);
+        return it != m_o.substitutions.end() ? it->second : name;
+    }
+
+    void expr(const Expr& e, bool top) {
+        at(e.line);
+        switch (e.kind) {
+        case ExprKind::IntLit:
+            emit(integer(e));
+            return;
+        case ExprKind::FloatLit:
+            emit(floating(e));
+            return;
+        case ExprKind::BoolLit:
+            emit(e.bits ? "true" : "false");
+            return;
+        case ExprKind::Name:
+            emit(e.ref == Ref::Local ? "u_" + e.name : substitute(e.name));
+            return;
+        case ExprKind::Call:
+            emit(substitute(e.name));
+            emit("(");
+            for (size_t i = 0; i < e.kids.size(); i++) {
+                if (i) emit(", ");
+                expr(*e.kids[i], true);
+            }
+            emit(")");
+            return;
+        case ExprKind::Index:
+            index(e);
+            return;
+        case ExprKind::Unary:
+            open(top);
+            emit(e.op + "(");
+            expr(*e.kids[0], true);
+            emit(")");
+            close(top);
+            return;
+        case ExprKind::Postfix:
+            open(top);
+            emit("(");
+            expr(*e.kids[0], true);
+            emit(")" + e.op);
+            close(top);
+            return;
+        case ExprKind::Binary:
+        case ExprKind::Assign:
+            open(top);
+            expr(*e.kids[0], false);
+            emit(e.op == "," ? ", " : " " + e.op + " ");
+            // The right side of `=` cannot be a bare comma expression (the parser made it one
+            // level down), so it needs no parentheses of its own.
+            expr(*e.kids[1], e.kind == ExprKind::Assign);
+            close(top);
+            return;
+        case ExprKind::Ternary:
+            open(top);
+            expr(*e.kids[0], false);
+            emit(" ? ");
+            expr(*e.kids[1], false);
+            emit(" : ");
+            expr(*e.kids[2], false);
+            close(top);
+            return;
+        case ExprKind::Cast:
+            open(top);
+            emit("(" + type(e.castType) + ")(");
+            expr(*e.kids[0], true);
+            emit(")");
+            close(top);
+            return;
+        case ExprKind::Paren:
+            expr(*e.kids[0], false);
+            return;
+        }
+    }
+
+    // An index checked at run time goes through sf_index(i, n, flag, ordinal), which returns i
+    // when 0 <= i < n and otherwise stores the ordinal in the error flag and returns 0.
+    void index(const Expr& e) {
+        expr(*e.kids[0], false);
+        emit("[");
+        if (e.checkOrdinal < 0) {
+            expr(*e.kids[1], true);
+            emit("]");
+            return;
+        }
+        const Expr* base = e.kids[0].get();
+        while (base->kind == ExprKind::Paren)
+            base = base->kids[0].get();
+        std::string size;
+        if (base->ref == Ref::Local) {
+            size = std::to_string(e.kids[0]->length) + "u";
+        } else {
+            const auto it = m_o.arraySizes.find(base->name);
+            if (it == m_o.arraySizes.end())
+                throw InternalError("snippet render: no size for array '" + base->name + "'");
+            size = it->second;
+        }
+        if (m_o.errorFlag.empty())
+            throw InternalError("snippet render: index checks need an error flag");
+        emit("sf_index((int64_t)(");
+        expr(*e.kids[1], true);
+        emit("), (uint64_t)(" + size + "), " + m_o.errorFlag + ", " +
+             std::to_string(e.checkOrdinal) + "u)]");
+    }
+
+    static std::string integer(const Expr& e) {
+        const std::string digits = std::to_string(e.bits);
+        switch (e.type) {
+        case Type::I32:
+            return digits;
+        case Type::U32:
+            return digits + "u";
+        case Type::I64:
+            return "((int64_t)" + digits + "ll)";
+        case Type::U64:
+            return "((uint64_t)" + digits + "ull)";
+        default:
+            break;
+        }
+        throw InternalError("snippet render: integer literal of unexpected type");
+    }
+
+    // The shortest decimal form that reads back as the same value of the literal's type.
+    static std::string floating(const Expr& e) {
+        const bool f32 = e.type == Type::F32;
+        const double v = f32 ? static_cast<double>(static_cast<float>(e.real)) : e.real;
+        char buf[64];
+        for (int digits = f32 ? 6 : 15; digits <= 17; digits++) {
+            std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+            const double back = std::strtod(buf, nullptr);
+            if (f32 ? static_cast<float>(back) == static_cast<float>(v) : back == v) break;
+        }
+        std::string s = buf;
+        if (s.find_first_of(".e") == std::string::npos) s += ".0";
+        return f32 ? s + "f" : s;
+    }
+
+    const Scanned& m_s;
+    const RenderOptions& m_o;
+    std::string m_out;
+    size_t m_start = 0;
+    int m_line = 1;
+};
+
+} // namespace
+
+std::string render(const Scanned& scanned, const RenderOptions& options) {
+    return Printer(scanned, options).run();
+}
+
+std::string render(const Scanned& scanned, const std::map<std::string, std::string>& substitutions,
+                   Precision precision, const std::string& lineLabel) {
+    RenderOptions o;
+    o.substitutions = substitutions;
+    o.precision = precision;
+    o.lineLabel = lineLabel;
+    // For tools and tests: checked indices report through `sfSnippetError` against sizes named
+    // `sfSize_<array>`, which the surrounding code must declare.
+    o.errorFlag = "sfSnippetError";
+    for (const auto& a : scanned.checkedArrays)
+        o.arraySizes[a] = "sfSize_" + a;
+    return render(scanned, o);
+}
+
+} // namespace spikeforge::snippet

@@ -22,6 +22,10 @@ public:
     virtual ~Device() = default;
     virtual std::string name() const = 0;
     virtual void* allocate(size_t bytes) = 0; // zero-filled; nullptr for 0 bytes
+    // Bytes of memory the device can give this process in all [B]. The runtime refuses a model
+    // whose arrays need more before allocating anything: on an overcommitting OS an allocation
+    // beyond it may succeed and the process is killed only when its zero-fill touches the pages.
+    virtual size_t memoryCapacity() const = 0;
     virtual void release(void* ptr) = 0;
     virtual void zero(void* ptr, size_t bytes) = 0;
     virtual void copyToDevice(void* dst, const void* src, size_t bytes) = 0;

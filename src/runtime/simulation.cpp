@@ -6,15 +6,18 @@
 #include "backends/backend.hpp"
 #include "codegen/arrays.hpp"
 #include "model/contexts.hpp"
+#include "model/validate.hpp"
 #include "runtime/host_array.hpp"
 #include "runtime/recording.hpp"
 #include "snippet/scanner.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <new>
+#include <set>
 #include <thread>
 
 namespace spikeforge {
@@ -34,7 +37,8 @@ struct Simulation::Impl {
     uint64_t step = 0;
     uint64_t checkedStep = 0; // steps before this one were checked for snippet errors
     uint32_t threads = 1;
-    bool ready = false; // constructed: every array is allocated and bound in the tables
+    size_t capacity = 0; // [B] device memory the arrays may use in all, read once at start
+    bool ready = false;  // constructed: every array is allocated and bound in the tables
 
     Impl(Model& m, const BackendPreferences& p) : model(m), prefs(p) {}
     ~Impl() {
@@ -60,6 +64,7 @@ struct Simulation::Impl {
     void allocate(HostArray& a, size_t count) {
         // Checked first: an overflowing size leaves the array as it was.
         const size_t bytes = HostArray{{a.decl.name, a.decl.ctype, count}, nullptr, {}}.bytes();
+        checkGrowth(a, bytes);
         if (a.device) device->release(a.device);
         a.device = nullptr;
         a.host = {};
@@ -81,6 +86,87 @@ struct Simulation::Impl {
             throw allocationError(a.decl.name, bytes, device->name() + " device", why);
         }
         a.decl.count = count;
+    }
+
+    // An array growing to `bytes` keeps every array together within the capacity; otherwise
+    // the array is left as it was.
+    void checkGrowth(const HostArray& a, size_t bytes) const {
+        size_t others = 0; // [B] allocated, so their sum fits
+        for (const auto& [name, b] : arrays)
+            if (&b != &a && b.device) others += b.bytes();
+        if (others <= capacity && bytes <= capacity - others) return;
+        throw allocationError(a.decl.name, bytes, device->name() + " device",
+                              "the other arrays use " + codegen::humanBytes(others) + " of the " +
+                                  codegen::humanBytes(capacity) + " available");
+    }
+
+    // Refuses, before anything is allocated, a model whose arrays together with the largest
+    // recording chunk need more device memory than the device has.
+    void checkCapacity() const {
+        std::vector<std::pair<size_t, std::string>> needs; // bytes, what
+        for (const auto& d : plan.arrays)
+            needs.emplace_back(HostArray{d, nullptr, {}}.bytes(), d.name);
+        size_t perStep = 0; // [B] recording buffers of one step, all groups
+        for (const auto& ng : model.neuronGroups())
+            if (ng->spikeRecording())
+                perStep = codegen::checkedAdd(
+                    perStep,
+                    codegen::checkedProduct(
+                        {model.batchSize(), codegen::bitWords(ng->size()), sizeof(uint32_t)},
+                        "neuron group '" + ng->name() + "': recording buffer per step"),
+                    "recording buffers per step");
+        if (perStep > 0) // a chunk holds as many steps as fit the budget, at least one
+            needs.emplace_back(std::max<size_t>(1, runtime::kRecordingBudgetBytes / perStep) *
+                                   perStep,
+                               "spike recording chunk");
+        size_t total = 0;
+        for (const auto& [bytes, what] : needs)
+            total =
+                codegen::checkedAdd(total, bytes, "model '" + model.name() + "': device memory");
+        if (total <= capacity) return;
+        const size_t top = std::min<size_t>(3, needs.size());
+        std::partial_sort(needs.begin(), needs.begin() + top, needs.end(),
+                          [](const auto& x, const auto& y) { return x.first > y.first; });
+        std::string largest;
+        for (size_t i = 0; i < top; i++)
+            largest +=
+                (i ? ", " : "") + needs[i].second + " " + codegen::humanBytes(needs[i].first);
+        throw BackendError("model '" + model.name() + "' needs " + codegen::humanBytes(total) +
+                           " of " + device->name() + " device memory, more than the " +
+                           codegen::humanBytes(capacity) + " available (largest arrays: " +
+                           largest + "); nothing was allocated; use a smaller model or batch size");
+    }
+
+    // A new value of a dynamic parameter passes the checks Model::finalise made on the built
+    // value (finite, representable in the precision, the snippet's paramDomain), with the
+    // other dynamic parameters of the snippet at their current values.
+    void checkDynamicValue(const std::string& owner, const std::string& param, double v) const {
+        const Numerics num{model.dt(), model.precision()};
+        auto check = [&](const std::string& field, const SnippetBase& snippet,
+                         const ParamValues& built, const std::set<std::string>& dynamic) {
+            if (!dynamic.count(param)) return;
+            ParamValues values = built;
+            for (const auto& p : dynamic)
+                values[p] = dynamicValues.at(owner + "/" + p);
+            values[param] = v;
+            checkValues(owner, field, snippet, values, num);
+        };
+        for (const auto& ng : model.neuronGroups())
+            if (ng->name() == owner)
+                check("params", ng->model(), ng->bound().params, ng->bound().dynamicParams);
+        for (const auto& sg : model.synapseGroups())
+            if (sg->name() == owner) {
+                check("weight update params", sg->wu().model, sg->wu().params,
+                      sg->wu().dynamicParams);
+                check("postsynaptic params", sg->ps().model, sg->ps().params,
+                      sg->ps().dynamicParams);
+            }
+        for (const auto& cs : model.currentSources())
+            if (cs->name() == owner)
+                check("params", cs->bound().model, cs->bound().params, cs->bound().dynamicParams);
+        for (const auto& cu : model.customUpdates())
+            if (cu->name() == owner)
+                check("params", cu->model(), cu->params(), cu->dynamicParams());
     }
 
     // The host mirror of an array, made (zero-filled) on first use.
@@ -180,9 +266,9 @@ struct Simulation::Impl {
                                           : "an array";
             std::string when = "during initialisation";
             if (!initialising)
-                when = step - from <= 1 ? "in step " + std::to_string(from)
-                                        : "in steps " + std::to_string(from) + " to " +
-                                              std::to_string(step - 1);
+                when = step - from <= 1
+                           ? "in step " + std::to_string(from)
+                           : "in steps " + std::to_string(from) + " to " + std::to_string(step - 1);
             throw ModelError(field.group + "." + field.field + ": index out of range for '" +
                              array + "' " + when +
                              " (the out-of-range access was replaced by element 0)");
@@ -240,6 +326,8 @@ Simulation::Simulation(Model& model, const BackendPreferences& prefs)
     s.info.generateSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     s.device = s.backend->build(s.plan, s.info);
+    s.capacity = s.device->memoryCapacity();
+    s.checkCapacity();
     for (const auto& d : s.plan.arrays) {
         HostArray a{d, nullptr, {}};
         s.arrays.emplace(d.name, std::move(a));
@@ -374,6 +462,14 @@ void Simulation::setDynamicParam(const std::string& group, const std::string& pa
     if (it == s.dynamicValues.end())
         throw ModelError("group '" + group + "': parameter '" + param +
                          "' is not dynamic (mark it with setParamDynamic before building)");
+    try {
+        s.checkDynamicValue(group, param, v);
+    } catch (const ModelError& e) {
+        char old[32];
+        std::snprintf(old, sizeof old, "%.9g", it->second);
+        throw ModelError(std::string("setDynamicParam: ") + e.what() + "; '" + group + "." + param +
+                         "' keeps its value " + old);
+    }
     it->second = v;
     s.refreshTables();
 }

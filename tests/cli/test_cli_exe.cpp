@@ -113,3 +113,28 @@ TEST(CliExe, SnippetErrorFromTheEngineExitsWith2) {
     EXPECT_NE(r.err.find("undefined_name"), std::string::npos) << r.err;
     fs::remove(config);
 }
+
+// A model that passes every check but needs more memory than the machine has (Dense 2^20 x 2^20
+// float weights: 4 TiB) is refused by the runtime before allocating: exit 1 with the sizes, not
+// the OOM killer's signal.
+TEST(CliExe, ModelBeyondMemoryExitsWith1) {
+    std::string text = tiny;
+    text.replace(text.find("size = 10"), 9, "size = 1048576");
+    text += R"(
+[[projections]]
+name = "Huge"
+source = "R"
+target = "R"
+matrix = "dense"
+weight_update = { model = "StaticPulse", vars = { g = 0.0 } }
+postsynaptic = { model = "DeltaCurr" }
+)";
+    const fs::path config = writeConfig(text);
+    const Result r = run("simulate '" + config.string() + "'", 120);
+    EXPECT_EQ(r.exitCode, 1) << r.err;
+    EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
+    for (const char* part :
+         {"needs 4.0 TiB", "largest arrays: Huge.g 4.0 TiB", "available", "smaller model"})
+        EXPECT_NE(r.err.find(part), std::string::npos) << part << " not in: " << r.err;
+    fs::remove(config);
+}

@@ -7,6 +7,7 @@
 #include "backends/cpu/compiler.hpp"
 #include "backends/cpu/cpu_generator.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -14,8 +15,10 @@
 #include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
+#include <unistd.h>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -25,6 +28,67 @@ namespace spikeforge::cpu {
 namespace {
 
 using EntryFn = void (*)(const runtime::StepArgs*, void* const*);
+
+constexpr size_t kNoLimit = std::numeric_limits<size_t>::max();
+
+// The first number in `path` ("max" and unreadable files mean no limit) [B].
+size_t readLimit(const fs::path& path) {
+    std::ifstream in(path);
+    unsigned long long v = 0;
+    if (!(in >> v)) return kNoLimit;
+    return v > kNoLimit ? kNoLimit : static_cast<size_t>(v);
+}
+
+// `MemAvailable` of /proc/meminfo: free memory plus what the kernel can reclaim [B].
+size_t memAvailable() {
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    unsigned long long kib = 0;
+    std::string unit;
+    while (in >> key >> kib >> unit)
+        if (key == "MemAvailable:")
+            return kib > kNoLimit / 1024 ? kNoLimit : static_cast<size_t>(kib * 1024);
+    return kNoLimit;
+}
+
+// The memory limit of this process's cgroup and of every cgroup above it (v2 `memory.max`, v1
+// `memory.limit_in_bytes`); no limit when there is no cgroup file system [B].
+size_t cgroupLimit() {
+    size_t limit = kNoLimit;
+    std::ifstream in("/proc/self/cgroup");
+    std::string line;
+    while (std::getline(in, line)) {
+        // "<hierarchy>:<controllers>:<path>": v2 has no controllers, v1 lists "memory".
+        const size_t a = line.find(':'), b = line.find(':', a + 1);
+        if (a == std::string::npos || b == std::string::npos) continue;
+        const std::string controllers = line.substr(a + 1, b - a - 1);
+        fs::path base = "/sys/fs/cgroup", file = "memory.max";
+        if (controllers.empty()) {
+            if (!fs::exists(base / "cgroup.controllers")) base /= "unified";
+        } else if (("," + controllers + ",").find(",memory,") != std::string::npos) {
+            base /= "memory";
+            file = "memory.limit_in_bytes";
+        } else {
+            continue;
+        }
+        fs::path dir = base / fs::path(line.substr(b + 1)).relative_path();
+        for (;; dir = dir.parent_path()) {
+            limit = std::min(limit, readLimit(dir / file));
+            if (dir == base || !dir.has_relative_path() || dir == dir.parent_path()) break;
+        }
+    }
+    return limit;
+}
+
+// Physical memory, lowered to what is available now and to the cgroup limit when smaller [B].
+// Swap does not count: a simulation that pages would run orders of magnitude slower.
+size_t hostMemoryCapacity() {
+    size_t cap = kNoLimit;
+    const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && pageSize > 0 && size_t(pages) <= kNoLimit / size_t(pageSize))
+        cap = size_t(pages) * size_t(pageSize);
+    return std::min({cap, memAvailable(), cgroupLimit()});
+}
 
 class CpuDevice : public runtime::Device {
 public:
@@ -58,6 +122,7 @@ public:
         return p;
     }
     void release(void* p) override { std::free(p); }
+    size_t memoryCapacity() const override { return hostMemoryCapacity(); }
     void zero(void* p, size_t bytes) override {
         if (p) std::memset(p, 0, bytes);
     }

@@ -22,7 +22,8 @@ struct Emitter {
     // context array <name> (an EGP) for the bounds checks of its indices; keeping it in `subs`
     // saves and restores it with the substitutions.
     Subs subs;
-    int errorSlots = 0; // fields of run-time index-error slots requested so far
+    int errorSlots = 0;   // fields of run-time index-error slots requested so far
+    bool usesRng = false; // some code rendered so far calls a rand_* function (Scanned::usesRng)
     std::string scalar() const {
         return model.precision() == Precision::Float ? "float" : "double";
     }

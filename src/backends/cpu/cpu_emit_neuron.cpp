@@ -149,7 +149,9 @@ codegen::EmittedGroup emitNeuronUpdate(const Model& m, const NeuronGroup& ng) {
         threshold =
             "(\n" + e.render(nm.thresholdConditionCode, contexts::thresholdContext(m, ng)) + ")";
     std::string perNeuron = vars.loads + inputs + dynamics + sim;
-    const bool rng = (perNeuron + threshold + reset + spikeCode).find("rand_") != std::string::npos;
+    // Every snippet of this kernel was rendered through `e`, which recorded whether one draws
+    // random numbers; only then does each neuron seed a generator.
+    const bool rng = e.usesRng;
 
     std::string c;
     c += "const uint32_t sfN = " + N + ";\nconst uint32_t sfWords = (sfN + 31u) / 32u;\n";

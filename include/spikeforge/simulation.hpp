@@ -86,6 +86,8 @@ public:
     unsigned rowStride(const std::string& synapseGroup) const;
 
     // ---- parameters ----
+    // The value is checked as Model::finalise checks parameters (finite, representable in the
+    // precision, the model's paramDomain); a refused one is a ModelError and the old value stays.
     void setDynamicParam(const std::string& group, const std::string& param, double value);
     // Extra global parameters: replace the array (values converted to the EGP's type).
     void setEGP(const std::string& group, const std::string& egp, std::span<const double> values);

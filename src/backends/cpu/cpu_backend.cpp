@@ -42,12 +42,14 @@ size_t readLimit(const fs::path& path) {
 // `MemAvailable` of /proc/meminfo: free memory plus what the kernel can reclaim [B].
 size_t memAvailable() {
     std::ifstream in("/proc/meminfo");
-    std::string key;
-    unsigned long long kib = 0;
-    std::string unit;
-    while (in >> key >> kib >> unit)
-        if (key == "MemAvailable:")
+    std::string line;
+    while (std::getline(in, line)) {
+        std::istringstream fields(line); // "MemAvailable:   23838408 kB"
+        std::string key;
+        unsigned long long kib = 0;
+        if (fields >> key >> kib && key == "MemAvailable:")
             return kib > kNoLimit / 1024 ? kNoLimit : static_cast<size_t>(kib * 1024);
+    }
     return kNoLimit;
 }
 

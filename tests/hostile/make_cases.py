@@ -100,9 +100,15 @@ def sim(code, **kw):
     return model() + hack(sim=code, **kw)
 
 
-SIM = r"H\.simCode|H.*simCode"      # where a snippet error in H's sim_code must point
-THR = r"H\.threshold|H.*threshold"
-RESET = r"H\.reset|H.*reset"
+# Where a snippet error in population H's code must point, on the FIRST line of stderr: the
+# checker must refuse the code, not the compiler ("generated code does not compile" fails).
+SIM = r"\Aerror: [^\n]*\bH\.simCode"
+THR = r"\Aerror: [^\n]*\bH\.thresholdConditionCode"
+RESET = r"\Aerror: [^\n]*\bH\.resetCode"
+# A refusal that is not the loader's "unknown key" (a key added by issue #6 must be understood).
+def known_key(key):
+    return rf"\A(?![^\n]*unknown key)[^\n]*{key}"
+
 TOUCH = f'system("touch {MARKER}")'
 
 VALID = model() + lif()
@@ -178,8 +184,8 @@ def injection_preprocessor():
              f"if (id == 0) hypot(sys,tem)(erfc(touch {MARKER}));\nV += 0.0;"), 2, SIM,
          comment="builds system(\"touch …\") from accepted identifiers with %:define, %: and %:%:")
     case("inj_digraph_include_computed",
-         sim("int include, define, S, x, etc, passwd;\n%:define S(x) %:x\n"
-             "%:include S(/etc/passwd)\nV += 0.0;"), 2, SIM)
+         sim("int include, define, x, etc, passwd;\n%:define erfc(x) %:x\n"
+             "%:include erfc(/etc/passwd)\nV += 0.0;"), 2, SIM)
     case("inj_digraph_pragma", sim("int pragma, GCC, poison;\n%:pragma GCC poison V\nV += 0.0;"), 2,
          SIM)
     case("inj_digraph_line", sim("int line;\n%:line 1\nV += 0.0;"), 2, SIM)
@@ -190,7 +196,7 @@ def injection_preprocessor():
     case("inj_digraph_braces_balanced", sim("if (V > 0.5) <% V = 0.0; %>"), 2, SIM)
     case("inj_digraph_brackets", sim("scalar arr<:2:>;\narr<:0:> = 1.0;\nV += arr<:0:>;"), 2, SIM)
     # Trigraphs: ??= is '#', ??/ is '\', ??< ??> braces (C99 and OpenCL C honour them).
-    case("inj_trigraph_define", sim(f"int define, S, x;\n??=define S(x) ??=x\nV += 0.0;"), 2, SIM)
+    case("inj_trigraph_define", sim("int define, x;\n??=define erfc(x) ??=x\nV += 0.0;"), 2, SIM)
     case("inj_trigraph_backslash", sim("// comment ??/\nV = 1000.0;\nV += 0.0;"), 2, SIM)
     case("inj_trigraph_braces", sim("if (V > 0.5) ??< V = 0.0; ??>"), 2, SIM)
     # Plain preprocessor lines.
@@ -336,7 +342,8 @@ def memory():
     case("mem_reset_writes_id", sim("V += 0.0;", reset="id = 0;"), 2, RESET)
     # A variable index past the end: a reported error at run time or impossible by construction.
     case("mem_array_runtime_index", sim("scalar a[4];\nint k = 1000000 + id;\na[k] = 1.0;\nV += a[0];"),
-         "0,1,2", r"(?i)index|range|bound|a\[", comment="must never write outside the array")
+         "1,2", r"(?i)\bH\b.*(index|range|bound)",
+         comment="must be reported at run time, never written outside the array")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -526,7 +533,7 @@ def run_length():
          r"(?i)P|size|batch", limit=30)
     case("size_dense_too_big",
          model() + poisson(size="200000") + lif(size="200000") +
-         proj(matrix="dense", conn=""), "1,2", r"(?i)S|memory|bytes|GiB",
+         proj(matrix="dense", conn=""), "1,2", r"\bS\b",
          limit=60, comment="4e10 dense synapses: an error naming the projection, not bad_alloc")
 
 
@@ -568,7 +575,7 @@ def toml_syntax():
 def schema():
     base = model()
     cases = {
-        "populations_not_array": (base + 'populations = "P"\n', r"populations"),
+        "populations_not_array": ('populations = "P"\n' + base, r"populations"),
         "populations_table": (base + '[populations]\nname = "P"\n', r"populations"),
         "populations_missing": (base, r"populations"),
         "model_not_table": ('model = 3\n' + lif(), r"model"),
@@ -586,8 +593,8 @@ def schema():
         "size_array": (base + lif(size="[4]"), r"size"),
         "model_number": (base + lif().replace('model = "LIF"', "model = 5"), r"model"),
         "model_unknown": (base + lif().replace('model = "LIF"', 'model = "LIFF"'), r"LIFF"),
-        "params_array": (base + lif().replace("params = {", "params = [").replace(
-            "TauRefrac = 2.0 }", "TauRefrac = 2.0 ]"), r"params"),
+        "params_array": (base + lif().replace(lif().split("\n")[4], "params = [0.25, 20.0]"),
+                         r"params"),
         "vars_string": (base + lif().replace("vars = { V = -65.0, RefracTime = 0.0 }",
                                              'vars = "V"'), r"vars"),
         "record_spikes_string": (base + lif(extra='record_spikes = "yes"'), r"record_spikes"),
@@ -668,13 +675,13 @@ def spike_sources():
          proj(source="A", conn='{ init = "OneToOne" }'), 2, r"A.*spike|spikeTimes|spike_times",
          comment="segfaulted: the spikeTimes EGP cannot be given without spike_times")
     case("ssa_times_negative", model() + ssa + "spike_times = [[1.0], [-2.0], []]\n" + lif(), 2,
-         r"spike_times")
+         known_key("spike_times"))
     case("ssa_times_nan", model() + ssa + "spike_times = [[1.0], [nan], []]\n" + lif(), 2,
-         r"spike_times")
+         known_key("spike_times"))
     case("ssa_times_wrong_count", model() + ssa + "spike_times = [[1.0], [2.0]]\n" + lif(), 2,
-         r"spike_times")
+         known_key("spike_times"))
     case("ssa_times_not_numbers", model() + ssa + 'spike_times = [["a"], [], []]\n' + lif(), 2,
-         r"spike_times")
+         known_key("spike_times"))
     case("ssa_times_file_missing", model() + ssa + 'spike_times_file = "nope.csv"\n' + lif(), "1,2",
          r"nope\.csv")
     case("ssa_times_file_device", model() + ssa + 'spike_times_file = "/dev/zero"\n' + lif(), 2,
@@ -700,7 +707,7 @@ def files():
          args="--record ./{config}")
     case("record_onto_existing", VALID, 2, r"(?i)record|exist|overwrite|force",
          args="--record {existing}")
-    case("record_onto_directory", VALID, "1,2", r"(?i)record|directory|\.",
+    case("record_onto_directory", VALID, "1,2", r"(?i)record|directory",
          args="--record {tmp}")
     case("record_missing_directory", VALID, "1,2", r"no_such_dir",
          args="--record no_such_dir/out.csv")
@@ -754,12 +761,12 @@ def special_inputs():
                     False))
     ENTRIES.append(("@dev_zero", None, "2", r"(?i)regular|/dev/zero|device", "", "20",
                     "an endless device", False))
-    ENTRIES.append(("@dev_null", None, "2", r"(?i)regular|/dev/null|device", "", "20", "", False))
+    ENTRIES.append(("@dev_null", None, "2", r"(?i)regular|device", "", "20", "", False))
     ENTRIES.append(("@directory", None, "2", r"(?i)regular|directory", "", "20", "", False))
     ENTRIES.append(("@symlink_to_dev_zero", None, "2", r"(?i)regular|device|zero", "", "20", "",
                     False))
-    ENTRIES.append(("@too_large", None, "2", r"(?i)large|size|limit|bytes|MiB", "", "30",
-                    "17 MiB of comments", False))
+    ENTRIES.append(("@too_large", None, "2", r"(?i)MiB|bytes|limit|too (large|big)", "", "30",
+                    "a valid config followed by 17 MiB of comments", False))
     ENTRIES.append(("@missing", None, "1,2", r"(?i)missing\.toml", "", "20", "", False))
 
 

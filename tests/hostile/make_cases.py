@@ -346,6 +346,63 @@ def memory():
          comment="must be reported at run time, never written outside the array")
 
 
+def user_model_fields():
+    """Snippet attacks in the code fields of user-defined synapse and current-source models."""
+    lit = "'''"
+
+    def wu(code, field="pre_spike_syn_code", extra_proj=""):
+        return (model() + poisson() + lif() +
+                '[weight_update_models.W]\nparams = ["w"]\nvars = ["g"]\n'
+                f'pre_vars = ["x"]\n{field} = {lit}{code}{lit}\n\n' +
+                proj(wu='{ model = "W", params = { w = 0.5 }, vars = { g = 0.1 }, '
+                        'pre_vars = { x = 0.0 } }', extra=extra_proj))
+
+    def ps(code):
+        return (model() + poisson() + lif() +
+                f'[postsynaptic_models.Q]\nparams = ["tau"]\nsim_code = {lit}{code}{lit}\n\n' +
+                proj(ps='{ model = "Q", params = { tau = 5.0 } }'))
+
+    def cs(code):
+        return (model() + lif() +
+                f'[current_source_models.R]\nparams = ["amp"]\ninjection_code = {lit}{code}{lit}\n\n'
+                '[[current_sources]]\nname = "Drive"\ntarget = "P"\nmodel = "R"\n'
+                "params = { amp = 0.5 }\n")
+
+    first = r"\Aerror: [^\n]*\b"
+    case("field_wu_paren_id_pre", wu("addToPost(g);\n(id_pre) += 1000000;"), 2,
+         first + r"S\.preSpikeSynCode")
+    case("field_wu_address_of_g", wu("(&g)[1000000] = 1.0;\naddToPost(g);"), 2,
+         first + r"S\.preSpikeSynCode")
+    case("field_wu_digraph", wu("int define, x;\n%:define erfc(x) %:x\naddToPost(g);"), 2,
+         first + r"S\.preSpikeSynCode")
+    case("field_wu_write_param", wu("w = 2.0;\naddToPost(g);"), 2, first + r"S\.preSpikeSynCode")
+    case("field_wu_pre_code_writes_id", wu("(id) = 3;", field="pre_spike_code"), 2,
+         first + r"S\.preSpikeCode")
+    case("field_wu_post_code_continuation",
+         wu("// \\\n/*\nx = 1.0;\n// */", field="post_spike_code"), 2,
+         first + r"S\.postSpikeCode")
+    case("field_wu_delay_past_max",
+         wu("addToPostDelay(g, 100);", extra_proj="max_dendritic_delay_steps = 4"), "1,2",
+         r"(?i)S.*delay|delay.*S", comment="d >= max dendritic delay: an error, never wrapped")
+    case("field_ps_hash", ps("#define Y 1\ninjectCurrent(inSyn);"), 2, first + r"S\.[\w.]*[sS]imCode")
+    case("field_ps_write_target_var", ps("V = 0.0;\ninjectCurrent(inSyn);"), 2,
+         first + r"S\.[\w.]*[sS]imCode")
+    case("field_cs_address_of_param", cs("(&amp)[0] = 1.0;\ninjectCurrent(amp);"), 2,
+         first + r"Drive\.injectionCode")
+    case("field_cs_trigraph", cs("injectCurrent(amp) ??/\n;"), 2, first + r"Drive\.injectionCode")
+    case("valid_user_models_all_kinds",
+         model() + poisson() + lif() +
+         '[weight_update_models.W]\nparams = ["w"]\nvars = ["g"]\n'
+         f"pre_spike_syn_code = {lit}addToPost(g * w);{lit}\n"
+         '[postsynaptic_models.Q]\nparams = ["tau"]\n'
+         f"sim_code = {lit}injectCurrent(inSyn);\ninSyn -= dt * inSyn / tau;{lit}\n"
+         f'[current_source_models.R]\nparams = ["amp"]\ninjection_code = {lit}injectCurrent(amp);{lit}\n\n' +
+         proj(wu='{ model = "W", params = { w = 0.5 }, vars = { g = 0.1 } }',
+              ps='{ model = "Q", params = { tau = 5.0 } }') +
+         '[[current_sources]]\nname = "Drive"\ntarget = "P"\nmodel = "R"\nparams = { amp = 0.5 }\n',
+         0, "")
+
+
 # ---------------------------------------------------------------------------------------------
 # 3. Huge and deep inputs.
 
@@ -353,6 +410,9 @@ def huge():
     case("huge_snippet_statements", sim("V += 0.0;\n" * 10000), 2, SIM,
          comment="100 KB of code: beyond the snippet size limit")
     case("huge_snippet_one_line", sim("V = " + "V + " * 25000 + "0.0;"), 2, SIM)
+    case("slow_compile_limit", sim("V = " + "V+" * 30000 + "0.0;"), "0,1",
+         r"(?i)time|limit", args="--compile-timeout 3", limit=60,
+         comment="60 KB, within the snippet limits but slow to compile: the compile time limit")
     case("deep_parentheses", sim("V = " + "(" * 30000 + "V" + ")" * 30000 + ";"), 2, SIM,
          comment="a recursive-descent parser must bound its depth")
     case("deep_blocks", sim("{" * 30000 + "V += 1.0;" + "}" * 30000), 2, SIM)
@@ -531,6 +591,10 @@ def run_length():
          model() + "[parameters]\nN = 4001\n" + lif(size='"0.8*N"'), 2, r"size")
     case("size_times_batch_overflow", model(extra="batch = 65536") + lif(size="4294967295"), 2,
          r"(?i)P|size|batch", limit=30)
+    case("size_sparse_too_big",
+         model() + poisson(size="200000") + lif(size="200000") +
+         proj(conn='{ init = "FixedNumberPostWithReplacement", rowLength = 100000 }'), "1,2",
+         r"\bS\b", limit=60, comment="2e10 sparse synapses: an error naming the projection")
     case("size_dense_too_big",
          model() + poisson(size="200000") + lif(size="200000") +
          proj(matrix="dense", conn=""), "1,2", r"\bS\b",
@@ -767,6 +831,9 @@ def special_inputs():
                     False))
     ENTRIES.append(("@too_large", None, "2", r"(?i)MiB|bytes|limit|too (large|big)", "", "30",
                     "a valid config followed by 17 MiB of comments", False))
+    ENTRIES.append(("@cache_path_injection", None, "0", "", "", "60",
+                    "SPIKEFORGE_CACHE holds quotes, $(…), backquotes and ';': the compiler must "
+                    "run without a shell", False))
     ENTRIES.append(("@missing", None, "1,2", r"(?i)missing\.toml", "", "20", "", False))
 
 
@@ -775,6 +842,7 @@ def main():
     injection_preprocessor()
     injection_words()
     memory()
+    user_model_fields()
     huge()
     numbers()
     run_length()

@@ -170,6 +170,24 @@ const std::vector<std::string> dictionary = {
     "\xef\xbb\xbf", "\xc3\xa9", std::string(1, '\0'), "\xff",
 };
 
+// Renders what scan accepted the way the code generator does, so a tree the checker let
+// through is also printed. The closed-language front end (snippet/ast.hpp) needs the sizes of
+// context arrays and an error flag for run-time index checks; the older scanner takes neither.
+std::string renderAccepted(const snippet::Scanned& scanned, const snippet::Context& ctx) {
+    const std::string label = ctx.group + "." + ctx.field;
+#if __has_include("snippet/ast.hpp")
+    snippet::RenderOptions options;
+    options.precision = ctx.precision;
+    options.lineLabel = label;
+    for (const auto& [name, symbol] : ctx.names)
+        if (symbol.array) options.arraySizes[name] = "size_" + name;
+    if (scanned.needsIndexChecks()) options.errorFlag = "error_flag";
+    return snippet::render(scanned, options);
+#else
+    return snippet::render(scanned, {}, ctx.precision, label);
+#endif
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -197,8 +215,7 @@ int main(int argc, char** argv) {
         const snippet::Context& ctx = contexts[round++ % contexts.size()];
         try {
             const snippet::Scanned scanned = snippet::scan(code, ctx);
-            const std::string label = ctx.group + "." + ctx.field;
-            (void)snippet::render(scanned, {}, ctx.precision, label);
+            (void)renderAccepted(scanned, ctx);
             return fuzz::Outcome::Accepted;
         } catch (const ModelError& e) {
             // The documented user error; it must say where.

@@ -798,6 +798,8 @@ def valid():
     case("valid_crlf", VALID.replace("\n", "\r\n"), 0, "")
     case("valid_bom", "\ufeff" + VALID, 0, "")
     case("valid_hex_size", model() + lif(size="0x4"), 0, "")
+    case("valid_batch_limit", model(extra="batch = 65536") + lif(size="2"), 0, "", limit=60,
+         comment="the largest batch the CLI accepts (docs/config.md)")
     case("valid_comment_with_hash",
          sim("// a comment that mentions #define and %: and ??= is only a comment\nV += 0.0;"),
          0, "", comment="comments are not code: nothing in them reaches the compiler")

@@ -467,7 +467,7 @@ def numbers():
     case("num_double_model_nan_var", model(extra='precision = "double"') + lif(V="nan"), 2,
          r"P.*V|V.*P")
     # Built-in neuron and postsynaptic domains.
-    case("num_lif_C_zero", model() + lif(params={"C": "0.0"}), 2, r"C")
+    case("num_lif_C_zero", model() + lif(params={"C": "0.0"}), 2, r"\bC\b")
     case("num_lif_taum_negative", model() + lif(params={"TauM": "-20.0"}), 2, r"TauM")
     case("num_lif_taurefrac_negative", model() + lif(params={"TauRefrac": "-1.0"}), 2,
          r"TauRefrac")
@@ -523,7 +523,7 @@ def numbers():
         "onetoone_with_param": '{ init = "OneToOne", prob = 0.5 }',
     }
     for name, conn in conns.items():
-        case(f"conn_{name}", model() + poisson() + lif() + proj(conn=conn), 2, r"S", limit=30)
+        case(f"conn_{name}", model() + poisson() + lif() + proj(conn=conn), 2, r"\bS\b", limit=30)
     case("conn_onetoone_size_mismatch",
          model() + poisson(size="3") + lif() + proj(conn='{ init = "OneToOne" }'), "0,2",
          r"S", comment="3 sources onto 4 targets one-to-one: valid or refused, never a stray index")
@@ -551,12 +551,12 @@ def numbers():
 # 5. Run length, time step, batch, sizes.
 
 def run_length():
-    case("time_dt_zero", model(dt="0.0") + lif(), 2, r"dt")
-    case("time_dt_negative", model(dt="-0.1") + lif(), 2, r"dt")
-    case("time_dt_nan", model(dt="nan") + lif(), 2, r"dt")
-    case("time_dt_inf", model(dt="inf") + lif(), 2, r"dt")
+    case("time_dt_zero", model(dt="0.0") + lif(), 2, r"\bdt\b")
+    case("time_dt_negative", model(dt="-0.1") + lif(), 2, r"\bdt\b")
+    case("time_dt_nan", model(dt="nan") + lif(), 2, r"\bdt\b")
+    case("time_dt_inf", model(dt="inf") + lif(), 2, r"\bdt\b")
     case("time_dt_string", model(dt='"fast"') + lif(), 2, r"dt")
-    case("time_dt_date", model(dt="1979-05-27") + lif(), 2, r"dt")
+    case("time_dt_date", model(dt="1979-05-27") + lif(), 2, r"\bdt\b")
     case("time_dt_tiny", model(dt="1e-300") + lif(), 2, r"(?i)steps|dt|duration",
          comment="5 ms of 1e-300 ms steps: too many steps")
     case("time_duration_zero_config", model(extra="duration_ms = 0.0") + lif(), 2,
@@ -706,18 +706,18 @@ def shadowing():
     shadow = {
         "param_dt": ('["tau", "dt"]', '["V"]', "{ tau = 10.0, dt = 1.0 }", "{ V = 0.0 }", r"dt"),
         "param_t": ('["tau", "t"]', '["V"]', "{ tau = 10.0, t = 1.0 }", "{ V = 0.0 }", r"\bt\b"),
-        "var_id": ('["tau"]', '["V", "id"]', "{ tau = 10.0 }", "{ V = 0.0, id = 0.0 }", r"id"),
+        "var_id": ('["tau"]', '["V", "id"]', "{ tau = 10.0 }", "{ V = 0.0, id = 0.0 }", r"\bid\b"),
         "var_t": ('["tau"]', '["V", "t"]', "{ tau = 10.0 }", "{ V = 0.0, t = 0.0 }", r"\bt\b"),
         "var_Isyn": ('["tau"]', '["V", "Isyn"]', "{ tau = 10.0 }", "{ V = 0.0, Isyn = 0.0 }",
                      r"Isyn"),
         "var_batch": ('["tau"]', '["V", "batch"]', "{ tau = 10.0 }", "{ V = 0.0, batch = 0.0 }",
                       r"batch"),
         "param_exp": ('["tau", "exp"]', '["V"]', "{ tau = 10.0, exp = 1.0 }", "{ V = 0.0 }",
-                      r"exp"),
+                      r"\bexp\b"),
         "var_rand_uniform": ('["tau"]', '["V", "rand_uniform"]', "{ tau = 10.0 }",
                              "{ V = 0.0, rand_uniform = 0.0 }", r"rand_uniform"),
         "var_keyword_int": ('["tau"]', '["V", "int"]', "{ tau = 10.0 }", "{ V = 0.0, int = 0.0 }",
-                            r"int"),
+                            r"\bint\b"),
         "var_opencl_global": ('["tau"]', '["V", "global"]', "{ tau = 10.0 }",
                               "{ V = 0.0, global = 0.0 }", r"global"),
         "var_reserved_sf": ('["tau"]', '["V", "sf_rng"]', "{ tau = 10.0 }",

@@ -82,6 +82,7 @@ void installCrashHandlers() {
         << "  --max-length B    longest input in bytes (default 65536)\n"
         << "  --out DIR         where findings are written (default .)\n"
         << "  --keep-going      record exception findings and continue (crashes still stop)\n"
+        << "  --replay          run the given files once each (reproduce a finding)\n"
         << "  --quiet           no progress lines\n";
     std::exit(status);
 }
@@ -105,6 +106,7 @@ Options parseOptions(int argc, char** argv, const char* target, const char* desc
             else if (arg == "--max-length") o.maxLength = std::stoull(value());
             else if (arg == "--out") o.outDir = value();
             else if (arg == "--keep-going") o.keepGoing = true;
+            else if (arg == "--replay") o.replay = true;
             else if (arg == "--quiet") o.quiet = true;
             else if (!arg.empty() && arg[0] == '-') usage(target, description, 2);
             else o.seedPaths.push_back(arg);
@@ -279,6 +281,40 @@ std::string Mutator::next() {
 }
 
 // ---- driver loop ----
+
+int replayInputs(const char* target, const Options& options,
+                 const std::vector<std::string>& inputs, unsigned repeat,
+                 const std::function<Outcome(const std::string&)>& run) {
+    const std::string crashPath =
+        (fs::path(options.outDir) / ("finding-" + std::string(target) + "-crash.txt")).string();
+    std::snprintf(g_crashPath, sizeof g_crashPath, "%s", crashPath.c_str());
+    installCrashHandlers();
+    unsigned findings = 0;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        unsigned accepted = 0;
+        std::string failure;
+        g_input = &inputs[i];
+        for (unsigned r = 0; r < repeat && failure.empty(); ++r) {
+            alarm(options.inputLimit);
+            try {
+                accepted += run(inputs[i]) == Outcome::Accepted ? 1 : 0;
+            } catch (const std::exception& e) {
+                failure = std::string("unexpected exception: ") + e.what();
+            } catch (...) {
+                failure = "unexpected exception of unknown type";
+            }
+            alarm(0);
+        }
+        g_input = nullptr;
+        std::cout << "input " << i + 1 << ": "
+                  << (failure.empty() ? "accepted " + std::to_string(accepted) + " of " +
+                                            std::to_string(repeat) + " times"
+                                      : "FINDING: " + failure)
+                  << '\n';
+        findings += failure.empty() ? 0 : 1;
+    }
+    return findings == 0 ? 0 : 1;
+}
 
 void reportFinding(const Options& options, const char* target, const std::string& input,
                    const std::string& what) {

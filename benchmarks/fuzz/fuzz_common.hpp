@@ -22,6 +22,7 @@ struct Options {
     std::string outDir = ".";    // where findings are written
     std::vector<std::string> seedPaths; // extra seed files or directories
     bool keepGoing = false;      // record exception findings and go on (crashes still abort)
+    bool replay = false;         // run the given files once each instead of fuzzing
     bool quiet = false;
 };
 
@@ -65,6 +66,12 @@ enum class Outcome {
 // 0 when there was no finding.
 int runFuzzer(const char* target, const Options& options, Mutator& mutator,
               const std::function<Outcome(const std::string&)>& run);
+
+// --replay: runs each input `repeat` times (the snippet target: once per context) with the same
+// crash capture, printing each outcome. Returns 0 when none was a finding.
+int replayInputs(const char* target, const Options& options,
+                 const std::vector<std::string>& inputs, unsigned repeat,
+                 const std::function<Outcome(const std::string&)>& run);
 
 // Writes a finding's input to <outDir>/finding-<target>-<n>.txt (and says so on stderr).
 void reportFinding(const Options& options, const char* target, const std::string& input,

@@ -93,16 +93,12 @@ int main(int argc, char** argv) {
         argc, argv, "config",
         "Feeds random and mutated TOML to the config loader (parseConfig + Model::finalise).");
 #ifdef SPIKEFORGE_SOURCE_DIR
-    if (options.seedPaths.empty())
+    if (options.seedPaths.empty() && !options.replay)
         options.seedPaths = {SPIKEFORGE_SOURCE_DIR "/examples",
                              SPIKEFORGE_SOURCE_DIR "/tests/hostile/cases"};
 #endif
     std::vector<std::string> seeds = fuzz::readSeedFiles(options.seedPaths, options.maxLength);
-    seeds.push_back(builtinSeed);
-    std::cerr << "fuzz_config: " << seeds.size() << " seeds\n";
-
-    fuzz::Mutator mutator(options.seed, seeds, dictionary, options.maxLength);
-    return fuzz::runFuzzer("config", options, mutator, [&](const std::string& text) {
+    const auto run = [&](const std::string& text) {
         try {
             cli::Config cfg = cli::parseConfig(text, "fuzz.toml");
             cfg.model->finalise();
@@ -111,5 +107,10 @@ int main(int argc, char** argv) {
             if (std::string(e.what()).empty()) throw std::logic_error("ModelError without a message");
             return fuzz::Outcome::Rejected;
         }
-    });
+    };
+    if (options.replay) return fuzz::replayInputs("config", options, seeds, 1, run);
+    seeds.push_back(builtinSeed);
+    std::cerr << "fuzz_config: " << seeds.size() << " seeds\n";
+    fuzz::Mutator mutator(options.seed, seeds, dictionary, options.maxLength);
+    return fuzz::runFuzzer("config", options, mutator, run);
 }

@@ -209,9 +209,8 @@ int main(int argc, char** argv) {
     std::cerr << "fuzz_snippet: " << contexts.size() << " code-field contexts, " << seeds.size()
               << " seeds\n";
 
-    fuzz::Mutator mutator(options.seed, seeds, dictionary, options.maxLength);
     uint64_t round = 0;
-    return fuzz::runFuzzer("snippet", options, mutator, [&](const std::string& code) {
+    const auto run = [&](const std::string& code) {
         const snippet::Context& ctx = contexts[round++ % contexts.size()];
         try {
             const snippet::Scanned scanned = snippet::scan(code, ctx);
@@ -224,5 +223,11 @@ int main(int argc, char** argv) {
                                        std::string(e.what()));
             return fuzz::Outcome::Rejected;
         }
-    });
+    };
+    if (options.replay)
+        return fuzz::replayInputs("snippet", options,
+                                  fuzz::readSeedFiles(options.seedPaths, options.maxLength),
+                                  static_cast<unsigned>(contexts.size()), run);
+    fuzz::Mutator mutator(options.seed, seeds, dictionary, options.maxLength);
+    return fuzz::runFuzzer("snippet", options, mutator, run);
 }

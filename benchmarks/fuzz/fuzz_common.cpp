@@ -149,15 +149,24 @@ std::vector<std::string> readSeedFiles(const std::vector<std::string>& paths, si
 
 Mutator::Mutator(uint64_t seed, std::vector<std::string> seeds,
                  std::vector<std::string> dictionary, size_t maxLength)
-    : m_rng(seed), m_seeds(std::move(seeds)), m_fixedSeeds(m_seeds.size()),
-      m_dictionary(std::move(dictionary)), m_maxLength(maxLength) {
+    : m_rng(seed), m_seeds(std::move(seeds)), m_dictionary(std::move(dictionary)),
+      m_maxLength(maxLength) {
     if (m_seeds.empty()) m_seeds.push_back("");
+    m_fixedSeeds = m_seeds.size();
     if (m_dictionary.empty()) m_dictionary.push_back(" ");
+}
+
+// Half the picks come from the given seeds, so that learned inputs (which drift towards what
+// the target accepts most easily) cannot crowd them out.
+const std::string& Mutator::pickSeed() {
+    const size_t learned = m_seeds.size() - m_fixedSeeds;
+    if (learned > 0 && m_rng() % 2 == 0) return m_seeds[m_fixedSeeds + m_rng() % learned];
+    return m_seeds[m_rng() % m_fixedSeeds];
 }
 
 void Mutator::addSeed(const std::string& input) {
     constexpr size_t maxLearned = 4096; // inputs kept besides the given seeds
-    if (input.size() > m_maxLength / 4) return;
+    if (input.size() > m_maxLength / 4 || m_rng() % 8 != 0) return;
     if (m_seeds.size() < m_fixedSeeds + maxLearned) {
         m_seeds.push_back(input);
         return;
@@ -221,7 +230,7 @@ void Mutator::mutateOnce(std::string& s) {
         break;
     }
     case 8: { // splice with another seed
-        const std::string& other = m_seeds[m_rng() % m_seeds.size()];
+        const std::string& other = pickSeed();
         s = s.substr(0, pos(s)) + other.substr(other.empty() ? 0 : m_rng() % other.size());
         break;
     }
@@ -268,13 +277,13 @@ std::string Mutator::next() {
         s = randomSoup();
         break;
     case 1: { // splice two seeds
-        const std::string& a = m_seeds[m_rng() % m_seeds.size()];
-        const std::string& b = m_seeds[m_rng() % m_seeds.size()];
+        const std::string& a = pickSeed();
+        const std::string& b = pickSeed();
         s = a.substr(0, pos(a)) + b.substr(b.empty() ? 0 : m_rng() % b.size());
         break;
     }
     default:
-        s = mutate(m_seeds[m_rng() % m_seeds.size()]);
+        s = mutate(pickSeed());
     }
     if (s.size() > m_maxLength) s.resize(m_maxLength);
     return s;

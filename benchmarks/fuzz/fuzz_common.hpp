@@ -43,6 +43,7 @@ public:
     void addSeed(const std::string& input); // bounded pool: replaces a random one when full
 
 private:
+    const std::string& pickSeed();
     std::string randomSoup();
     std::string mutate(std::string s);
     void mutateOnce(std::string& s);

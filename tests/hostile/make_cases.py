@@ -801,7 +801,7 @@ def valid():
     case("valid_batch_limit", model(extra="batch = 65536") + lif(size="2"), 0, "", limit=60,
          comment="the largest batch the CLI accepts (docs/config.md)")
     case("valid_comment_with_hash",
-         sim("// a comment that mentions #define and %: and ??= is only a comment\nV += 0.0;"),
+         sim("// see issue #6: a comment that mentions #define and %: is only a comment\nV += 0.0;"),
          0, "", comment="comments are not code: nothing in them reaches the compiler")
     case("valid_binomial_large_n",
          model() + lif(V='{ init = "Binomial", n = 4000000000, p = 0.5 }'), 0, "", limit=30,

@@ -351,7 +351,8 @@ def user_model_fields():
     lit = "'''"
 
     def wu(code, field="pre_spike_syn_code", extra_proj=""):
-        return (model() + poisson() + lif() +
+        # 2 kHz at dt = 1 ms: every source spikes in every step, so the code runs.
+        return (model() + poisson(rate="2000.0") + lif() +
                 '[weight_update_models.W]\nparams = ["w"]\nvars = ["g"]\n'
                 f'pre_vars = ["x"]\n{field} = {lit}{code}{lit}\n\n' +
                 proj(wu='{ model = "W", params = { w = 0.5 }, vars = { g = 0.1 }, '
@@ -425,8 +426,8 @@ def huge():
          model() + '[parameters]\nQ = "' + "(" * 100000 + "1" + ")" * 100000 + '"\n' +
          lif(size='"Q"'), 2, r"Q|parameters")
     case("long_expression_param",
-         model() + '[parameters]\nQ = "' + "1+" * 100000 + '1"\n' + lif(size='"Q"'), 2,
-         r"Q|parameters|size")
+         model() + '[parameters]\nQ = "' + "1+" * 100000 + '1"\n' + lif(size='"Q"'), "0,2",
+         r"Q|parameters|size", comment="a flat 200 KB sum (size 100001): valid, or refused")
     case("deep_toml_arrays", model() + "x = " + "[" * 20000 + "]" * 20000 + "\n" + lif(), 2,
          r"hostile\.toml|deep_toml_arrays")
     case("deep_toml_inline_tables", model() + "x = " + "{a=" * 20000 + "1" + "}" * 20000 + "\n" +

@@ -261,7 +261,7 @@ def injection_words():
         "attribute": "__attribute__((unused)) int n = 0;\nV += n;",
         "function_definition": "void f() { }\nV += 0.0;",
         "nested_function": "int f(int x) { return x; }\nV += f(1);",
-        "sizeof_type": "V += sizeof(double);",
+        "sizeof_expression": "V += sizeof(V) + sizeof V;",
         "label_in_switch": "switch (id) { case 0: x: V += 1.0; break; }",
         "backtick_dollar": "int $x = 0;\nV += $x;",
         "at_sign": "V += @;",

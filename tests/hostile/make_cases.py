@@ -411,9 +411,10 @@ def huge():
     case("huge_snippet_statements", sim("V += 0.0;\n" * 10000), 2, SIM,
          comment="100 KB of code: beyond the snippet size limit")
     case("huge_snippet_one_line", sim("V = " + "V + " * 25000 + "0.0;"), 2, SIM)
-    case("slow_compile_limit", sim("V = " + "V+" * 30000 + "0.0;"), "0,1",
-         r"(?i)time|limit", args="--compile-timeout 3", limit=60,
-         comment="60 KB, within the snippet limits but slow to compile: the compile time limit")
+    case("slow_compile_limit", sim("V += 0.001 * V;\n" * 2000), 1,
+         r"(?i)time|limit", args="--compile-timeout 0.05", limit=60,
+         comment="2000 statements within the snippet limits, a 50 ms compile time limit: the "
+                 "compiler is stopped and the limit reported")
     case("deep_parentheses", sim("V = " + "(" * 30000 + "V" + ")" * 30000 + ";"), 2, SIM,
          comment="a recursive-descent parser must bound its depth")
     case("deep_blocks", sim("{" * 30000 + "V += 1.0;" + "}" * 30000), 2, SIM)

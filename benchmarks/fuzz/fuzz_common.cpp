@@ -63,7 +63,7 @@ void installCrashHandlers() {
     ss.ss_sp = altStack.data();
     ss.ss_size = altStack.size();
     sigaltstack(&ss, nullptr);
-    struct sigaction sa{};
+    struct sigaction sa {};
     sa.sa_handler = onFatalSignal;
     sa.sa_flags = SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
@@ -98,24 +98,43 @@ Options parseOptions(int argc, char** argv, const char* target, const char* desc
             return argv[++i];
         };
         try {
-            if (arg == "--help" || arg == "-h") usage(target, description, 0);
-            else if (arg == "--inputs") o.inputs = std::stoull(value());
-            else if (arg == "--seed") o.seed = std::stoull(value());
-            else if (arg == "--time-limit") o.timeLimit = std::stod(value());
-            else if (arg == "--input-limit") o.inputLimit = static_cast<unsigned>(std::stoul(value()));
-            else if (arg == "--max-length") o.maxLength = std::stoull(value());
-            else if (arg == "--out") o.outDir = value();
-            else if (arg == "--keep-going") o.keepGoing = true;
-            else if (arg == "--replay") o.replay = true;
-            else if (arg == "--quiet") o.quiet = true;
-            else if (!arg.empty() && arg[0] == '-') usage(target, description, 2);
-            else o.seedPaths.push_back(arg);
+            if (arg == "--help" || arg == "-h")
+                usage(target, description, 0);
+            else if (arg == "--inputs")
+                o.inputs = std::stoull(value());
+            else if (arg == "--seed")
+                o.seed = std::stoull(value());
+            else if (arg == "--time-limit")
+                o.timeLimit = std::stod(value());
+            else if (arg == "--input-limit")
+                o.inputLimit = static_cast<unsigned>(std::stoul(value()));
+            else if (arg == "--max-length")
+                o.maxLength = std::stoull(value());
+            else if (arg == "--out")
+                o.outDir = value();
+            else if (arg == "--keep-going")
+                o.keepGoing = true;
+            else if (arg == "--replay")
+                o.replay = true;
+            else if (arg == "--quiet")
+                o.quiet = true;
+            else if (!arg.empty() && arg[0] == '-')
+                usage(target, description, 2);
+            else
+                o.seedPaths.push_back(arg);
         } catch (const std::logic_error&) { // stoull/stod: not a number
             std::cerr << "error: bad value for " << arg << '\n';
             std::exit(2);
         }
     }
     if (o.inputLimit == 0 || o.maxLength == 0) usage(target, description, 2);
+    std::error_code ec;
+    fs::create_directories(o.outDir, ec);
+    if (ec) {
+        std::cerr << "error: cannot create --out directory '" << o.outDir << "': " << ec.message()
+                  << '\n';
+        std::exit(2);
+    }
     return o;
 }
 
@@ -147,8 +166,8 @@ std::vector<std::string> readSeedFiles(const std::vector<std::string>& paths, si
 
 // ---- Mutator ----
 
-Mutator::Mutator(uint64_t seed, std::vector<std::string> seeds,
-                 std::vector<std::string> dictionary, size_t maxLength)
+Mutator::Mutator(uint64_t seed, std::vector<std::string> seeds, std::vector<std::string> dictionary,
+                 size_t maxLength)
     : m_rng(seed), m_seeds(std::move(seeds)), m_dictionary(std::move(dictionary)),
       m_maxLength(maxLength) {
     if (m_seeds.empty()) m_seeds.push_back("");
@@ -188,10 +207,26 @@ std::string Mutator::randomSoup() {
 }
 
 void Mutator::mutateOnce(std::string& s) {
-    static const char* const numbers[] = {
-        "0",    "-0",   "1",     "-1",   "4294967295", "4294967296", "2147483648", "1e39",
-        "1e308", "1e309", "-1e400", "nan", "inf",       "-inf",       "1e-320",     "0.5",
-        "0x7fffffff", "9223372036854775808", "18446744073709551616", "3.4028236e38"};
+    static const char* const numbers[] = {"0",
+                                          "-0",
+                                          "1",
+                                          "-1",
+                                          "4294967295",
+                                          "4294967296",
+                                          "2147483648",
+                                          "1e39",
+                                          "1e308",
+                                          "1e309",
+                                          "-1e400",
+                                          "nan",
+                                          "inf",
+                                          "-inf",
+                                          "1e-320",
+                                          "0.5",
+                                          "0x7fffffff",
+                                          "9223372036854775808",
+                                          "18446744073709551616",
+                                          "3.4028236e38"};
     const std::string& word = m_dictionary[m_rng() % m_dictionary.size()];
     switch (m_rng() % 12) {
     case 0: // flip a bit
@@ -291,9 +326,8 @@ std::string Mutator::next() {
 
 // ---- driver loop ----
 
-int replayInputs(const char* target, const Options& options,
-                 const std::vector<std::string>& inputs, unsigned repeat,
-                 const std::function<Outcome(const std::string&)>& run) {
+int replayInputs(const char* target, const Options& options, const std::vector<std::string>& inputs,
+                 unsigned repeat, const std::function<Outcome(const std::string&)>& run) {
     const std::string crashPath =
         (fs::path(options.outDir) / ("finding-" + std::string(target) + "-crash.txt")).string();
     std::snprintf(g_crashPath, sizeof g_crashPath, "%s", crashPath.c_str());
@@ -328,9 +362,8 @@ int replayInputs(const char* target, const Options& options,
 void reportFinding(const Options& options, const char* target, const std::string& input,
                    const std::string& what) {
     static unsigned count = 0;
-    const fs::path path =
-        fs::path(options.outDir) / ("finding-" + std::string(target) + "-" +
-                                    std::to_string(++count) + ".txt");
+    const fs::path path = fs::path(options.outDir) / ("finding-" + std::string(target) + "-" +
+                                                      std::to_string(++count) + ".txt");
     std::ofstream(path, std::ios::binary) << input;
     std::cerr << "FINDING: " << what << "; input saved to " << path.string() << '\n';
 }
@@ -346,7 +379,9 @@ int runFuzzer(const char* target, const Options& options, Mutator& mutator,
     const Clock::time_point start = Clock::now();
     Clock::time_point lastReport = start;
     uint64_t done = 0, accepted = 0, rejected = 0, findings = 0;
-    const auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+    const auto seconds = [&] {
+        return std::chrono::duration<double>(Clock::now() - start).count();
+    };
     for (; done < options.inputs; ++done) {
         if (options.timeLimit > 0.0 && seconds() >= options.timeLimit) break;
         const std::string input = mutator.next();

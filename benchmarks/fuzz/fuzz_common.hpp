@@ -14,15 +14,15 @@
 namespace spikeforge::fuzz {
 
 struct Options {
-    uint64_t inputs = 1000000;   // how many inputs to try
-    uint64_t seed = 1;           // of the mutation engine: one seed, one input sequence
-    double timeLimit = 0.0;      // [s] stop after this long; 0 = no limit
-    unsigned inputLimit = 10;    // [s] one input taking longer is a finding (a hang)
-    size_t maxLength = 1 << 16;  // [bytes] longest generated input
-    std::string outDir = ".";    // where findings are written
+    uint64_t inputs = 1000000;          // how many inputs to try
+    uint64_t seed = 1;                  // of the mutation engine: one seed, one input sequence
+    double timeLimit = 0.0;             // [s] stop after this long; 0 = no limit
+    unsigned inputLimit = 10;           // [s] one input taking longer is a finding (a hang)
+    size_t maxLength = 1 << 16;         // [bytes] longest generated input
+    std::string outDir = ".";           // where findings are written
     std::vector<std::string> seedPaths; // extra seed files or directories
-    bool keepGoing = false;      // record exception findings and go on (crashes still abort)
-    bool replay = false;         // run the given files once each instead of fuzzing
+    bool keepGoing = false;             // record exception findings and go on (crashes still abort)
+    bool replay = false;                // run the given files once each instead of fuzzing
     bool quiet = false;
 };
 
@@ -70,9 +70,8 @@ int runFuzzer(const char* target, const Options& options, Mutator& mutator,
 
 // --replay: runs each input `repeat` times (the snippet target: once per context) with the same
 // crash capture, printing each outcome. Returns 0 when none was a finding.
-int replayInputs(const char* target, const Options& options,
-                 const std::vector<std::string>& inputs, unsigned repeat,
-                 const std::function<Outcome(const std::string&)>& run);
+int replayInputs(const char* target, const Options& options, const std::vector<std::string>& inputs,
+                 unsigned repeat, const std::function<Outcome(const std::string&)>& run);
 
 // Writes a finding's input to <outDir>/finding-<target>-<n>.txt (and says so on stderr).
 void reportFinding(const Options& options, const char* target, const std::string& input,

@@ -156,12 +156,18 @@ double Reader::parameterValue(const std::string& name) {
                            ": circular definition (the expression depends "
                            "on '" +
                            name + "' itself)");
+        if (m_depth >= kMaxParameterDepth)
+            fail(node, "parameters: " + name + ": definitions refer to one another more than " +
+                           std::to_string(kMaxParameterDepth) +
+                           " levels deep; write some of them as numbers");
         entry.evaluating = true;
+        ++m_depth;
         const NameLookup lookup = [this](const std::string& other) -> std::optional<double> {
             if (!m_entries.count(other)) return std::nullopt;
             return parameterValue(other);
         };
         value = evaluate(node, **node.as_string(), "parameters: " + name, lookup);
+        --m_depth;
         entry.evaluating = false;
     }
     m_values[name] = value;

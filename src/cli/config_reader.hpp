@@ -65,6 +65,10 @@ public:
     const toml::table& table(const toml::node& node, const std::string& where) const;
     const toml::array& array(const toml::node& node, const std::string& where) const;
 
+    // How deeply parameter definitions may refer to one another. Evaluation recurses once per
+    // level; the bound keeps a hostile chain of thousands of definitions off the stack's limit.
+    static constexpr unsigned kMaxParameterDepth = 100;
+
 private:
     struct ParamEntry {
         const toml::node* node = nullptr; // null when only set by --set
@@ -79,6 +83,7 @@ private:
     std::string m_file;
     std::map<std::string, ParamEntry> m_entries;
     std::map<std::string, double> m_values;
+    unsigned m_depth = 0; // parameters being evaluated, nested (bounded: see kMaxParameterDepth)
 };
 
 } // namespace spikeforge::cli

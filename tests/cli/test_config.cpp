@@ -324,6 +324,28 @@ TEST(ConfigErrors, CircularParameters) {
     expectError(text, "\"q\"", {"parameters: p", "circular definition"});
 }
 
+// A chain of definitions is evaluated recursively: a hostile chain of thousands must be a clear
+// error at a bounded depth, never a stack overflow. 100 levels are accepted, 101 are not.
+std::string parameterChain(int links) {
+    std::string chain = "c0 = 1.0\n";
+    for (int i = 1; i <= links; ++i)
+        chain += "c" + std::to_string(i) + " = \"c" + std::to_string(i - 1) + " + 1\"\n";
+    return chain;
+}
+
+TEST(ConfigErrors, ParameterChainsAreBoundedNotRecursedWithoutLimit) {
+    const TempConfig ok(replaced(base, "p = 0.1", "p = 0.1\n" + parameterChain(99)));
+    EXPECT_DOUBLE_EQ(loadConfig(ok.path()).parameters.at("c99"), 100.0);
+    const TempConfig deep(replaced(base, "p = 0.1", "p = 0.1\n" + parameterChain(20000)));
+    try {
+        loadConfig(deep.path());
+        ADD_FAILURE() << "a chain of 20000 definitions was accepted";
+    } catch (const ConfigError& e) {
+        EXPECT_TRUE(contains(e.what(), deep.path() + ":")); // placed at a definition
+        EXPECT_TRUE(contains(e.what(), "more than 100 levels deep"));
+    }
+}
+
 TEST(ConfigErrors, InvalidTomlSyntax) {
     const std::string text = replaced(base, "N = 100", "N = = 100");
     expectError(text, "= 100", {"invalid TOML"}, 1);

@@ -91,8 +91,13 @@ void readModelSection(const Reader& r, const toml::table& root, Config& cfg) {
     const toml::table& t = r.table(r.require(root, "model", "top level"), "model");
     r.checkKeys(t, "model", {"name", "dt", "precision", "batch", "seed", "duration_ms"});
     const toml::node* name = t.get("name");
-    cfg.model =
-        std::make_unique<Model>(name ? r.string(*name, "model: name") : defaultModelName(cfg.file));
+    const std::string modelName =
+        name ? r.string(*name, "model: name") : defaultModelName(cfg.file);
+    try {
+        cfg.model = std::make_unique<Model>(modelName);
+    } catch (const ModelError& e) {
+        r.fail(*name, std::string("model: name: ") + e.what()); // a default name never throws
+    }
     cfg.model->setDT(r.positive(r.require(t, "dt", "model"), "model: dt"));
     if (const toml::node* p = t.get("precision")) cfg.model->setPrecision(readPrecision(r, *p));
     if (const toml::node* b = t.get("batch"))

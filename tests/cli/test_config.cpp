@@ -346,6 +346,13 @@ TEST(ConfigErrors, ParameterChainsAreBoundedNotRecursedWithoutLimit) {
     }
 }
 
+// A model name that could end a comment or start a directive in generated code is refused at its
+// position in the config, like every other config error.
+TEST(ConfigErrors, ModelNameMustBeAnIdentifier) {
+    const std::string text = replaced(base, "name = \"test\"", "name = \"x\\nint y;\"");
+    expectError(text, "\"x", {"model: name", "not an identifier"});
+}
+
 TEST(ConfigErrors, InvalidTomlSyntax) {
     const std::string text = replaced(base, "N = 100", "N = = 100");
     expectError(text, "= 100", {"invalid TOML"}, 1);

@@ -4,6 +4,8 @@
 // (`sf…`, `SF_…`, `_…`, `__`), and that does not hide a built-in or another name of its scope.
 #include "model/names.hpp"
 
+#include "snippet/scanner.hpp"
+
 #include <cstdio>
 #include <map>
 #include <set>
@@ -58,50 +60,21 @@ const std::set<std::string>& reservedWords() {
 // Names with a meaning in some code field (src/model/contexts.cpp): one list for every field,
 // so a name is never a built-in in one place and the user's in another.
 const std::set<std::string>& builtinNames() {
-    static const std::set<std::string> names = {"t",
-                                                "dt",
-                                                "id",
-                                                "batch",
-                                                "Isyn",
-                                                "st",
-                                                "num_neurons",
-                                                "id_pre",
-                                                "id_post",
-                                                "st_pre",
-                                                "st_post",
-                                                "num_pre",
-                                                "num_post",
-                                                "num_batch",
-                                                "inSyn",
-                                                "value",
-                                                "updateCount",
-                                                "preCalcRowLength",
-                                                "rand_uniform",
-                                                "rand_normal",
-                                                "rand_exponential",
-                                                "rand_gamma",
-                                                "rand_binomial",
-                                                "addToPost",
-                                                "addToPostDelay",
-                                                "addToPre",
-                                                "injectCurrent",
-                                                "addSynapse"};
+    static const std::set<std::string> names = {
+        "t",           "dt",        "id",      "batch",  "Isyn",        "st",
+        "num_neurons", "id_pre",    "id_post", "st_pre", "st_post",     "num_pre",
+        "num_post",    "num_batch", "inSyn",   "value",  "updateCount", "preCalcRowLength",
+        "addToPre"};
     return names;
 }
 
-// The maths functions of snippets (src/snippet/scanner.cpp) and the rest of C99's <math.h> and
-// OpenCL C's common functions, so a future addition to the snippet library breaks no model.
-const std::set<std::string>& mathNames() {
+// C99 <math.h> and OpenCL C common functions that snippets cannot call (yet): reserved so that a
+// future addition to the snippet function table (snippet::functionInfo) breaks no model.
+const std::set<std::string>& reservedMathNames() {
     static const std::set<std::string> names = {
-        "exp",      "exp2",  "expm1",     "log",    "log2",      "log10",   "log1p",   "pow",
-        "sqrt",     "cbrt",  "sin",       "cos",    "tan",       "asin",    "acos",    "atan",
-        "atan2",    "sinh",  "cosh",      "tanh",   "asinh",     "acosh",   "atanh",   "fabs",
-        "fmin",     "fmax",  "fmod",      "floor",  "ceil",      "round",   "trunc",   "rint",
-        "copysign", "hypot", "erf",       "erfc",   "tgamma",    "lgamma",  "fma",     "isnan",
-        "isinf",    "min",   "max",       "abs",    "isfinite",  "signbit", "nan",     "ldexp",
-        "frexp",    "modf",  "remainder", "remquo", "nearbyint", "lround",  "llround", "lrint",
-        "llrint",   "fdim",  "nextafter", "scalbn", "logb",      "ilogb",   "rsqrt",   "clamp",
-        "mix",      "mad"};
+        "min",       "max",    "isfinite",  "signbit", "nan",     "ldexp", "frexp",  "modf",
+        "remainder", "remquo", "nearbyint", "lround",  "llround", "lrint", "llrint", "fdim",
+        "nextafter", "scalbn", "logb",      "ilogb",   "rsqrt",   "clamp", "mix",    "mad"};
     return names;
 }
 
@@ -133,7 +106,9 @@ std::string problem(const std::string& name, bool parameter) {
                "', which is reserved for generated code";
     if (reservedWords().count(name)) return "is a reserved word of C, C++, OpenCL C or CUDA";
     if (builtinNames().count(name)) return "shadows the built-in '" + name + "'";
-    if (mathNames().count(name) && !(parameter && isParamException(name)))
+    const snippet::FunctionInfo* function = snippet::functionInfo(name);
+    if (function && !function->maths) return "shadows the built-in '" + name + "'";
+    if ((function || reservedMathNames().count(name)) && !(parameter && isParamException(name)))
         return "shadows the maths function '" + name + "'";
     return "";
 }

@@ -266,9 +266,9 @@ struct Simulation::Impl {
                                           : "an array";
             std::string when = "during initialisation";
             if (!initialising)
-                when = step - from <= 1 ? "in step " + std::to_string(from)
-                                        : "in steps " + std::to_string(from) + " to " +
-                                              std::to_string(step - 1);
+                when = step - from <= 1
+                           ? "in step " + std::to_string(from)
+                           : "in steps " + std::to_string(from) + " to " + std::to_string(step - 1);
             throw ModelError(field.group + "." + field.field + ": index out of range for '" +
                              array + "' " + when +
                              " (the out-of-range access was replaced by element 0)");

@@ -20,8 +20,8 @@ std::string Emitter::render(const std::string& code, const snippet::Context& ctx
         // This field's slot in the model-wide error array: a number, so groups whose fields sit
         // in different slots still merge.
         const size_t slot = contexts::codeFieldSlot(model, ctx.group, ctx.field);
-        o.errorFlag = "(" +
-                      env.array("sfErrors", "uint32_t", codegen::kSnippetErrorsArray) + " + " +
+        o.errorFlag = "(" + env.array("sfErrors", "uint32_t", codegen::kSnippetErrorsArray) +
+                      " + " +
                       env.number("sfErrSlot" + std::to_string(errorSlots++), "uint32_t",
                                  static_cast<double>(slot)) +
                       ")";

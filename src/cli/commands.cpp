@@ -2,8 +2,8 @@
 
 #include "config.hpp"
 #include "json.hpp"
+#include "snippet/suggest.hpp"
 #include "spike_output.hpp"
-#include "suggest.hpp"
 
 #include "spikeforge/simulation.hpp"
 

@@ -3,7 +3,7 @@
 
 #include "config_parts.hpp"
 #include "input_file.hpp"
-#include "suggest.hpp"
+#include "snippet/suggest.hpp"
 
 #include <algorithm>
 #include <cctype>

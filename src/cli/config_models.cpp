@@ -1,6 +1,6 @@
 // User-defined models ([neuron_models.NAME] …) and lookups of models by name.
 #include "config_parts.hpp"
-#include "suggest.hpp"
+#include "snippet/suggest.hpp"
 
 #include <set>
 

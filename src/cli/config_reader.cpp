@@ -1,6 +1,6 @@
 #include "config_reader.hpp"
 
-#include "suggest.hpp"
+#include "snippet/suggest.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,6 +1,6 @@
 // Values bound to a model: parameters, variable initialisers and sparse connectivity.
 #include "config_parts.hpp"
-#include "suggest.hpp"
+#include "snippet/suggest.hpp"
 
 #include <algorithm>
 

@@ -3,6 +3,7 @@
 #include "model/validate.hpp"
 #include "model/var_refs.hpp"
 #include "snippet/scanner.hpp"
+#include "snippet/suggest.hpp"
 
 #include <algorithm>
 
@@ -28,9 +29,8 @@ std::vector<NamedRef> resolveAll(const Model& m, const CustomUpdate& cu) {
         declared.push_back(d.name);
     for (const auto& [name, ref] : cu.varRefs())
         if (std::find(declared.begin(), declared.end(), name) == declared.end()) {
-            const auto s = snippet::closestName(name, declared);
             throw ModelError(where(cu) + "model '" + model.name + "' has no reference '" + name +
-                             "'" + (s.empty() ? "" : " (did you mean '" + s + "'?)"));
+                             "'" + didYouMean(name, declared));
         }
     std::vector<NamedRef> out;
     for (const auto& d : model.varRefs) {

@@ -1,5 +1,6 @@
 // Model construction and validation. Every failure is a ModelError naming the group and field.
 #include "spikeforge/model.hpp"
+#include "snippet/suggest.hpp"
 
 #include "model/contexts.hpp"
 #include "model/names.hpp"
@@ -25,11 +26,6 @@ std::vector<std::string> varNames(const std::vector<VarDecl>& vars) {
     return out;
 }
 
-std::string suggestion(const std::string& name, const std::vector<std::string>& candidates) {
-    const auto s = snippet::closestName(name, candidates);
-    return s.empty() ? "" : " (did you mean '" + s + "'?)";
-}
-
 } // namespace
 
 // Every declared parameter has a value and every value names a declared parameter.
@@ -43,7 +39,7 @@ void checkParams(const std::string& group, const std::string& field, const Snipp
         if (std::find(snippet.params.begin(), snippet.params.end(), name) == snippet.params.end())
             throw ModelError(where(group, field) + "model '" + snippet.name +
                              "' has no parameter '" + name + "'" +
-                             suggestion(name, snippet.params));
+                             didYouMean(name, snippet.params));
         if (!std::isfinite(value))
             throw ModelError(where(group, field) + "parameter '" + name + "' is not finite");
     }
@@ -84,7 +80,7 @@ void checkVars(const std::string& group, const std::string& field, const std::ve
     for (const auto& [name, init] : inits) {
         if (!seen.count(name))
             throw ModelError(where(group, field) + "model '" + model + "' has no variable '" +
-                             name + "'" + suggestion(name, names));
+                             name + "'" + didYouMean(name, names));
         if (!init.isConstant())
             checkParams(group, field + "." + name, init.snippet(), init.params(), num);
         else
@@ -102,7 +98,7 @@ void checkDynamic(const std::string& group, const SnippetBase& snippet, const Pa
     for (const auto& p : dynamic) {
         if (std::find(snippet.params.begin(), snippet.params.end(), p) == snippet.params.end())
             throw ModelError(where(group, "dynamic parameters") + "model '" + snippet.name +
-                             "' has no parameter '" + p + "'" + suggestion(p, snippet.params));
+                             "' has no parameter '" + p + "'" + didYouMean(p, snippet.params));
         ParamValues perturbed = values;
         perturbed[p] = values.at(p) * 1.5 + 1.0;
         for (const auto& d : snippet.derivedParams) {
@@ -213,7 +209,7 @@ SynapseGroup& Model::addSynapseGroup(const std::string& name, MatrixType matrixT
         std::vector<std::string> names;
         for (auto& g : m_neuronGroups)
             names.push_back(g->name());
-        throw ModelError(where(name, role) + "no neuron group '" + n + "'" + suggestion(n, names));
+        throw ModelError(where(name, role) + "no neuron group '" + n + "'" + didYouMean(n, names));
     };
     NeuronGroup* src = find(source, "source");
     NeuronGroup* tgt = find(target, "target");
@@ -250,7 +246,7 @@ static G& findGroup(const std::vector<std::unique_ptr<G>>& groups, const std::st
         if (g->name() == name) return *g;
         names.push_back(g->name());
     }
-    throw ModelError(std::string("no ") + what + " '" + name + "'" + suggestion(name, names));
+    throw ModelError(std::string("no ") + what + " '" + name + "'" + didYouMean(name, names));
 }
 
 NeuronGroup& Model::neuronGroup(const std::string& n) {

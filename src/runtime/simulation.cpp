@@ -2,6 +2,7 @@
 // merged-group tables of generated code are rebuilt from the plan whenever an array moves or a
 // dynamic parameter changes (a few hundred bytes, never a per-step cost).
 #include "spikeforge/simulation.hpp"
+#include "snippet/suggest.hpp"
 
 #include "backends/backend.hpp"
 #include "codegen/arrays.hpp"
@@ -383,9 +384,8 @@ void Simulation::customUpdate(const std::string& updateGroup) {
         }
         groups.push_back(cu->updateGroup());
     }
-    const auto near = snippet::closestName(updateGroup, groups);
     throw ModelError("model '" + s.model.name() + "' has no custom update group '" + updateGroup +
-                     "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+                     "'" + didYouMean(updateGroup, groups));
 }
 
 double Simulation::time() const {

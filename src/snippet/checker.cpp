@@ -4,6 +4,7 @@
 // constant indices into local arrays are checked here; other indices are marked for a run-time
 // check. The facts code generation needs are recorded in Scanned as they are found.
 #include "snippet/parser.hpp"
+#include "snippet/suggest.hpp"
 
 #include "snippet/tokeniser.hpp"
 

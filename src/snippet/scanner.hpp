@@ -121,9 +121,6 @@ const FunctionInfo* functionInfo(const std::string& name);
 // The C maths functions snippets may call (callable in C++, CUDA and OpenCL C alike).
 const std::set<std::string>& mathFunctions();
 
-// Levenshtein-closest name within a small distance, or "" — for "did you mean".
-std::string closestName(const std::string& name, const std::vector<std::string>& candidates);
-
 // C spelling of a type ("float", "uint32_t"); Scalar resolves to `precision`.
 std::string typeName(Type t, Precision precision);
 // Parses a variable type of a model declaration ("scalar", "unsigned int", "uint8_t", …);

@@ -1,7 +1,6 @@
 // Unit tests of the CLI helpers: expression evaluator, "did you mean", JSON output.
 #include "expression.hpp"
 #include "json.hpp"
-#include "suggest.hpp"
 
 #include <gtest/gtest.h>
 
@@ -119,25 +118,6 @@ TEST(Expression, Identifiers) {
     EXPECT_FALSE(isIdentifier("2N"));
     EXPECT_FALSE(isIdentifier("a-b"));
     EXPECT_FALSE(isIdentifier("a b"));
-}
-
-TEST(Suggest, EditDistance) {
-    EXPECT_EQ(editDistance("size", "size"), 0u);
-    EXPECT_EQ(editDistance("sise", "size"), 1u);
-    EXPECT_EQ(editDistance("cdua", "cuda"), 1u); // a swap is one edit
-    EXPECT_EQ(editDistance("LIF", "lif"), 0u);
-    EXPECT_EQ(editDistance("LIF", "lif", false), 3u);
-    EXPECT_EQ(editDistance("", "abc"), 3u);
-}
-
-TEST(Suggest, ClosestName) {
-    EXPECT_EQ(closestName("sise", {"name", "size", "model"}), "size");
-    EXPECT_EQ(closestName("Unifrom", {"Normal", "Uniform"}), "Uniform");
-    EXPECT_EQ(closestName("Lifx", {"LIF", "Lif"}), "Lif");
-    EXPECT_EQ(closestName("completely_different", {"size", "name"}), "");
-    EXPECT_EQ(closestName("ab", {"xy"}), "");
-    EXPECT_EQ(suggestion("sise", {"size"}), " (did you mean 'size'?)");
-    EXPECT_EQ(suggestion("zzzz", {"a", "b"}), " (expected one of: 'a', 'b')");
 }
 
 TEST(Json, Escaping) {

@@ -3,6 +3,7 @@
 // Printing is tested in test_snippet_render.cpp, run-time index checks in
 // test_snippet_runtime.cpp.
 #include "snippet/scanner.hpp"
+#include "snippet/suggest.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
-#include "suggest.hpp"
+#include "snippet/suggest.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <utility>
 
-namespace spikeforge::cli {
+namespace spikeforge {
 
 std::size_t editDistance(const std::string& a, const std::string& b, bool ignoreCase) {
     // Optimal string alignment: insertions, deletions, substitutions and swaps of two
@@ -38,6 +38,7 @@ std::string closestName(const std::string& name, const std::vector<std::string>&
     std::string best;
     std::pair<std::size_t, std::size_t> bestScore{limit + 1, 0};
     for (const std::string& candidate : candidates) {
+        if (candidate == name) continue;
         const std::pair<std::size_t, std::size_t> score{editDistance(name, candidate, true),
                                                         editDistance(name, candidate, false)};
         if (score < bestScore && score.first < std::max(name.size(), candidate.size())) {
@@ -46,6 +47,11 @@ std::string closestName(const std::string& name, const std::vector<std::string>&
         }
     }
     return best;
+}
+
+std::string didYouMean(const std::string& name, const std::vector<std::string>& candidates) {
+    const std::string close = closestName(name, candidates);
+    return close.empty() ? "" : " (did you mean '" + close + "'?)";
 }
 
 std::string quotedList(const std::vector<std::string>& names) {
@@ -64,4 +70,4 @@ std::string suggestion(const std::string& name, const std::vector<std::string>& 
     return " (expected one of: " + quotedList(candidates) + ")";
 }
 
-} // namespace spikeforge::cli
+} // namespace spikeforge

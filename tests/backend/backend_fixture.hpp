@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sftest {
@@ -15,6 +17,29 @@ inline std::vector<std::string> usableBackends() {
     for (const auto& b : spikeforge::availableBackends())
         if (b.usable) out.push_back(b.name);
     return out;
+}
+
+// The message of the exception E that f throws ("" and a test failure when it throws none).
+template <typename E, typename F> std::string errorOf(F&& f) {
+    try {
+        f();
+    } catch (const E& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "no exception of the expected type";
+    return {};
+}
+
+// Every fragment appears in msg.
+inline void expectContains(const std::string& msg, std::initializer_list<std::string> fragments) {
+    for (const auto& f : fragments)
+        EXPECT_NE(msg.find(f), std::string::npos) << "'" << f << "' not in: " << msg;
+}
+
+// f throws E whose message contains every fragment.
+template <typename E, typename F>
+void expectError(F&& f, std::initializer_list<std::string> fragments) {
+    expectContains(errorOf<E>(std::forward<F>(f)), fragments);
 }
 
 class BackendTest : public ::testing::TestWithParam<std::string> {

@@ -10,25 +10,12 @@
 #include <string>
 
 using namespace spikeforge;
+using sftest::errorOf;
+using sftest::expectContains;
 
 namespace {
 
 constexpr double kDt = 0.1; // [ms]
-
-std::string modelErrorOf(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const ModelError& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "no ModelError";
-    return {};
-}
-
-void expectContains(const std::string& msg, std::initializer_list<std::string> fragments) {
-    for (const auto& f : fragments)
-        EXPECT_NE(msg.find(f), std::string::npos) << "'" << f << "' not in: " << msg;
-}
 
 // LIF at rest (V = Vrest = -65 mV, C = 1 nF, TauM = 20 ms) driven by Ioffset: R = 20 MOhm, so
 // Ioffset = 0.5 nA moves V towards -55 mV, below the -50 mV threshold.
@@ -55,14 +42,15 @@ TEST_P(DynamicParamTest, RefusedValuesNameGroupAndParameterAndKeepTheOldValue) {
     Simulation sim(m, prefs(1));
     sim.setDynamicParam("Cell", "Ioffset", 0.5);
     const double inf = std::numeric_limits<double>::infinity();
-    expectContains(modelErrorOf([&] { sim.setDynamicParam("Cell", "Ioffset", inf); }),
+    expectContains(errorOf<ModelError>([&] { sim.setDynamicParam("Cell", "Ioffset", inf); }),
                    {"setDynamicParam", "'Cell'", "'Ioffset'", "not finite", "keeps its value 0.5"});
-    expectContains(modelErrorOf([&] { sim.setDynamicParam("Cell", "Ioffset", 1e39); }),
+    expectContains(errorOf<ModelError>([&] { sim.setDynamicParam("Cell", "Ioffset", 1e39); }),
                    {"'Cell'", "'Ioffset'", "overflows single precision"});
-    expectContains(modelErrorOf([&] { sim.setDynamicParam("Cell", "TauRefrac", -1.0); }),
+    expectContains(errorOf<ModelError>([&] { sim.setDynamicParam("Cell", "TauRefrac", -1.0); }),
                    {"'Cell'", "TauRefrac", "keeps its value 2"});
-    expectContains(modelErrorOf([&] { sim.setDynamicParam("Cell", "Ioffset", std::nan("")); }),
-                   {"'Cell'", "'Ioffset'", "not finite"});
+    expectContains(
+        errorOf<ModelError>([&] { sim.setDynamicParam("Cell", "Ioffset", std::nan("")); }),
+        {"'Cell'", "'Ioffset'", "not finite"});
 
     // Had any refused value been stored, V would be inf or NaN; with Ioffset = 0.5 it follows
     // V(n) = alpha - ExpTC^n (alpha - V0), alpha = -55 mV.
@@ -100,9 +88,9 @@ TEST_P(DynamicParamTest, CurrentSourceAndSynapseParameters) {
                       {models::DeltaCurr(), {}, {}})
         .setWUParamDynamic("g");
     Simulation sim(m, prefs(1));
-    expectContains(modelErrorOf([&] { sim.setDynamicParam("Noise", "sd", -0.5); }),
+    expectContains(errorOf<ModelError>([&] { sim.setDynamicParam("Noise", "sd", -0.5); }),
                    {"'Noise'", "sd", "keeps its value 0.1"});
-    expectContains(modelErrorOf([&] { sim.setDynamicParam("Syn", "g", -1e300); }),
+    expectContains(errorOf<ModelError>([&] { sim.setDynamicParam("Syn", "g", -1e300); }),
                    {"'Syn'", "weight update params", "'g'", "overflows single precision"});
     EXPECT_NO_THROW(sim.setDynamicParam("Noise", "sd", 0.0));
     EXPECT_NO_THROW(sim.setDynamicParam("Syn", "g", -2.0));

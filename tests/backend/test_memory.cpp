@@ -11,23 +11,10 @@
 #include <unistd.h>
 
 using namespace spikeforge;
+using sftest::errorOf;
+using sftest::expectContains;
 
 namespace {
-
-template <typename E, typename F> std::string errorOf(F&& f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "no exception of the expected type";
-    return {};
-}
-
-void expectContains(const std::string& msg, std::initializer_list<std::string> fragments) {
-    for (const auto& f : fragments)
-        EXPECT_NE(msg.find(f), std::string::npos) << "'" << f << "' not in: " << msg;
-}
 
 NeuronModel accumulator() {
     NeuronModel a;

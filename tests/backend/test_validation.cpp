@@ -8,6 +8,7 @@
 #include <utility>
 
 using namespace spikeforge;
+using sftest::expectError;
 
 namespace {
 
@@ -17,19 +18,6 @@ ParamValues lifParams() {
 }
 VarInitMap lifVars() {
     return {{"V", -70.0}, {"RefracTime", 0.0}};
-}
-
-// Runs f, expects exception E whose message contains every fragment.
-template <typename E, typename F>
-void expectError(F&& f, std::initializer_list<std::string> fragments) {
-    try {
-        f();
-        FAIL() << "no exception";
-    } catch (const E& e) {
-        const std::string msg = e.what();
-        for (const auto& frag : fragments)
-            EXPECT_NE(msg.find(frag), std::string::npos) << "'" << frag << "' not in: " << msg;
-    }
 }
 
 TEST(Validation, MissingParameter) {

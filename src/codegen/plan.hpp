@@ -47,11 +47,24 @@ struct MergedGroupTable {
 // contexts::allCodeFields), 0 or the ordinal of the array an out-of-range index was used on.
 inline constexpr const char* kSnippetErrorsArray = "<model>.snippetErrors";
 
+// When a kernel runs: the runtime launches the kernels of a phase in plan order.
+enum class KernelPhase { Initialise, SynapseUpdate, NeuronUpdate, CustomUpdate };
+
+// One kernel entry point of generated code. (The lowering pass fills in more: per-group element
+// counts, work sizes, the arrays read and written; see docs/internals.md.)
+struct Kernel {
+    std::string entry; // entry point (codegen/abi.hpp names)
+    KernelPhase phase = KernelPhase::NeuronUpdate;
+    std::string updateGroup;    // CustomUpdate: the update group it runs
+    std::vector<size_t> tables; // merged groups it runs, in order (indices into mergedGroups)
+};
+
 struct Plan {
     Precision precision = Precision::Float;
     unsigned batchSize = 1;
     std::vector<ArrayDecl> arrays;
     std::vector<MergedGroupTable> mergedGroups;
+    std::vector<Kernel> kernels;
     std::string source;     // generated code, kernels only
     std::string sourceHash; // content hash (hex) used as the cache key
 };

@@ -1,0 +1,32 @@
+#include "codegen/abi.hpp"
+
+namespace spikeforge::codegen::abi {
+
+static_assert(sizeof(StepArgs) == 40, "StepArgs changed: update kStepArgsFields");
+
+std::string stepArgsDeclaration() {
+    std::string s = "struct SFStepArgs {";
+    for (const auto& f : kStepArgsFields)
+        s += std::string(" ") + f.ctype + " " + f.name + ";";
+    return s + " };\n";
+}
+
+const char* errorMacro(ErrorBit b) {
+    switch (b) {
+    case ErrorBit::RowOverflow:
+        return "SF_ERROR_ROW_OVERFLOW";
+    case ErrorBit::DendriticDelay:
+        return "SF_ERROR_DENDRITIC_DELAY";
+    }
+    return "SF_ERROR_UNKNOWN";
+}
+
+std::string errorBitDefinitions() {
+    std::string s;
+    for (ErrorBit b : kErrorBits)
+        s += std::string("#define ") + errorMacro(b) + " " +
+             std::to_string(static_cast<uint32_t>(b)) + "u\n";
+    return s;
+}
+
+} // namespace spikeforge::codegen::abi

@@ -1,0 +1,54 @@
+#pragma once
+// The ABI between the runtime and generated code, defined once: the step-argument struct, the
+// device-side error bits and the names of the kernel entry points. The runtime uses the C++
+// definitions; generators print the C declarations from the same tables, so the two cannot
+// drift apart.
+#include <cstdint>
+#include <string>
+
+namespace spikeforge::codegen::abi {
+
+// Arguments every kernel entry point receives. Backend settings (threads, devices) are not here:
+// a backend owns them.
+struct StepArgs {
+    double t = 0.0;            // [ms] time at the start of the step
+    uint64_t step = 0;         // timestep index
+    uint64_t recordStart = 0;  // first step of the current recording chunk
+    uint64_t recordSteps = 0;  // steps in the current recording chunk (0: not recording)
+    uint64_t seed = 0;         // model seed, keys every random stream
+};
+
+// One field of StepArgs as generated code declares it (same order, same C type).
+struct AbiField {
+    const char* ctype;
+    const char* name;
+};
+inline constexpr AbiField kStepArgsFields[] = {
+    {"double", "t"},           {"uint64_t", "step"}, {"uint64_t", "recordStart"},
+    {"uint64_t", "recordSteps"}, {"uint64_t", "seed"},
+};
+
+// `struct SFStepArgs { … };` for generated code (C, C++, CUDA and OpenCL C spell it alike).
+std::string stepArgsDeclaration();
+
+// Device-side error bits of a synapse group's error word (array "<group>.error"). A kernel sets a
+// bit (atomic OR) and never clears it; the runtime reads the words at sync points and clears
+// them, so an error is reported once, with the steps it happened in.
+enum class ErrorBit : uint32_t {
+    RowOverflow = 1u,    // connectivity initialiser built a row longer than maxRowLength
+    DendriticDelay = 2u, // addToPostDelay got a delay >= the maximum dendritic delay
+};
+inline constexpr ErrorBit kErrorBits[] = {ErrorBit::RowOverflow, ErrorBit::DendriticDelay};
+// The macro name of a bit in generated code ("SF_ERROR_ROW_OVERFLOW").
+const char* errorMacro(ErrorBit b);
+// `#define SF_ERROR_… <value>u` for every bit.
+std::string errorBitDefinitions();
+
+// Kernel entry points. Custom-update entry points are kCustomUpdatePrefix + update group name
+// (a validated identifier).
+inline constexpr const char* kInitialiseEntry = "sf_initialize";
+inline constexpr const char* kSynapseUpdateEntry = "sf_synapse_update";
+inline constexpr const char* kNeuronUpdateEntry = "sf_neuron_update";
+inline constexpr const char* kCustomUpdatePrefix = "sf_custom_update_";
+
+} // namespace spikeforge::codegen::abi

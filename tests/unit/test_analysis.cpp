@@ -47,7 +47,7 @@ WeightUpdateModel delayed() {
 // with dendritic delays and one without.
 void build(Model& m) {
     m.addNeuronGroup("Src", 4, noisy(), {}, {{"V", 0.0}, {"U", 0.0}});
-    m.addNeuronGroup("Dst", 3, plain(), {}, {{"V", models::Uniform(0.0, 1.0)}});
+    m.addNeuronGroup("Dst", 3, plain(), {}, {{"V", init::Uniform(0.0, 1.0)}});
     auto& d =
         m.addSynapseGroup("Late", MatrixType::Dense, 0, "Src", "Dst",
                           {delayed(), {}, {{"g", 1.0}}, {}, {}}, {models::DeltaCurr(), {}, {}});

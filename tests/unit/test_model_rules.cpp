@@ -1,6 +1,7 @@
 // Model rules checked by Model::finalise for every backend, without generating any code: a rule
 // that once lived in the CPU code generator must fire here, with the same message.
 #include "spikeforge/model.hpp"
+#include "spikeforge/models.hpp"
 
 #include <gtest/gtest.h>
 
@@ -74,6 +75,50 @@ TEST(ModelRules, FloatingReductionTargetsAreAccepted) {
         EXPECT_EQ(finaliseError(m), "") << type;
         EXPECT_TRUE(m.isFinalised()) << type;
     }
+}
+
+} // namespace
+
+namespace {
+
+// A group's variables and EGPs are arrays "<group>.<name>": two under one name would share
+// storage, so finalise refuses them.
+TEST(ModelRules, StoredNamesOfOneSynapseGroupAreDistinct) {
+    PostsynapticModel ps;
+    ps.name = "Leaky";
+    ps.vars = {{"g"}};
+    ps.simCode = "injectCurrent(inSyn * g);\ninSyn = 0.0;";
+    Model m("shared_array");
+    m.addNeuronGroup("Pre", 2, counts(), {}, {{"x", 0.0}, {"k", 0.0}});
+    m.addNeuronGroup("Post", 3, counts(), {}, {{"x", 0.0}, {"k", 0.0}});
+    m.addSynapseGroup("S", MatrixType::Dense, 0, "Pre", "Post",
+                      {models::StaticPulse(), {}, {{"g", 1.0}}, {}, {}}, {ps, {}, {{"g", 1.0}}});
+    const std::string msg = finaliseError(m);
+    EXPECT_NE(msg.find("group 'S'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("postsynaptic variable 'g' of model 'Leaky'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("weight update variable 'g' of model 'StaticPulse'"), std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("'S.g'"), std::string::npos) << msg;
+}
+
+TEST(ModelRules, StoredNamesDifferFromTheGeneratorsArrays) {
+    NeuronModel n = counts();
+    n.vars.push_back({"spk"});
+    Model m("generated_array");
+    m.addNeuronGroup("Pop", 2, n, {}, {{"x", 0.0}, {"k", 0.0}, {"spk", 0.0}});
+    const std::string msg = finaliseError(m);
+    EXPECT_NE(msg.find("group 'Pop': variable 'spk'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'Pop.spk'"), std::string::npos) << msg;
+
+    WeightUpdateModel w = models::StaticPulse();
+    w.vars.push_back({"ind", "scalar", VarAccess::ReadOnly});
+    Model s("generated_synapse_array");
+    s.addNeuronGroup("Pre", 2, counts(), {}, {{"x", 0.0}, {"k", 0.0}});
+    s.addSynapseGroup("S", MatrixType::Dense, 0, "Pre", "Pre",
+                      {w, {}, {{"g", 1.0}, {"ind", 0.0}}, {}, {}}, {models::DeltaCurr(), {}, {}});
+    const std::string sMsg = finaliseError(s);
+    EXPECT_NE(sMsg.find("weight update variable 'ind'"), std::string::npos) << sMsg;
+    EXPECT_NE(sMsg.find("'S.ind'"), std::string::npos) << sMsg;
 }
 
 } // namespace

@@ -18,6 +18,13 @@ namespace spikeforge {
 
 enum class MatrixType { Dense, Sparse };
 
+// The snippet analysis Model::finalise records (checked trees and facts of every code field);
+// opaque here, read through the library's internal analysis layer.
+namespace analysis {
+struct Results;
+struct Access;
+} // namespace analysis
+
 // Why `name` cannot name a model, group, variable, parameter or reference, or "" when it can.
 // The rule (docs/names.md): an identifier [A-Za-z_][A-Za-z0-9_]* of at most 64 characters, not a
 // keyword of C, C++, OpenCL C or CUDA, not starting with '_', 'sf' or 'SF_', without '__', and
@@ -191,11 +198,14 @@ public:
         return m_currentSources;
     }
 
-    // Validates the model and checks every code string; throws ModelError. Idempotent.
+    // Validates the model and checks every code string, keeping each one's analysis (names
+    // read and written, RNG use, …) for code generation; throws ModelError. Idempotent: calling
+    // it again re-validates and rebuilds the analysis.
     void finalise();
     bool isFinalised() const { return m_finalised; }
 
 private:
+    friend struct analysis::Access;
     void checkNameFree(const std::string& name, const char* what) const;
     void finaliseCustomUpdates(); // custom_update.cpp
     std::string m_name;
@@ -208,6 +218,8 @@ private:
     std::vector<std::unique_ptr<SynapseGroup>> m_synapseGroups;
     std::vector<std::unique_ptr<CurrentSource>> m_currentSources;
     std::vector<std::unique_ptr<CustomUpdate>> m_customUpdates;
+    // Built by finalise; shared_ptr because the type is incomplete here.
+    std::shared_ptr<const analysis::Results> m_analysis;
 };
 
 } // namespace spikeforge

@@ -1,7 +1,7 @@
 #include "codegen/arrays.hpp"
 
 #include "codegen/checked_size.hpp"
-#include "model/contexts.hpp"
+#include "model/analysis.hpp"
 #include "model/var_refs.hpp"
 
 #include <algorithm>
@@ -31,11 +31,8 @@ size_t varCount(VarAccess access, size_t elements, unsigned batch) {
 }
 
 bool usesDendriticDelay(const Model& m, const SynapseGroup& sg) {
-    // A fact the checker records: a call on the checked tree, not a text match.
-    const auto& code = sg.wu().model.preSpikeSynCode;
-    if (code.empty()) return false;
-    return snippet::scan(code, contexts::synapseContext(m, sg, "preSpikeSynCode"))
-        .usesAddToPostDelay;
+    // A fact the checker recorded at finalise: a call on the checked tree, not a text match.
+    return analysis::of(m, sg.name(), "preSpikeSynCode").usesAddToPostDelay;
 }
 
 bool needsColumnIndex(const SynapseGroup& sg) {
@@ -121,8 +118,7 @@ void addSynapseArrays(ArrayList& l, const Model& m, const SynapseGroup& sg) {
 
 std::vector<ArrayDecl> planArrays(const Model& m) {
     ArrayList l;
-    l.out.push_back(
-        {kSnippetErrorsArray, "uint32_t", std::max<size_t>(1, contexts::codeFieldCount(m))});
+    l.out.push_back({kSnippetErrorsArray, "uint32_t", std::max<size_t>(1, analysis::count(m))});
     const Precision p = m.precision();
     const unsigned B = m.batchSize();
     for (const auto& ng : m.neuronGroups())

@@ -164,6 +164,24 @@ void checkTransposes(const Model& m, const CustomUpdate& cu, const std::vector<N
     }
 }
 
+// Reductions accumulate sums and maxima (from -INFINITY) in the target's type: an integer target
+// would wrap or truncate, so only floating point is accepted — a rule of the model, checked here
+// for every backend. The message names the C type the variable has in generated code.
+void checkReductionTypes(const CustomUpdate& cu, Precision precision) {
+    auto check = [&](const std::string& name, const std::string& type, A access) {
+        if (!isReduction(access)) return;
+        const auto t = snippet::parseTypeName(type, cu.name() + "." + name);
+        if (t == snippet::Type::F32 || t == snippet::Type::F64 || t == snippet::Type::Scalar)
+            return;
+        throw ModelError(where(cu) + "reduction target '" + name +
+                         "' must be floating point, not " + snippet::typeName(t, precision));
+    };
+    for (const auto& v : cu.model().vars)
+        check(v.name, v.type, v.access);
+    for (const auto& r : cu.model().varRefs)
+        check(r.name, r.type, r.access);
+}
+
 } // namespace
 
 void Model::finaliseCustomUpdates() {
@@ -183,6 +201,7 @@ void Model::finaliseCustomUpdates() {
                                            [](const NamedRef& r) { return r.target.batchDim; });
         checkAccess(cu, refs);
         checkTransposes(*this, cu, refs);
+        checkReductionTypes(cu, m_precision);
         for (const auto& e : model.egpRefs)
             refs::resolveEGP(*this, cu, e);
         for (const auto& [name, ref] : cu.egpRefs())

@@ -2,10 +2,10 @@
 #include "spikeforge/model.hpp"
 #include "snippet/suggest.hpp"
 
+#include "model/analysis.hpp"
 #include "model/contexts.hpp"
 #include "model/names.hpp"
 #include "model/validate.hpp"
-#include "snippet/scanner.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -110,15 +110,6 @@ void checkDynamic(const std::string& group, const SnippetBase& snippet, const Pa
         }
     }
 }
-
-namespace {
-
-void scanAllCode(const Model& m) {
-    for (const auto& f : contexts::allCodeFields(m))
-        snippet::scan(*f.code, f.context);
-}
-
-} // namespace
 
 // ---- groups ------------------------------------------------------------------------------
 
@@ -263,6 +254,10 @@ const SynapseGroup& Model::synapseGroup(const std::string& n) const {
 }
 
 void Model::finalise() {
+    // Until this run succeeds the model is not finalised and has no analysis: a failed
+    // re-finalise must not leave the previous results readable.
+    m_finalised = false;
+    m_analysis.reset();
     if (!(m_dt > 0.0) || !std::isfinite(m_dt))
         throw ModelError("model '" + m_name + "': dt must be a positive number of ms");
     if (m_batchSize == 0) throw ModelError("model '" + m_name + "': batch size must be at least 1");
@@ -317,7 +312,8 @@ void Model::finalise() {
         checkDynamic(cs->name(), b.model, b.params, b.dynamicParams, m_dt);
     }
     finaliseCustomUpdates();
-    scanAllCode(*this);
+    // Every code field is scanned here and only here; later passes read the kept results.
+    m_analysis = analysis::analyse(*this);
     m_finalised = true;
 }
 

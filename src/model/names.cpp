@@ -189,6 +189,42 @@ private:
     std::map<std::string, std::string> m_names;
 };
 
+// A group's device arrays are named "<group>.<name>" (codegen/arrays.cpp): its variables and
+// EGPs — of every snippet the group holds — next to the arrays the generator keeps for that kind
+// of group. Two of them under one name would silently share storage, so a group's stored names
+// are distinct from each other and from the generator's (scopes alone do not see this: the
+// weight-update and postsynaptic models of a synapse group are separate scopes).
+class Storage {
+public:
+    Storage(std::string group, std::set<std::string> generated)
+        : m_group(std::move(group)), m_generated(std::move(generated)) {}
+
+    void add(const std::string& name, const std::string& description) {
+        const std::string array = "'" + m_group + "." + name + "'";
+        if (m_generated.count(name))
+            throw ModelError("group '" + m_group + "': " + description +
+                             " would be stored in the array " + array +
+                             " that the generator keeps for the group; rename it");
+        const auto [it, inserted] = m_names.emplace(name, description);
+        if (!inserted)
+            throw ModelError("group '" + m_group + "': " + description + " and " + it->second +
+                             " would both be stored in the array " + array + "; rename one");
+    }
+
+    void stored(const std::vector<VarDecl>& vars, const std::vector<EGPDecl>& egps,
+                const std::string& kind, const std::string& model) {
+        for (const auto& v : vars)
+            add(v.name, kind + "variable '" + v.name + "' of model '" + model + "'");
+        for (const auto& e : egps)
+            add(e.name, kind + "extra global parameter '" + e.name + "' of model '" + model + "'");
+    }
+
+private:
+    std::string m_group;
+    std::set<std::string> m_generated;
+    std::map<std::string, std::string> m_names;
+};
+
 std::string prefix(const std::string& group, const std::string& field) {
     return "group '" + group + "', " + field + ": ";
 }
@@ -217,6 +253,8 @@ void checkNeuronGroup(const NeuronGroup& ng) {
     s.snippet(m);
     s.vars(m.vars);
     checkInits(ng.name(), ng.bound().varInits);
+    Storage st(ng.name(), {"spkCnt", "spk", "st", "spkBits", "recordSpk"});
+    st.stored(m.vars, m.egps, "", m.name);
 }
 
 void checkSynapseGroup(const SynapseGroup& sg) {
@@ -243,6 +281,12 @@ void checkSynapseGroup(const SynapseGroup& sg) {
     checkInits(sg.name(), sg.wuPreVarInits());
     checkInits(sg.name(), sg.wuPostVarInits());
     checkInits(sg.name(), sg.ps().varInits);
+    Storage st(sg.name(), {"inSyn", "error", "denDelay", "rowLength", "ind", "preCalcRowLength",
+                           "colStart", "colSyn"});
+    st.stored(wu.vars, wu.egps, "weight update ", wu.name);
+    st.stored(wu.preVars, {}, "weight update presynaptic ", wu.name);
+    st.stored(wu.postVars, {}, "weight update postsynaptic ", wu.name);
+    st.stored(ps.vars, ps.egps, "postsynaptic ", ps.name);
 }
 
 void checkCurrentSource(const CurrentSource& cs) {

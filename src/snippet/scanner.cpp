@@ -6,11 +6,21 @@
 #include "snippet/tokeniser.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 
 namespace spikeforge::snippet {
 
+namespace {
+std::atomic<uint64_t> g_scans{0};
+} // namespace
+
+uint64_t scanCount() {
+    return g_scans.load(std::memory_order_relaxed);
+}
+
 Scanned scan(const std::string& code, const Context& ctx) {
+    g_scans.fetch_add(1, std::memory_order_relaxed);
     if (code.size() > kMaxSnippetBytes)
         throw ModelError(ctx.group + "." + ctx.field + ": the code is " +
                          std::to_string(code.size()) + " bytes long; snippets are limited to " +

@@ -82,6 +82,9 @@ struct Scanned {
 
 // Throws ModelError: "<group>.<field> line L, column C: <what> [did you mean 'x'?]".
 Scanned scan(const std::string& code, const Context& ctx);
+// Debug counter: calls of `scan` in this process so far (thread-safe). Tests use it to prove
+// that Model::finalise scans each code field once and later passes never scan again.
+uint64_t scanCount();
 
 struct RenderOptions {
     std::map<std::string, std::string> substitutions; // context name → generated expression

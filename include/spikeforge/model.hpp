@@ -18,6 +18,16 @@ namespace spikeforge {
 
 enum class MatrixType { Dense, Sparse };
 
+// What a matrix type means to the model, answered in one place per fact (a `switch` without
+// `default` each, so a new type must answer them all). How a type is stored and iterated in
+// generated code is its connectivity descriptor's business (codegen/connectivity.hpp).
+struct MatrixTraits {
+    bool builtByInitialiser; // its synapses come from a connectivity initialiser (else all pairs)
+    bool transposable;       // a custom update may transpose a variable into it
+};
+MatrixTraits matrixTraits(MatrixType t);
+const char* matrixTypeName(MatrixType t); // "Dense", "Sparse"
+
 // The snippet analysis Model::finalise records (checked trees and facts of every code field);
 // opaque here, read through the library's internal analysis layer.
 namespace analysis {
@@ -108,6 +118,9 @@ public:
 
     // Filled in by Model::finalise for Sparse groups: the row stride.
     unsigned maxRowLength() const { return m_maxRowLength; }
+    // Synapse slots per presynaptic neuron in storage: every target for Dense, the maximum row
+    // length for Sparse (rows are padded to it). After finalise.
+    unsigned rowStride() const;
     // Column stride, only for Sparse groups with postSpikeSynCode.
     unsigned maxColLength() const { return m_maxColLength; }
 

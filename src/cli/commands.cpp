@@ -135,7 +135,7 @@ void warnUnreachedSpikes(const Config& cfg, uint64_t steps, std::ostream& err) {
 uint64_t countSynapses(Simulation& sim, const Model& model) {
     uint64_t total = 0;
     for (const auto& sg : model.synapseGroups()) {
-        if (sg->matrixType() == MatrixType::Dense) {
+        if (!matrixTraits(sg->matrixType()).builtByInitialiser) {
             total += uint64_t{sg->source().size()} * sg->target().size();
             continue;
         }

@@ -238,7 +238,7 @@ std::optional<SparseConnectivityInit> readProjectionConnectivity(const Reader& r
                                                                  const std::string& where,
                                                                  MatrixType matrix) {
     const toml::node* node = t.get("connectivity");
-    if (matrix == MatrixType::Dense) {
+    if (!matrixTraits(matrix).builtByInitialiser) {
         if (node)
             r.fail(*node, where + ": connectivity: only sparse projections take a connectivity "
                                   "initialiser (a dense projection connects every pair)");

@@ -145,7 +145,8 @@ void checkTransposes(const Model& m, const CustomUpdate& cu, const std::vector<N
         if (!dst)
             throw ModelError(where(cu) + name + "no synapse group '" + ref.transposeGroup +
                              "' to transpose into");
-        if (src.matrixType() != MatrixType::Dense || dst->matrixType() != MatrixType::Dense)
+        if (!matrixTraits(src.matrixType()).transposable ||
+            !matrixTraits(dst->matrixType()).transposable)
             throw ModelError(where(cu) + name +
                              "transposes need Dense connectivity on both "
                              "sides");

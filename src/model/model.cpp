@@ -204,12 +204,13 @@ SynapseGroup& Model::addSynapseGroup(const std::string& name, MatrixType matrixT
     };
     NeuronGroup* src = find(source, "source");
     NeuronGroup* tgt = find(target, "target");
-    if (matrixType == MatrixType::Dense && connectivity)
-        throw ModelError(where(name, "connectivity") +
-                         "a Dense synapse group takes no connectivity initialiser");
-    if (matrixType == MatrixType::Sparse && !connectivity)
-        throw ModelError(where(name, "connectivity") +
-                         "a Sparse synapse group needs a connectivity initialiser");
+    const bool needsInitialiser = matrixTraits(matrixType).builtByInitialiser;
+    if (!needsInitialiser && connectivity)
+        throw ModelError(where(name, "connectivity") + "a " + matrixTypeName(matrixType) +
+                         " synapse group takes no connectivity initialiser");
+    if (needsInitialiser && !connectivity)
+        throw ModelError(where(name, "connectivity") + "a " + matrixTypeName(matrixType) +
+                         " synapse group needs a connectivity initialiser");
     m_finalised = false;
     m_synapseGroups.push_back(std::make_unique<SynapseGroup>(
         name, matrixType, axonalDelaySteps, src, tgt, wu, ps, std::move(connectivity)));

@@ -128,16 +128,21 @@ void checkSynapseSizes(const SynapseGroup& sg, unsigned batchSize) {
                checkU32(where(sg.name(), "max dendritic delay"), "delay slots x target neurons",
                         sg.maxDendriticDelaySteps(), post),
                batchSize);
-    if (sg.matrixType() == MatrixType::Sparse) {
+    switch (sg.matrixType()) {
+    case MatrixType::Sparse: {
         // synapse indices are stored as uint32_t (column structure, row-major id)
         const auto n = checkU32(where(sg.name(), "connectivity"), "rows x maximum row length", pre,
                                 sg.maxRowLength());
         checkBytes(prefix, "synapse variables", n, batchSize);
-    } else {
+        break;
+    }
+    case MatrixType::Dense: {
         std::uint64_t n = 0;
         if (!mul(pre, post, n))
             throw ModelError(prefix + "source x target neurons overflows 64 bits");
         checkBytes(prefix, "synapse variables", n, batchSize);
+        break;
+    }
     }
 }
 

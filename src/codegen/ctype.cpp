@@ -26,6 +26,7 @@ struct Alias {
     CType type;
 };
 constexpr Alias kAliases[] = {{"int", CType::Int32},
+                              {"signed int", CType::Int32},
                               {"unsigned int", CType::UInt32},
                               {"unsigned", CType::UInt32},
                               {"unsigned long long", CType::UInt64},

@@ -3,7 +3,7 @@
 // snippet-error slot per code field) and never clear them; the runtime reads them only at sync
 // points (pull, recording flush, end of run, reset, every errorCheckInterval steps), clears what
 // it read and reports it with the steps it happened in, so nothing is reported twice or lost.
-#include "backends/device.hpp"
+#include "backends/backend.hpp"
 #include "runtime/host_array.hpp"
 #include "spikeforge/model.hpp"
 

@@ -1,6 +1,6 @@
 #pragma once
 // A device array with its host mirror, and conversions between numbers and C element types.
-#include "backends/device.hpp"
+#include "backends/backend.hpp"
 #include "codegen/checked_size.hpp"
 #include "codegen/ctype.hpp"
 #include "codegen/plan.hpp"

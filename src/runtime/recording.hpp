@@ -5,7 +5,7 @@
 // runs past the end of the chunk; there the recorder copies the filled steps, decodes them into
 // events, clears them and starts the next chunk at the current step. Host memory then grows with
 // the number of spikes, never with steps x neurons.
-#include "backends/device.hpp"
+#include "backends/backend.hpp"
 #include "runtime/host_array.hpp"
 #include "spikeforge/simulation.hpp"
 

@@ -19,6 +19,12 @@ struct BackendPreferences {
     std::string compiler;   // one program (path or name), no arguments; empty = $CXX or c++
     bool debugCode = false; // -O0 -g instead of -O3
     double compileTimeout = 600.0; // [s] 0 = no limit
+    // Device-side errors (an index out of range in a snippet, a dendritic delay beyond its
+    // maximum, …) are latched on the device and read at sync points: pull, pullConnectivity,
+    // currentSpikes, the recording flush, the end of run(), reset(), checkErrors() — and every
+    // errorCheckInterval steps [steps] (0 = only at sync points). step() alone copies nothing
+    // back. The error names the group and the steps it happened in (docs/errors.md).
+    uint64_t errorCheckInterval = 1000;
 };
 
 struct BuildInfo {
@@ -49,6 +55,14 @@ struct MemoryUsage {
     uint64_t recordingChunkSteps = 0; // steps one recording chunk holds
 };
 
+// Host-device copies a simulation has made (Simulation::transfers): calls and bytes.
+struct DeviceTransfers {
+    uint64_t toDevice = 0;
+    uint64_t fromDevice = 0;
+    uint64_t bytesToDevice = 0;
+    uint64_t bytesFromDevice = 0;
+};
+
 class Simulation {
 public:
     using SpikeSink = spikeforge::SpikeSink;
@@ -59,11 +73,20 @@ public:
     Simulation(const Simulation&) = delete;
     Simulation& operator=(const Simulation&) = delete;
 
+    // One step. Device-side errors are not read here unless errorCheckInterval steps have passed
+    // since the last check (BackendPreferences::errorCheckInterval).
     void step();
+    // `steps` steps, then a check of device-side errors: a ModelError names each error, its
+    // group and field and the steps it happened in ("in steps 120 to 999").
     void run(uint64_t steps);
+    // A sync point: reads and clears the device-side errors latched since the last check and
+    // throws one ModelError naming them all. pull, pullConnectivity, currentSpikes,
+    // pullRecording and reset check the same way after doing their work.
+    void checkErrors();
     double time() const; // [ms]
     uint64_t timestep() const;
-    // Re-run every initialiser (same seed ⇒ same state) and rewind time to 0.
+    // Re-run every initialiser (same seed ⇒ same state) and rewind time to 0. Errors latched
+    // before the reset are reported (ModelError) after it is done.
     void reset();
 
     // Run every custom update of an update group (Model::addCustomUpdate), in the order they
@@ -113,6 +136,8 @@ public:
     std::vector<SpikeEvent> spikes(const std::string& group) const; // sorted by time, batch, neuron
 
     MemoryUsage memoryUsage() const;
+    // Host-device copies so far (the device's count), e.g. to confirm a loop copies nothing.
+    DeviceTransfers transfers() const;
 
     const BuildInfo& buildInfo() const;
     const Model& model() const;

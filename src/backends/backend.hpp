@@ -1,7 +1,8 @@
 #pragma once
-// Backend factory. Concrete backends stay private to their folders.
+// Backend factory: the one header through which the runtime reaches a backend. Concrete backends
+// stay private to their folders.
+#include "backends/device.hpp"
 #include "codegen/plan.hpp"
-#include "runtime/device.hpp"
 #include "spikeforge/simulation.hpp"
 
 #include <memory>
@@ -14,8 +15,9 @@ public:
     virtual std::string name() const = 0;
     // Code generation: arrays, merged groups and source for this model.
     virtual codegen::Plan generate(const Model& model) = 0;
-    // Compile (or fetch from the cache) and load; fills the compile part of `info`.
-    virtual std::unique_ptr<runtime::Device> build(const codegen::Plan& plan, BuildInfo& info) = 0;
+    // Compile (or fetch from the cache) and load; fills the compile part of `info`. The device
+    // binds the plan's tables and launches its kernels by index, so `plan.kernels` must be final.
+    virtual std::unique_ptr<Device> build(const codegen::Plan& plan, BuildInfo& info) = 0;
 };
 
 std::unique_ptr<Backend> makeBackend(const BackendPreferences& prefs);

@@ -21,6 +21,16 @@ const char* errorMacro(ErrorBit b) {
     return "SF_ERROR_UNKNOWN";
 }
 
+const char* errorDescription(ErrorBit b) {
+    switch (b) {
+    case ErrorBit::RowOverflow:
+        return "connectivity initialiser produced a row longer than its maximum row length";
+    case ErrorBit::DendriticDelay:
+        return "addToPostDelay was given a delay >= the maximum dendritic delay";
+    }
+    return "unknown device error";
+}
+
 std::string errorBitDefinitions() {
     std::string s;
     for (ErrorBit b : kErrorBits)

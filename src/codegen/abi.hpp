@@ -11,11 +11,11 @@ namespace spikeforge::codegen::abi {
 // Arguments every kernel entry point receives. Backend settings (threads, devices) are not here:
 // a backend owns them.
 struct StepArgs {
-    double t = 0.0;            // [ms] time at the start of the step
-    uint64_t step = 0;         // timestep index
-    uint64_t recordStart = 0;  // first step of the current recording chunk
-    uint64_t recordSteps = 0;  // steps in the current recording chunk (0: not recording)
-    uint64_t seed = 0;         // model seed, keys every random stream
+    double t = 0.0;           // [ms] time at the start of the step
+    uint64_t step = 0;        // timestep index
+    uint64_t recordStart = 0; // first step of the current recording chunk
+    uint64_t recordSteps = 0; // steps in the current recording chunk (0: not recording)
+    uint64_t seed = 0;        // model seed, keys every random stream
 };
 
 // One field of StepArgs as generated code declares it (same order, same C type).
@@ -24,8 +24,11 @@ struct AbiField {
     const char* name;
 };
 inline constexpr AbiField kStepArgsFields[] = {
-    {"double", "t"},           {"uint64_t", "step"}, {"uint64_t", "recordStart"},
-    {"uint64_t", "recordSteps"}, {"uint64_t", "seed"},
+    {"double", "t"},
+    {"uint64_t", "step"},
+    {"uint64_t", "recordStart"},
+    {"uint64_t", "recordSteps"},
+    {"uint64_t", "seed"},
 };
 
 // `struct SFStepArgs { … };` for generated code (C, C++, CUDA and OpenCL C spell it alike).
@@ -43,6 +46,9 @@ inline constexpr ErrorBit kErrorBits[] = {ErrorBit::RowOverflow, ErrorBit::Dendr
 const char* errorMacro(ErrorBit b);
 // `#define SF_ERROR_… <value>u` for every bit.
 std::string errorBitDefinitions();
+// What a set bit means, for the user ("addToPostDelay was given a delay >= the maximum dendritic
+// delay"); the runtime adds the group, the bound and the steps.
+const char* errorDescription(ErrorBit b);
 
 // Kernel entry points. Custom-update entry points are kCustomUpdatePrefix + update group name
 // (a validated identifier).

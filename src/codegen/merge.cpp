@@ -179,36 +179,4 @@ MergedPhase mergeGroups(const std::string& prefix, std::vector<EmittedGroup> gro
     return phase;
 }
 
-size_t fieldSize(const std::string& ctype) {
-    if (!ctype.empty() && ctype.back() == '*') return 8;
-    if (ctype == "double" || ctype == "uint64_t" || ctype == "int64_t" ||
-        ctype == "unsigned long long")
-        return 8;
-    if (ctype == "uint16_t" || ctype == "int16_t") return 2;
-    if (ctype == "uint8_t" || ctype == "int8_t" || ctype == "bool") return 1;
-    return 4; // float, int, unsigned int, uint32_t
-}
-
-StructLayout layoutOf(const std::vector<FieldDecl>& fields) {
-    StructLayout l;
-    size_t maxAlign = 1;
-    for (const auto& f : fields) {
-        const size_t s = fieldSize(f.ctype);
-        l.size = (l.size + s - 1) / s * s;
-        l.offsets.push_back(l.size);
-        l.size += s;
-        maxAlign = std::max(maxAlign, s);
-    }
-    l.size = (l.size + maxAlign - 1) / maxAlign * maxAlign;
-    if (l.size == 0) l.size = 1; // an empty C++ struct has size 1
-    return l;
-}
-
-std::string resolveType(const std::string& t, Precision p) {
-    if (t == "scalar") return p == Precision::Float ? "float" : "double";
-    if (t == "unsigned int") return "uint32_t";
-    if (t == "int") return "int32_t";
-    return t;
-}
-
 } // namespace spikeforge::codegen

@@ -4,6 +4,7 @@
 //  - merged groups: for each kernel phase, a table of structs (one per group in the merge set),
 //    whose fields are bound to arrays, numbers or dynamic parameters;
 //  - the generated source.
+#include "codegen/layout.hpp"
 #include "spikeforge/types.hpp"
 
 #include <cstddef>
@@ -68,18 +69,5 @@ struct Plan {
     std::string source;     // generated code, kernels only
     std::string sourceHash; // content hash (hex) used as the cache key
 };
-
-// Size and alignment of a field's C type in the struct (pointers are 8 bytes on every backend
-// spikeforge targets; scalars follow the precision).
-size_t fieldSize(const std::string& ctype);
-
-struct StructLayout {
-    std::vector<size_t> offsets;
-    size_t size = 0;
-};
-StructLayout layoutOf(const std::vector<FieldDecl>& fields);
-
-// The C element type for a snippet type under a precision ("scalar" → "float").
-std::string resolveType(const std::string& snippetType, Precision p);
 
 } // namespace spikeforge::codegen

@@ -9,7 +9,8 @@
 
 namespace spikeforge::runtime {
 
-SpikeRecorder::SpikeRecorder(Device& device, std::vector<Group> groups, unsigned batch, double dt)
+SpikeRecorder::SpikeRecorder(backends::Device& device, std::vector<Group> groups, unsigned batch,
+                             double dt)
     : m_device(device), m_groups(std::move(groups)), m_events(m_groups.size()), m_batch(batch),
       m_dt(dt) {}
 
@@ -68,8 +69,10 @@ uint64_t SpikeRecorder::stepsUntilFlush(uint64_t step) const {
     return end - step;
 }
 
-void SpikeRecorder::afterRun(uint64_t step) {
-    if (active() && step >= m_chunkStart + recordSteps()) flush(step);
+bool SpikeRecorder::afterRun(uint64_t step) {
+    if (!active() || step < m_chunkStart + recordSteps()) return false;
+    flush(step);
+    return true;
 }
 
 // Group by group: copy the filled steps, clear them on the device, decode, then deliver (sink)

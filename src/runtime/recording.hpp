@@ -5,7 +5,7 @@
 // runs past the end of the chunk; there the recorder copies the filled steps, decodes them into
 // events, clears them and starts the next chunk at the current step. Host memory then grows with
 // the number of spikes, never with steps x neurons.
-#include "runtime/device.hpp"
+#include "backends/backend.hpp"
 #include "runtime/host_array.hpp"
 #include "spikeforge/simulation.hpp"
 
@@ -30,7 +30,7 @@ public:
     // (Re)allocates a device array to `count` elements; the runtime also rebinds its tables.
     using Allocate = std::function<void(HostArray&, size_t count)>;
 
-    SpikeRecorder(Device& device, std::vector<Group> groups, unsigned batch, double dt);
+    SpikeRecorder(backends::Device& device, std::vector<Group> groups, unsigned batch, double dt);
 
     // Largest chunk in steps (0 = as many as kRecordingBudgetBytes allows); from the next window.
     void setChunkLimit(uint64_t steps) { m_chunkLimit = steps; }
@@ -47,8 +47,8 @@ public:
     uint64_t recordSteps() const;
     // Steps that may run from `step` before the chunk must be flushed (UINT64_MAX when idle).
     uint64_t stepsUntilFlush(uint64_t step) const;
-    // After running up to `step`: flushes the chunk if it is full.
-    void afterRun(uint64_t step);
+    // After running up to `step`: flushes the chunk if it is full (then true: a sync point).
+    bool afterRun(uint64_t step);
     // Decodes the steps recorded before `step` and starts a new chunk there (pullRecording).
     void flush(uint64_t step);
 
@@ -64,7 +64,7 @@ private:
     void decode(const std::vector<uint32_t>& words, uint64_t steps, const Group& g,
                 std::vector<SpikeEvent>& out) const;
 
-    Device& m_device;
+    backends::Device& m_device;
     std::vector<Group> m_groups;
     std::vector<std::vector<SpikeEvent>> m_events; // per group, kept when there is no sink
     unsigned m_batch;

@@ -1,43 +1,71 @@
 // Simulation: all host logic over the backend's Device. Arrays are named "<group>.<var>"; the
-// merged-group tables of generated code are rebuilt from the plan whenever an array moves or a
-// dynamic parameter changes (a few hundred bytes, never a per-step cost).
+// merged-group tables of generated code are bound again from the plan whenever an array moves or
+// a dynamic parameter changes (a few hundred bytes, never a per-step cost). Device-side errors
+// are read only at sync points (runtime/device_errors.hpp).
 #include "spikeforge/simulation.hpp"
 #include "snippet/suggest.hpp"
 
 #include "backends/backend.hpp"
+#include "codegen/abi.hpp"
 #include "codegen/arrays.hpp"
-#include "model/contexts.hpp"
 #include "model/validate.hpp"
+#include "runtime/device_errors.hpp"
 #include "runtime/host_array.hpp"
 #include "runtime/recording.hpp"
-#include "snippet/scanner.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <new>
 #include <set>
-#include <thread>
 
 namespace spikeforge {
 
 using runtime::HostArray;
+namespace abi = codegen::abi;
+
+namespace {
+
+// BRIDGE (issue #7): the kernel list for a plan from a generator that does not fill
+// Plan::kernels yet — initialise, synapse update, neuron update and one custom update per update
+// group, as the CPU generator emits them. Remove at the merge with the `lower` branch, whose
+// lowering fills the list.
+std::vector<codegen::Kernel> bridgeKernels(const Model& model) {
+    using P = codegen::KernelPhase;
+    std::vector<codegen::Kernel> out = {{abi::kInitialiseEntry, P::Initialise, "", {}},
+                                        {abi::kSynapseUpdateEntry, P::SynapseUpdate, "", {}},
+                                        {abi::kNeuronUpdateEntry, P::NeuronUpdate, "", {}}};
+    std::set<std::string> seen;
+    for (const auto& cu : model.customUpdates())
+        if (seen.insert(cu->updateGroup()).second)
+            out.push_back({abi::kCustomUpdatePrefix + cu->updateGroup(),
+                           P::CustomUpdate,
+                           cu->updateGroup(),
+                           {}});
+    return out;
+}
+
+} // namespace
 
 struct Simulation::Impl {
     Model& model;
     BackendPreferences prefs;
     std::unique_ptr<backends::Backend> backend;
     codegen::Plan plan;
-    std::unique_ptr<runtime::Device> device;
+    std::unique_ptr<backends::Device> device;
     std::map<std::string, HostArray> arrays;
     std::map<std::string, double> dynamicValues; // "owner/param" → value
     BuildInfo info;
     std::unique_ptr<runtime::SpikeRecorder> recorder;
+    std::unique_ptr<runtime::DeviceErrors> errors;
+    // Kernels (indices into plan.kernels) in launch order: initialisation, one step, and the
+    // custom updates of each update group.
+    std::vector<size_t> initKernels, stepKernels;
+    std::map<std::string, std::vector<size_t>> customKernels;
     uint64_t step = 0;
-    uint64_t checkedStep = 0; // steps before this one were checked for snippet errors
-    uint32_t threads = 1;
     size_t capacity = 0; // [B] device memory the arrays may use in all, read once at start
     bool ready = false;  // constructed: every array is allocated and bound in the tables
 
@@ -192,138 +220,138 @@ struct Simulation::Impl {
                             "; use a smaller model or batch size");
     }
 
-    // Runs `n` steps, stopping at the end of each recording chunk so it can be streamed out.
+    // Steps that may run before the next interval check of device errors.
+    uint64_t stepsUntilCheck() const {
+        const uint64_t interval = prefs.errorCheckInterval;
+        if (interval == 0) return std::numeric_limits<uint64_t>::max();
+        const uint64_t due = errors->checkedStep() + interval;
+        return due > step ? due - step : 1;
+    }
+
+    // Runs `n` steps, stopping at the end of each recording chunk so it can be streamed out and
+    // at each error-check interval. A chunk flush is a sync point anyway: errors are read there.
     void advance(uint64_t n) {
         while (n > 0) {
             recorder->afterRun(step); // a chunk left full (its sink threw) is flushed first
-            const uint64_t piece = std::min(n, recorder->stepsUntilFlush(step));
+            const uint64_t piece =
+                std::min({n, recorder->stepsUntilFlush(step), stepsUntilCheck()});
             for (uint64_t i = 0; i < piece; i++) {
                 const auto a = args();
-                device->launch("sf_synapse_update", a);
-                device->launch("sf_neuron_update", a);
+                for (size_t k : stepKernels)
+                    device->launch(k, a);
                 step++;
             }
             n -= piece;
-            recorder->afterRun(step);
+            const bool flushed = recorder->afterRun(step);
+            if (flushed || (prefs.errorCheckInterval > 0 &&
+                            step - errors->checkedStep() >= prefs.errorCheckInterval))
+                errors->check(step);
         }
     }
 
+    void launchAll(const std::vector<size_t>& kernels) {
+        const auto a = args();
+        for (size_t k : kernels)
+            device->launch(k, a);
+    }
+
+    // Binds every merged-group table from the plan's bindings and the current arrays and values.
     void refreshTables() {
-        for (const auto& t : plan.mergedGroups) {
-            const auto layout = codegen::layoutOf(t.fields);
-            std::vector<unsigned char> bytes(layout.size * t.groupNames.size(), 0);
-            for (size_t g = 0; g < t.groupNames.size(); g++)
-                for (size_t f = 0; f < t.fields.size(); f++)
-                    writeField(bytes.data() + g * layout.size + layout.offsets[f], t.fields[f],
-                               t.bindings[g][f]);
-            device->writeTable(t.symbol, bytes.data(), bytes.size());
+        for (size_t t = 0; t < plan.mergedGroups.size(); t++) {
+            const auto& table = plan.mergedGroups[t];
+            std::vector<std::vector<backends::FieldValue>> values(table.groupNames.size());
+            for (size_t g = 0; g < values.size(); g++)
+                for (const auto& b : table.bindings[g])
+                    values[g].push_back(fieldValue(b));
+            device->bindTable(t, values);
         }
     }
 
-    void writeField(unsigned char* dst, const codegen::FieldDecl& f,
-                    const codegen::FieldBinding& b) {
+    backends::FieldValue fieldValue(const codegen::FieldBinding& b) const {
         using K = codegen::FieldBinding::Kind;
-        if (b.kind == K::Array) {
-            void* p = arrays.at(b.array).device;
-            std::memcpy(dst, &p, sizeof p);
-            return;
+        switch (b.kind) {
+        case K::Array:
+            return backends::FieldValue::ofBuffer(arrays.at(b.array).device);
+        case K::ArraySize:
+            return backends::FieldValue::ofNumber(
+                static_cast<double>(arrays.at(b.array).decl.count));
+        case K::Dynamic:
+            return backends::FieldValue::ofNumber(dynamicValues.at(b.owner + "/" + b.param));
+        case K::Number:
+            return backends::FieldValue::ofNumber(b.number);
         }
-        if (b.kind == K::ArraySize) {
-            runtime::storeNumber(dst, f.ctype, static_cast<double>(arrays.at(b.array).decl.count));
-            return;
-        }
-        const double v =
-            b.kind == K::Dynamic ? dynamicValues.at(b.owner + "/" + b.param) : b.number;
-        runtime::storeNumber(dst, f.ctype, v);
+        throw InternalError("unknown field binding");
     }
 
-    runtime::StepArgs args() const {
-        runtime::StepArgs a;
+    abi::StepArgs args() const {
+        abi::StepArgs a;
         a.t = static_cast<double>(step) * model.dt();
         a.step = step;
         a.recordStart = recorder->recordStart();
         a.recordSteps = recorder->recordSteps();
         a.seed = model.seed();
-        a.threads = threads;
         return a;
     }
 
-    // Out-of-range snippet indices, reported per code field (see codegen::kSnippetErrorsArray).
-    // The flags are cleared before throwing so a caught error is not reported again.
-    void checkSnippetErrors(bool initialising) {
-        auto& a = arrays.at(codegen::kSnippetErrorsArray);
-        std::vector<uint32_t> flags(a.decl.count);
-        device->copyFromDevice(flags.data(), a.device, a.bytes());
-        const uint64_t from = checkedStep;
-        checkedStep = step;
-        for (size_t slot = 0; slot < flags.size(); slot++) {
-            if (flags[slot] == 0) continue;
-            const uint32_t ordinal = flags[slot];
-            device->zero(a.device, a.bytes());
-            const auto field = contexts::codeFieldAt(model, slot);
-            const auto scanned = snippet::scan(*field.code, field.context);
-            const std::string array = ordinal <= scanned.checkedArrays.size()
-                                          ? scanned.checkedArrays[ordinal - 1]
-                                          : "an array";
-            std::string when = "during initialisation";
-            if (!initialising)
-                when = step - from <= 1
-                           ? "in step " + std::to_string(from)
-                           : "in steps " + std::to_string(from) + " to " + std::to_string(step - 1);
-            throw ModelError(field.group + "." + field.field + ": index out of range for '" +
-                             array + "' " + when +
-                             " (the out-of-range access was replaced by element 0)");
-        }
-    }
-
-    void checkErrors(bool initialising = false) {
-        checkSnippetErrors(initialising);
-        for (const auto& sg : model.synapseGroups()) {
-            auto& a = arrays.at(sg->name() + ".error");
-            uint32_t flags = 0;
-            device->copyFromDevice(&flags, a.device, sizeof flags);
-            if (flags & 1u)
-                throw ModelError("synapse group '" + sg->name() +
-                                 "': connectivity initialiser produced a row longer than its "
-                                 "maximum row length " +
-                                 std::to_string(sg->maxRowLength()) +
-                                 " (calcMaxRowLength is too small for these parameters)");
-            if (flags & 2u)
-                throw ModelError("synapse group '" + sg->name() +
-                                 "': addToPostDelay was given a delay >= the maximum dendritic "
-                                 "delay " +
-                                 std::to_string(sg->maxDendriticDelaySteps()) +
-                                 " steps (SynapseGroup::setMaxDendriticDelaySteps)");
-        }
-    }
-
-    // Fresh arrays come zero-filled from Device::allocate; only a reset clears them again.
+    // Fresh arrays come zero-filled from Device::allocate; only a reset clears them again. Errors
+    // latched before a reset are reported by it, after the reset, with the initialisation's own.
     void initialise(bool clear) {
         const auto t0 = std::chrono::steady_clock::now();
-        if (clear)
+        std::vector<std::string> pending;
+        if (clear) {
+            pending = errors->collect(step, false);
             for (auto& [name, a] : arrays)
                 device->zero(a.device, a.bytes());
+        }
         step = 0;
-        checkedStep = 0;
+        errors->restart();
         refreshTables();
-        device->launch("sf_initialize", args());
-        device->synchronise();
-        checkErrors(true);
+        launchAll(initKernels);
+        auto found = errors->collect(step, true);
+        pending.insert(pending.end(), found.begin(), found.end());
         info.initSeconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (!pending.empty()) runtime::throwErrors(pending);
+    }
+
+    // Copies the device array into its host mirror (no error check).
+    void pullArray(HostArray& a) { device->copyFromDevice(mirror(a), a.device, a.bytes()); }
+
+    // Assigns the plan's kernels to the runtime's launch points.
+    void sortKernels() {
+        using P = codegen::KernelPhase;
+        std::vector<size_t> synapse, neuron;
+        for (size_t k = 0; k < plan.kernels.size(); k++) {
+            const auto& kernel = plan.kernels[k];
+            switch (kernel.phase) {
+            case P::Initialise:
+                initKernels.push_back(k);
+                break;
+            case P::SynapseUpdate:
+                synapse.push_back(k);
+                break;
+            case P::NeuronUpdate:
+                neuron.push_back(k);
+                break;
+            case P::CustomUpdate:
+                customKernels[kernel.updateGroup].push_back(k);
+                break;
+            }
+        }
+        stepKernels = synapse;
+        stepKernels.insert(stepKernels.end(), neuron.begin(), neuron.end());
     }
 };
 
 Simulation::Simulation(Model& model, const BackendPreferences& prefs)
     : m_impl(std::make_unique<Impl>(model, prefs)) {
     auto& s = *m_impl;
-    if (prefs.threads < 0) throw ModelError("threads must be 0 (all cores) or positive");
-    s.threads = prefs.threads > 0 ? static_cast<uint32_t>(prefs.threads)
-                                  : std::max(1u, std::thread::hardware_concurrency());
     model.finalise();
     s.backend = backends::makeBackend(prefs);
     const auto t0 = std::chrono::steady_clock::now();
     s.plan = s.backend->generate(model);
+    if (s.plan.kernels.empty()) s.plan.kernels = bridgeKernels(model); // BRIDGE, see above
+    s.sortKernels();
     s.info.generateSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     s.device = s.backend->build(s.plan, s.info);
@@ -340,6 +368,11 @@ Simulation::Simulation(Model& model, const BackendPreferences& prefs)
             recorded.push_back({ng->name(), ng->size(), &s.arrays.at(ng->name() + ".recordSpk")});
     s.recorder = std::make_unique<runtime::SpikeRecorder>(*s.device, std::move(recorded),
                                                           model.batchSize(), model.dt());
+    std::vector<const HostArray*> errorWords;
+    for (const auto& sg : model.synapseGroups())
+        errorWords.push_back(&s.arrays.at(sg->name() + ".error"));
+    s.errors = std::make_unique<runtime::DeviceErrors>(
+        model, *s.device, s.arrays.at(codegen::kSnippetErrorsArray), std::move(errorWords));
     auto addDynamic = [&](const std::string& owner, const auto& bound) {
         for (const auto& p : bound.dynamicParams)
             s.dynamicValues[owner + "/" + p] = bound.params.at(p);
@@ -362,28 +395,29 @@ Simulation::Simulation(Model& model, const BackendPreferences& prefs)
 Simulation::~Simulation() = default;
 
 void Simulation::step() {
-    auto& s = *m_impl;
-    s.advance(1);
-    s.checkErrors();
+    m_impl->advance(1);
 }
 
 void Simulation::run(uint64_t steps) {
     auto& s = *m_impl;
     s.advance(steps);
-    s.device->synchronise();
-    s.checkErrors();
+    s.errors->check(s.step);
+}
+
+void Simulation::checkErrors() {
+    m_impl->errors->check(m_impl->step);
 }
 
 void Simulation::customUpdate(const std::string& updateGroup) {
     auto& s = *m_impl;
     std::vector<std::string> groups;
-    for (const auto& cu : s.model.customUpdates()) {
-        if (cu->updateGroup() == updateGroup) {
-            s.device->launch("sf_custom_update_" + updateGroup, s.args());
-            return;
-        }
-        groups.push_back(cu->updateGroup());
+    auto it = s.customKernels.find(updateGroup);
+    if (it != s.customKernels.end()) {
+        s.launchAll(it->second);
+        return;
     }
+    for (const auto& cu : s.model.customUpdates())
+        groups.push_back(cu->updateGroup());
     throw ModelError("model '" + s.model.name() + "' has no custom update group '" + updateGroup +
                      "'" + didYouMean(updateGroup, groups));
 }
@@ -401,8 +435,9 @@ void Simulation::reset() {
 }
 
 void Simulation::pull(const std::string& group, const std::string& var) {
-    auto& a = m_impl->array(group, var);
-    m_impl->device->copyFromDevice(m_impl->mirror(a), a.device, a.bytes());
+    auto& s = *m_impl;
+    s.pullArray(s.array(group, var));
+    s.errors->check(s.step);
 }
 
 void Simulation::push(const std::string& group, const std::string& var) {
@@ -413,7 +448,7 @@ void Simulation::push(const std::string& group, const std::string& var) {
 template <typename T>
 std::span<T> Simulation::view(const std::string& group, const std::string& var) {
     auto& a = m_impl->array(group, var);
-    if (!runtime::typeMatches<T>(a.decl.ctype))
+    if (!runtime::typeMatches<T>(a.type()))
         throw ModelError("variable '" + var + "' of group '" + group + "' has element type " +
                          a.decl.ctype + "; view<T> must use that type");
     return {reinterpret_cast<T*>(m_impl->mirror(a)), a.decl.count};
@@ -431,8 +466,10 @@ template std::span<uint8_t> Simulation::view<uint8_t>(const std::string&, const 
 void Simulation::pullConnectivity(const std::string& sg) {
     if (m_impl->model.synapseGroup(sg).matrixType() != MatrixType::Sparse)
         throw ModelError("synapse group '" + sg + "' is Dense: it has no sparse connectivity");
-    pull(sg, "rowLength");
-    pull(sg, "ind");
+    auto& s = *m_impl;
+    s.pullArray(s.array(sg, "rowLength"));
+    s.pullArray(s.array(sg, "ind"));
+    s.errors->check(s.step);
 }
 
 std::vector<uint32_t> Simulation::rowLengths(const std::string& sg) const {
@@ -445,10 +482,11 @@ std::vector<uint32_t> Simulation::rowLengths(const std::string& sg) const {
 std::vector<uint32_t> Simulation::columnIndices(const std::string& sg) const {
     auto& a = m_impl->array(sg, "ind");
     const unsigned char* host = m_impl->mirror(a);
+    const codegen::CType type = a.type();
+    const size_t size = a.elementSize();
     std::vector<uint32_t> out(a.decl.count);
     for (size_t i = 0; i < out.size(); i++)
-        out[i] =
-            static_cast<uint32_t>(runtime::loadNumber(host + i * a.elementSize(), a.decl.ctype));
+        out[i] = static_cast<uint32_t>(codegen::loadNumber(host + i * size, type));
     return out;
 }
 
@@ -480,8 +518,10 @@ void Simulation::setEGP(const std::string& group, const std::string& egp,
     auto& a = s.array(group, egp);
     s.allocate(a, values.size());
     unsigned char* host = s.mirror(a);
+    const codegen::CType type = a.type();
+    const size_t size = a.elementSize();
     for (size_t i = 0; i < values.size(); i++)
-        runtime::storeNumber(host + i * a.elementSize(), a.decl.ctype, values[i]);
+        codegen::storeNumber(host + i * size, type, values[i]);
     s.device->copyToDevice(a.device, host, a.bytes());
     s.refreshTables();
 }
@@ -505,6 +545,7 @@ std::vector<std::vector<uint32_t>> Simulation::currentSpikes(const std::string& 
         const size_t base = (size_t(b) * D + slot) * ng.size();
         out[b].assign(spk.begin() + base, spk.begin() + base + cnt[size_t(b) * D + slot]);
     }
+    s.errors->check(s.step);
     return out;
 }
 
@@ -523,7 +564,9 @@ void Simulation::setSpikeSink(SpikeSink sink) {
 }
 
 void Simulation::pullRecording() {
-    m_impl->recorder->flush(m_impl->step);
+    auto& s = *m_impl;
+    s.recorder->flush(s.step);
+    s.errors->check(s.step);
 }
 
 std::vector<SpikeEvent> Simulation::spikes(const std::string& group) const {
@@ -557,6 +600,10 @@ const Model& Simulation::model() const {
 }
 std::string Simulation::backendName() const {
     return m_impl->backend->name();
+}
+
+DeviceTransfers Simulation::transfers() const {
+    return m_impl->device->transfers();
 }
 
 } // namespace spikeforge

@@ -6,18 +6,20 @@
 #include "backends/cpu/cache.hpp"
 #include "backends/cpu/compiler.hpp"
 #include "backends/cpu/cpu_generator.hpp"
+#include "codegen/ctype.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <map>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -26,8 +28,6 @@ namespace fs = std::filesystem;
 namespace spikeforge::cpu {
 
 namespace {
-
-using EntryFn = void (*)(const runtime::StepArgs*, void* const*);
 
 constexpr size_t kNoLimit = std::numeric_limits<size_t>::max();
 
@@ -92,86 +92,132 @@ size_t hostMemoryCapacity() {
     return std::min({cap, memAvailable(), cgroupLimit()});
 }
 
-class CpuDevice : public runtime::Device {
+// The entry-point signature of generated code. BRIDGE (issue #7 merge with the `lower` branch):
+// today's generated code takes `(const SFStepArgs*, void* const* tables)` and reads the thread
+// count from a `threads` field appended to SFStepArgs; the lowered code takes the thread count as
+// a third argument. At merge set kEntryTakesThreads to true and delete LegacyStepArgs.
+constexpr bool kEntryTakesThreads = false;
+using EntryFn = void (*)(const codegen::abi::StepArgs*, void* const*, unsigned);
+using LegacyEntryFn = void (*)(const void*, void* const*);
+struct LegacyStepArgs {
+    codegen::abi::StepArgs args;
+    uint32_t threads;
+};
+static_assert(offsetof(LegacyStepArgs, threads) == sizeof(codegen::abi::StepArgs),
+              "the legacy SFStepArgs appends threads right after the ABI fields");
+
+static_assert(sizeof(void*) == 8, "merged-group structs hold 8-byte pointers (codegen/layout)");
+
+class CpuDevice : public backends::Device {
 public:
-    CpuDevice(void* handle, int threads, const codegen::Plan& plan) : m_handle(handle) {
-        m_init = entry("sf_initialize");
-        m_syn = entry("sf_synapse_update");
-        m_neu = entry("sf_neuron_update");
+    CpuDevice(void* handle, unsigned threads, const codegen::Plan& plan)
+        : m_handle(handle), m_threads(threads) {
         auto numTables = reinterpret_cast<unsigned (*)()>(dlsym(handle, "sf_num_tables"));
         if (!numTables) throw InternalError("generated code lacks sf_num_tables");
         if (numTables() != plan.mergedGroups.size())
             throw InternalError("generated code and plan disagree on the merged groups");
-        for (size_t i = 0; i < plan.mergedGroups.size(); i++) {
-            m_tableIndex[plan.mergedGroups[i].symbol] = i;
-            m_tables.emplace_back(codegen::layoutOf(plan.mergedGroups[i].fields).size *
-                                      plan.mergedGroups[i].groupNames.size(),
-                                  0);
-            m_tablePtrs.push_back(m_tables.back().data());
+        for (const auto& t : plan.mergedGroups) {
+            Table table;
+            table.layout = codegen::layoutOf(t.fields);
+            for (const auto& f : t.fields)
+                table.types.push_back(codegen::cTypeOf(f.ctype));
+            table.groups = t.groupNames.size();
+            table.bytes.assign(table.layout.size * table.groups, 0);
+            m_tables.push_back(std::move(table));
         }
-        (void)threads;
+        for (auto& t : m_tables)
+            m_tablePtrs.push_back(t.bytes.data());
+        // Every entry point is resolved now: a missing one is a generator bug, found at build.
+        for (const auto& k : plan.kernels)
+            m_entries.push_back(entry(k.entry));
     }
     // The library stays loaded (RTLD_NODELETE): OpenMP worker threads it started may outlive
     // this object, and unmapping their code under them would crash.
     ~CpuDevice() override = default;
 
     std::string name() const override { return "cpu"; }
-    void* allocate(size_t bytes) override {
+    backends::Buffer allocate(size_t bytes) override {
         if (bytes == 0) return nullptr;
         void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
         if (!p) throw BackendError("out of memory allocating " + std::to_string(bytes) + " bytes");
         std::memset(p, 0, bytes);
         return p;
     }
-    void release(void* p) override { std::free(p); }
+    void release(backends::Buffer p) override { std::free(p); }
     size_t memoryCapacity() const override { return hostMemoryCapacity(); }
-    void zero(void* p, size_t bytes) override {
+    void zero(backends::Buffer p, size_t bytes) override {
         if (p) std::memset(p, 0, bytes);
     }
-    void copyToDevice(void* dst, const void* src, size_t n) override {
-        if (n) std::memcpy(dst, src, n);
+    void bindTable(size_t index,
+                   const std::vector<std::vector<backends::FieldValue>>& values) override {
+        if (index >= m_tables.size())
+            throw InternalError("no merged-group table " + std::to_string(index));
+        Table& t = m_tables[index];
+        if (values.size() != t.groups)
+            throw InternalError("merged-group table " + std::to_string(index) + " has " +
+                                std::to_string(t.groups) + " groups, not " +
+                                std::to_string(values.size()));
+        for (size_t g = 0; g < t.groups; g++) {
+            if (values[g].size() != t.types.size())
+                throw InternalError("merged-group table " + std::to_string(index) +
+                                    ": wrong number of field values");
+            unsigned char* base = t.bytes.data() + g * t.layout.size;
+            for (size_t f = 0; f < t.types.size(); f++)
+                store(base + t.layout.offsets[f], t.types[f], values[g][f]);
+        }
     }
-    void copyFromDevice(void* dst, const void* src, size_t n) override {
-        if (n) std::memcpy(dst, src, n);
-    }
-    void writeTable(const std::string& symbol, const void* bytes, size_t size) override {
-        auto it = m_tableIndex.find(symbol);
-        if (it == m_tableIndex.end() || m_tables[it->second].size() != size)
-            throw InternalError("no merged-group table " + symbol + " of that size");
-        std::memcpy(m_tables[it->second].data(), bytes, size);
-    }
-    void launch(const std::string& e, const runtime::StepArgs& a) override {
+    void launch(size_t kernel, const codegen::abi::StepArgs& a) override {
+        if (kernel >= m_entries.size()) throw InternalError("no kernel " + std::to_string(kernel));
         void* const* t = m_tablePtrs.data();
-        if (e == "sf_synapse_update")
-            m_syn(&a, t);
-        else if (e == "sf_neuron_update")
-            m_neu(&a, t);
-        else if (e == "sf_initialize")
-            m_init(&a, t);
-        else
-            customEntry(e)(&a, t);
+        if constexpr (kEntryTakesThreads) {
+            reinterpret_cast<EntryFn>(m_entries[kernel])(&a, t, m_threads);
+        } else {
+            const LegacyStepArgs legacy{a, m_threads};
+            reinterpret_cast<LegacyEntryFn>(m_entries[kernel])(&legacy, t);
+        }
     }
     void synchronise() override {}
 
-private:
-    // Custom-update entry points are looked up once, on first use.
-    EntryFn customEntry(const std::string& e) {
-        auto it = m_custom.find(e);
-        if (it != m_custom.end()) return it->second;
-        if (e.rfind("sf_custom_update_", 0) != 0) throw InternalError("unknown entry point " + e);
-        return m_custom[e] = entry(e.c_str());
+protected:
+    void writeBuffer(backends::Buffer dst, const void* src, size_t n) override {
+        if (n) std::memcpy(dst, src, n);
     }
-    EntryFn entry(const char* n) {
-        auto f = reinterpret_cast<EntryFn>(dlsym(m_handle, n));
-        if (!f) throw InternalError(std::string("generated code lacks ") + n);
+    void readBuffer(void* dst, backends::Buffer src, size_t n) override {
+        if (n) std::memcpy(dst, src, n);
+    }
+
+private:
+    struct Table {
+        codegen::StructLayout layout;
+        std::vector<codegen::CType> types; // per field
+        size_t groups = 0;
+        std::vector<unsigned char> bytes; // the structs generated code reads
+    };
+
+    static void store(unsigned char* dst, codegen::CType type, const backends::FieldValue& v) {
+        using K = backends::FieldValue::Kind;
+        switch (v.kind) {
+        case K::Buffer:
+            if (type != codegen::CType::Pointer)
+                throw InternalError("a buffer bound to a non-pointer field");
+            std::memcpy(dst, &v.buffer, sizeof v.buffer);
+            return;
+        case K::Number:
+            codegen::storeNumber(dst, type, v.number);
+            return;
+        }
+    }
+    // The raw symbol: cast to the signature in force when called (kEntryTakesThreads).
+    void* entry(const std::string& n) {
+        void* f = dlsym(m_handle, n.c_str());
+        if (!f) throw InternalError("generated code lacks " + n);
         return f;
     }
     void* m_handle;
-    EntryFn m_init, m_syn, m_neu;
-    std::map<std::string, size_t> m_tableIndex;
-    std::map<std::string, EntryFn> m_custom;
-    std::vector<std::vector<unsigned char>> m_tables; // merged-group structs, runtime-owned
-    std::vector<void*> m_tablePtrs;
+    unsigned m_threads;
+    std::vector<Table> m_tables;    // merged-group structs, one table per plan table
+    std::vector<void*> m_tablePtrs; // what entry points receive
+    std::vector<void*> m_entries;   // per plan kernel
 };
 
 // SPIKEFORGE_DEBUG_CODE=1 builds generated code for a debugger without touching the program.
@@ -302,11 +348,17 @@ fs::path cacheDirectory(const BackendPreferences& prefs) {
     return cache::locate(prefs);
 }
 
+CpuBackend::CpuBackend(BackendPreferences prefs) : m_prefs(std::move(prefs)) {
+    if (m_prefs.threads < 0) throw ModelError("threads must be 0 (all cores) or positive");
+    m_threads = m_prefs.threads > 0 ? static_cast<unsigned>(m_prefs.threads)
+                                    : std::max(1u, std::thread::hardware_concurrency());
+}
+
 codegen::Plan CpuBackend::generate(const Model& model) {
     return cpu::generate(model);
 }
 
-std::unique_ptr<runtime::Device> CpuBackend::build(const codegen::Plan& plan, BuildInfo& info) {
+std::unique_ptr<backends::Device> CpuBackend::build(const codegen::Plan& plan, BuildInfo& info) {
     const double timeout = m_prefs.compileTimeout; // [s]
     if (!std::isfinite(timeout) || timeout < 0)
         throw ModelError("compileTimeout must be a number of seconds ≥ 0 (0 = no limit), not " +
@@ -329,12 +381,12 @@ std::unique_ptr<runtime::Device> CpuBackend::build(const codegen::Plan& plan, Bu
     bool poisoned = false;
     std::string why;
     if (void* h = loadChecked(lib, key, false, poisoned, why))
-        return std::make_unique<CpuDevice>(h, m_prefs.threads, plan);
+        return std::make_unique<CpuDevice>(h, m_threads, plan);
     // Build under the key's lock; whoever waited for it finds the library built.
     cache::KeyLock lock(dir, key, timeout);
     if (lock.held()) cache::removeStaleTemps(dir, key, std::chrono::hours(1));
     if (void* h = loadChecked(lib, key, lock.held(), poisoned, why))
-        return std::make_unique<CpuDevice>(h, m_prefs.threads, plan);
+        return std::make_unique<CpuDevice>(h, m_threads, plan);
     const auto t0 = std::chrono::steady_clock::now();
     compile(compiler, flags, plan.source + cache::keySymbolSource(key), dir, key, src, lib,
             timeout);
@@ -343,7 +395,7 @@ std::unique_ptr<runtime::Device> CpuBackend::build(const codegen::Plan& plan, Bu
     info.cacheHit = false;
     void* handle = loadChecked(lib, key, lock.held(), poisoned, why);
     if (!handle) throw BackendError("the freshly compiled library cannot be used: " + why);
-    return std::make_unique<CpuDevice>(handle, m_prefs.threads, plan);
+    return std::make_unique<CpuDevice>(handle, m_threads, plan);
 }
 
 std::string compilerStatus(const BackendPreferences& prefs) {

@@ -7,13 +7,15 @@ namespace spikeforge::cpu {
 
 class CpuBackend : public backends::Backend {
 public:
-    explicit CpuBackend(BackendPreferences prefs) : m_prefs(std::move(prefs)) {}
+    // Throws ModelError for a negative thread count.
+    explicit CpuBackend(BackendPreferences prefs);
     std::string name() const override { return "cpu"; }
     codegen::Plan generate(const Model& model) override;
-    std::unique_ptr<runtime::Device> build(const codegen::Plan& plan, BuildInfo& info) override;
+    std::unique_ptr<backends::Device> build(const codegen::Plan& plan, BuildInfo& info) override;
 
 private:
     BackendPreferences m_prefs;
+    unsigned m_threads = 1; // OpenMP threads of every kernel (prefs.threads, 0 = all cores)
 };
 
 std::filesystem::path cacheDirectory(const BackendPreferences& prefs);

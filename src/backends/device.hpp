@@ -1,0 +1,77 @@
+#pragma once
+// The device contract: the small interface a backend implements below the runtime — memory,
+// binding the merged-group tables of generated code, and launching the plan's kernels. All host
+// logic is written once, in runtime/, over this interface; a backend sees the plan and this
+// header, never runtime/.
+#include "codegen/abi.hpp"
+#include "codegen/plan.hpp"
+#include "spikeforge/simulation.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace spikeforge::backends {
+
+// A device buffer as allocate returns it: a handle the device understands (the CPU's is a host
+// address; an OpenCL one would name a cl_mem). The runtime only passes it back.
+using Buffer = void*;
+
+// The value of one merged-group struct field for one group (Device::bindTable).
+struct FieldValue {
+    enum class Kind { Number, Buffer } kind = Kind::Number;
+    double number = 0.0;     // Number: converted to the field's C type by the device
+    Buffer buffer = nullptr; // Buffer: a handle from allocate (nullptr: no storage)
+
+    static FieldValue ofNumber(double v) { return {Kind::Number, v, nullptr}; }
+    static FieldValue ofBuffer(Buffer b) { return {Kind::Buffer, 0.0, b}; }
+};
+
+// Host-device copies made through a device (Device::transfers; the public DeviceTransfers): a
+// loop that copies on every step shows up here. Zero-fills and table binding are not counted.
+using TransferCounts = DeviceTransfers;
+
+class Device {
+public:
+    virtual ~Device() = default;
+    virtual std::string name() const = 0;
+    virtual Buffer allocate(size_t bytes) = 0; // zero-filled; nullptr for 0 bytes
+    // Bytes of memory the device can give this process in all [B]. The runtime refuses a model
+    // whose arrays need more before allocating anything: on an overcommitting OS an allocation
+    // beyond it may succeed and the process is killed only when its zero-fill touches the pages.
+    virtual size_t memoryCapacity() const = 0;
+    virtual void release(Buffer buffer) = 0;
+    virtual void zero(Buffer buffer, size_t bytes) = 0;
+
+    // Copies between host memory and a buffer (from its start), counted in transfers().
+    void copyToDevice(Buffer dst, const void* src, size_t bytes) {
+        m_transfers.toDevice++;
+        m_transfers.bytesToDevice += bytes;
+        writeBuffer(dst, src, bytes);
+    }
+    void copyFromDevice(void* dst, Buffer src, size_t bytes) {
+        m_transfers.fromDevice++;
+        m_transfers.bytesFromDevice += bytes;
+        readBuffer(dst, src, bytes);
+    }
+    const TransferCounts& transfers() const { return m_transfers; }
+
+    // Sets every struct of merged-group table `table` (index into Plan::mergedGroups of the plan
+    // the device was built for): values[group][field], in the plan's group and field order. The
+    // device lays the structs out (codegen::layoutOf) and stores buffers its own way.
+    virtual void bindTable(size_t table, const std::vector<std::vector<FieldValue>>& values) = 0;
+    // Runs kernel `kernel` (index into Plan::kernels of the plan the device was built for).
+    virtual void launch(size_t kernel, const codegen::abi::StepArgs& args) = 0;
+    // Returns when every launch and copy so far has finished.
+    virtual void synchronise() = 0;
+
+protected:
+    virtual void writeBuffer(Buffer dst, const void* src, size_t bytes) = 0;
+    virtual void readBuffer(void* dst, Buffer src, size_t bytes) = 0;
+
+private:
+    TransferCounts m_transfers;
+};
+
+} // namespace spikeforge::backends

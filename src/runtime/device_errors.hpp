@@ -1,0 +1,48 @@
+#pragma once
+// Device-side errors: kernels latch them in device memory (a synapse group's error word, one
+// snippet-error slot per code field) and never clear them; the runtime reads them only at sync
+// points (pull, recording flush, end of run, reset, every errorCheckInterval steps), clears what
+// it read and reports it with the steps it happened in, so nothing is reported twice or lost.
+#include "backends/backend.hpp"
+#include "runtime/host_array.hpp"
+#include "spikeforge/model.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace spikeforge::runtime {
+
+class DeviceErrors {
+public:
+    // `snippetErrors` is codegen::kSnippetErrorsArray, `errorWords` the "<group>.error" array of
+    // every synapse group, in model order; all outlive this object.
+    DeviceErrors(const Model& model, backends::Device& device, const HostArray& snippetErrors,
+                 std::vector<const HostArray*> errorWords);
+
+    // Reads and clears every flag, waiting for the device first; one message per error found.
+    // `step` is the current step: errors found happened in the steps since the last collect.
+    std::vector<std::string> collect(uint64_t step, bool initialising);
+    // collect, then one ModelError with every message (joined by "; ") if there is any.
+    void check(uint64_t step, bool initialising = false);
+    // After a reset to step 0 (the flags were cleared with every array).
+    void restart() { m_checkedStep = 0; }
+    // First step not yet covered by a check.
+    uint64_t checkedStep() const { return m_checkedStep; }
+
+private:
+    std::string when(uint64_t step, bool initialising) const;
+    void snippetMessages(const std::string& when, std::vector<std::string>& out);
+    void groupMessages(const std::string& when, std::vector<std::string>& out);
+
+    const Model& m_model;
+    backends::Device& m_device;
+    const HostArray& m_snippetErrors;
+    std::vector<const HostArray*> m_errorWords;
+    uint64_t m_checkedStep = 0;
+};
+
+// One ModelError from the messages of collect (and any from other sources).
+[[noreturn]] void throwErrors(const std::vector<std::string>& messages);
+
+} // namespace spikeforge::runtime

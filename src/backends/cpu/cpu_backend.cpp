@@ -27,7 +27,7 @@ namespace spikeforge::cpu {
 
 namespace {
 
-using EntryFn = void (*)(const runtime::StepArgs*, void* const*);
+using EntryFn = void (*)(const runtime::StepArgs*, void* const*, unsigned threads);
 
 constexpr size_t kNoLimit = std::numeric_limits<size_t>::max();
 
@@ -143,13 +143,13 @@ public:
     void launch(const std::string& e, const runtime::StepArgs& a) override {
         void* const* t = m_tablePtrs.data();
         if (e == "sf_synapse_update")
-            m_syn(&a, t);
+            m_syn(&a, t, a.threads);
         else if (e == "sf_neuron_update")
-            m_neu(&a, t);
+            m_neu(&a, t, a.threads);
         else if (e == "sf_initialize")
-            m_init(&a, t);
+            m_init(&a, t, a.threads);
         else
-            customEntry(e)(&a, t);
+            customEntry(e)(&a, t, a.threads);
     }
     void synchronise() override {}
 
@@ -314,8 +314,9 @@ std::unique_ptr<runtime::Device> CpuBackend::build(const codegen::Plan& plan, Bu
     const fs::path dir = cache::prepare(m_prefs);
     const std::string compiler = resolveProgram(compilerName(m_prefs.compiler));
     const std::vector<std::string> flags = compileFlags(m_prefs);
+    const std::string source = generateSource(plan);
     const std::string key =
-        cache::computeKey(plan.source, identifyCompiler(compiler, flags, timeout), flags);
+        cache::computeKey(source, identifyCompiler(compiler, flags, timeout), flags);
     const fs::path src = dir / (key + ".cpp"), lib = dir / (key + ".so");
     info.sourcePath = src.string();
     info.cacheHit = true;
@@ -336,7 +337,7 @@ std::unique_ptr<runtime::Device> CpuBackend::build(const codegen::Plan& plan, Bu
     if (void* h = loadChecked(lib, key, lock.held(), poisoned, why))
         return std::make_unique<CpuDevice>(h, m_prefs.threads, plan);
     const auto t0 = std::chrono::steady_clock::now();
-    compile(compiler, flags, plan.source + cache::keySymbolSource(key), dir, key, src, lib,
+    compile(compiler, flags, source + cache::keySymbolSource(key), dir, key, src, lib,
             timeout);
     info.compileSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

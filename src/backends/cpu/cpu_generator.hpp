@@ -4,7 +4,12 @@
 
 namespace spikeforge::cpu {
 
-// The CPU backend's code generation pass: arrays, merged groups and one C++ translation unit.
+// The CPU backend's translation unit for a plan: prelude (hooks, RNG), merged-group structs, one
+// function per merged group and the exported entry points
+// `extern "C" void <entry>(const SFStepArgs* a, void* const* sfTables, unsigned sfThreads)`.
+std::string generateSource(const codegen::Plan& plan);
+
+// The plan of a model (codegen::lowerModel); its source is generateSource(plan).
 codegen::Plan generate(const Model& model);
 
 } // namespace spikeforge::cpu

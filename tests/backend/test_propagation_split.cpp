@@ -37,11 +37,9 @@ std::vector<uint32_t> run(MatrixType matrix, const BackendPreferences& prefs) {
     Simulation sim(m, prefs);
     sim.run(30);
     std::vector<uint32_t> out;
-    for (const char* var : {"inSyn"}) {
-        sim.pull("Syn", var);
-        for (float x : sim.view<float>("Syn", var))
-            out.push_back(std::bit_cast<uint32_t>(x));
-    }
+    sim.pull("Syn", "inSyn");
+    for (float x : sim.view<float>("Syn", "inSyn"))
+        out.push_back(std::bit_cast<uint32_t>(x));
     sim.pull("Cells", "V");
     for (float x : sim.view<float>("Cells", "V"))
         out.push_back(std::bit_cast<uint32_t>(x));

@@ -13,9 +13,8 @@ class Backend {
 public:
     virtual ~Backend() = default;
     virtual std::string name() const = 0;
-    // Code generation: arrays, merged groups and source for this model.
-    virtual codegen::Plan generate(const Model& model) = 0;
-    // Compile (or fetch from the cache) and load; fills the compile part of `info`. The device
+    // Print the plan in the backend's dialect, compile it (or fetch it from the cache) and load
+    // it; fills the compile part of `info`. The device
     // binds the plan's tables and launches its kernels by index, so `plan.kernels` must be final.
     virtual std::unique_ptr<Device> build(const codegen::Plan& plan, BuildInfo& info) = 0;
 };

@@ -1,7 +1,9 @@
 #include "codegen/arrays.hpp"
 
 #include "codegen/checked_size.hpp"
+#include "codegen/connectivity.hpp"
 #include "model/analysis.hpp"
+#include "model/contexts.hpp"
 #include "model/var_refs.hpp"
 
 #include <algorithm>
@@ -15,10 +17,7 @@ std::string indexType(unsigned numPost) {
 }
 
 size_t synapseCount(const SynapseGroup& sg) {
-    const size_t pre = sg.source().size();
-    const std::string what = "synapse group '" + sg.name() + "': synapses";
-    return sg.matrixType() == MatrixType::Dense ? checkedMul(pre, sg.target().size(), what)
-                                                : checkedMul(pre, sg.maxRowLength(), what);
+    return connectivityOf(sg)->synapseCount();
 }
 
 unsigned bitWords(unsigned n) {
@@ -31,12 +30,13 @@ size_t varCount(VarAccess access, size_t elements, unsigned batch) {
 }
 
 bool usesDendriticDelay(const Model& m, const SynapseGroup& sg) {
-    // A fact the checker recorded at finalise: a call on the checked tree, not a text match.
+    // A fact the checker records: a call on the checked tree, not a text match.
+    if (sg.wu().model.preSpikeSynCode.empty()) return false;
     return analysis::of(m, sg.name(), "preSpikeSynCode").usesAddToPostDelay;
 }
 
 bool needsColumnIndex(const SynapseGroup& sg) {
-    return sg.matrixType() == MatrixType::Sparse && !sg.wu().model.postSpikeSynCode.empty();
+    return connectivityOf(sg)->needsColumnIndex();
 }
 
 uint32_t streamId(const std::string& group, const std::string& purpose) {
@@ -56,8 +56,15 @@ struct ArrayList {
     std::vector<ArrayDecl> out;
     void add(const std::string& owner, const std::string& var, const std::string& ctype,
              std::initializer_list<size_t> dims) {
+        add(owner, var, ctype, std::vector<size_t>(dims));
+    }
+    void add(const std::string& owner, const std::string& var, const std::string& ctype,
+             const std::vector<size_t>& dims) {
         const std::string name = owner + "." + var;
-        const size_t count = checkedProduct(dims, "array " + name);
+        size_t count = 1;
+        if (std::find(dims.begin(), dims.end(), size_t(0)) != dims.end()) count = 0;
+        for (size_t d : dims)
+            if (count) count = checkedMul(count, d, "array " + name);
         checkedMul(count, fieldSize(ctype), "array " + name + " (bytes)");
         out.push_back({name, ctype, count});
     }
@@ -103,15 +110,8 @@ void addSynapseArrays(ArrayList& l, const Model& m, const SynapseGroup& sg) {
     l.addVars(n, sg.ps().model.vars, post, B, p);
     l.addEGPs(n, wu, p);
     l.addEGPs(n, sg.ps().model, p);
-    if (sg.matrixType() != MatrixType::Sparse) return;
-    l.add(n, "rowLength", "uint32_t", {pre});
-    l.add(n, "ind", indexType(sg.target().size()), {pre, sg.maxRowLength()});
-    if (!sg.connectivity()->snippet.preCalcRowLengthCode.empty())
-        l.add(n, "preCalcRowLength", "uint32_t", {pre});
-    if (needsColumnIndex(sg)) {
-        l.add(n, "colStart", "uint32_t", {post + 1});
-        l.add(n, "colSyn", "uint32_t", {pre, sg.maxRowLength()});
-    }
+    for (const auto& a : connectivityOf(sg)->arrays())
+        l.add(n, a.var, a.ctype, a.dims);
 }
 
 } // namespace

@@ -1,9 +1,10 @@
 #pragma once
-// Environment for emitting one group's kernel code. Everything group-specific (array pointers,
+// Environment for lowering one group's kernel body. Everything group-specific (array pointers,
 // sizes, parameter values) is requested through the Env, which returns a placeholder `$(name)`.
-// Structurally identical groups therefore produce identical text, which is how they are merged
+// Structurally identical groups therefore produce identical bodies, which is how they are merged
 // (merge.cpp); placeholders are then resolved to a folded literal (same value in every group of
-// the set) or to a struct field `grp->name`.
+// the set) or to a local the backend loads from the struct field: `sfp_<name>` for an array
+// pointer, `sfv_<name>` for a number.
 #include "codegen/plan.hpp"
 
 #include <string>
@@ -17,11 +18,13 @@ public:
         FieldDecl decl;
         FieldBinding binding;
         bool foldable;
+        bool written = false; // Array: the kernel may write it
     };
 
-    // Pointer to a device array; ctype is the element type ("float").
+    // Pointer to a device array; ctype is the element type ("float"). `written`: the kernel may
+    // write through it (for Kernel::writes).
     std::string array(const std::string& field, const std::string& elementType,
-                      const std::string& arrayName);
+                      const std::string& arrayName, bool written = false);
     // The element count (uint64_t) of a device array, never folded: it changes when the array
     // is resized (setEGP).
     std::string arraySize(const std::string& field, const std::string& arrayName);
@@ -38,23 +41,30 @@ private:
     std::vector<Entry> m_entries;
 };
 
-// One group's emitted code with its environment.
-struct EmittedGroup {
+// One group's lowered body with its environment. Fragments contain $(field) placeholders and
+// `#line 1 "$(@L<k>)"` labels; labels[k] is the label (it names the group, so it is not
+// structure: a merged body takes its first group's labels).
+struct LoweredGroup {
     std::string groupName;
-    std::string code; // contains $(field) placeholders; `grp` is the struct pointer
+    KernelBody body;
     Env env;
+    std::vector<std::string> labels;
+    size_t elements = 0; // neurons, synapses or custom-update elements (per batch element)
 };
 
-// Merged result for one phase: the struct type, its table, and one code body per merge set.
-struct MergedPhase {
-    std::vector<MergedGroupTable> tables; // one per merge set
-    std::vector<std::string> bodies;      // code with placeholders resolved, same order
+// One merge set: its table and body (placeholders resolved) and each group's element count.
+struct MergedSet {
+    MergedGroupTable table;
+    KernelBody body;
+    std::vector<size_t> elements;
+    std::vector<std::string> written; // arrays any group of the set may write
+    std::vector<std::string> bound;   // arrays any group of the set binds
 };
 
-// Merge the groups of one phase. `prefix` names the structs ("NeuronUpdate" → struct
-// MergedNeuronUpdate0, array mergedNeuronUpdate0).
-MergedPhase mergeGroups(const std::string& prefix, std::vector<EmittedGroup> groups,
-                        Precision precision);
+// Merge the groups of one phase: groups whose fragments, structure and field list are exactly
+// equal share a set. `prefix` names the structs ("NeuronUpdate" → struct MergedNeuronUpdate0,
+// array mergedNeuronUpdate0).
+std::vector<MergedSet> mergeGroups(const std::string& prefix, std::vector<LoweredGroup> groups);
 
 // Formats a number as a C literal of the given type.
 std::string literal(double value, const std::string& ctype);

@@ -1,19 +1,23 @@
-// Group merging: groups whose emitted code and field list are identical share one struct type
-// and one code body; fields whose values agree across the set are folded into the code.
+// Group merging: groups whose lowered bodies (every fragment, exactly) and field lists are
+// identical share one struct type and one body; fields whose values agree across the set are
+// folded into the code.
 #include "codegen/env.hpp"
 #include "spikeforge/errors.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 
 namespace spikeforge::codegen {
 
 std::string Env::add(Entry e) {
-    for (const auto& existing : m_entries)
+    for (auto& existing : m_entries)
         if (existing.decl.name == e.decl.name) {
             if (existing.decl.ctype != e.decl.ctype)
                 throw InternalError("field '" + e.decl.name + "' requested with two types");
+            existing.written = existing.written || e.written;
             return "$(" + e.decl.name + ")";
         }
     m_entries.push_back(std::move(e));
@@ -21,11 +25,11 @@ std::string Env::add(Entry e) {
 }
 
 std::string Env::array(const std::string& field, const std::string& elementType,
-                       const std::string& arrayName) {
+                       const std::string& arrayName, bool written) {
     FieldBinding b;
     b.kind = FieldBinding::Kind::Array;
     b.array = arrayName;
-    return add({{field, elementType + "*"}, b, false});
+    return add({{field, elementType + "*"}, b, false, written});
 }
 
 std::string Env::arraySize(const std::string& field, const std::string& arrayName) {
@@ -79,20 +83,12 @@ std::string literal(double value, const std::string& ctype) {
 
 namespace {
 
-// Comments and #line labels name the group; they say nothing about structure, so two groups
-// that differ only there still merge (a compiler error then names the first of them).
-std::string structureKey(const EmittedGroup& g) {
-    std::string key;
-    size_t start = 0;
-    while (start < g.code.size()) {
-        size_t end = g.code.find('\n', start);
-        if (end == std::string::npos) end = g.code.size();
-        std::string line = g.code.substr(start, end - start);
-        if (line.rfind("#line", 0) == 0) line = "#line";
-        if (const size_t c = line.find("// "); c != std::string::npos) line.resize(c);
-        key += line + "\n";
-        start = end + 1;
-    }
+// The merge key: the body's structure, every fragment (length-prefixed, so no two bodies share
+// a key by accident) and the field list. Labels are placeholders, so they are not part of it.
+std::string mergeKey(LoweredGroup& g) {
+    std::string key = structureOf(g.body);
+    for (const std::string* f : fragmentsOf(g.body))
+        key += "|" + std::to_string(f->size()) + ":" + *f;
     for (const auto& e : g.env.entries())
         key += "\n" + e.decl.name + ":" + e.decl.ctype + (e.foldable ? "" : "!");
     return key;
@@ -106,6 +102,7 @@ std::string resolvePlaceholders(const std::string& code,
     while (i < code.size()) {
         if (code[i] == '$' && i + 1 < code.size() && code[i + 1] == '(') {
             const size_t end = code.find(')', i);
+            if (end == std::string::npos) throw InternalError("unterminated field placeholder");
             const std::string name = code.substr(i + 2, end - i - 2);
             auto it = values.find(name);
             if (it == values.end()) throw InternalError("unbound field placeholder " + name);
@@ -118,65 +115,68 @@ std::string resolvePlaceholders(const std::string& code,
     return out;
 }
 
+// Resolves one set: folded fields become literals, the others struct fields read into locals.
+MergedSet mergeSet(const std::string& prefix, size_t index, std::vector<LoweredGroup>& groups,
+                   const std::vector<size_t>& members) {
+    auto& first = groups[members.front()];
+    MergedSet set;
+    set.table.structName = "Merged" + prefix + std::to_string(index);
+    set.table.symbol = "merged" + prefix + std::to_string(index);
+    std::map<std::string, std::string> values;
+    for (size_t k = 0; k < first.labels.size(); k++)
+        values["@L" + std::to_string(k)] = first.labels[k];
+    std::vector<size_t> kept;
+    const auto& entries = first.env.entries();
+    for (size_t f = 0; f < entries.size(); f++) {
+        bool fold = entries[f].foldable;
+        for (size_t m : members)
+            fold = fold && groups[m].env.entries()[f].binding.number == entries[f].binding.number;
+        const auto& decl = entries[f].decl;
+        if (fold) {
+            values[decl.name] = literal(entries[f].binding.number, decl.ctype);
+            continue;
+        }
+        const bool isArray = entries[f].binding.kind == FieldBinding::Kind::Array;
+        values[decl.name] = (isArray ? "sfp_" : "sfv_") + decl.name;
+        set.table.fields.push_back(decl);
+        kept.push_back(f);
+    }
+    std::set<std::string> written, bound;
+    for (size_t m : members) {
+        set.table.groupNames.push_back(groups[m].groupName);
+        set.elements.push_back(groups[m].elements);
+        std::vector<FieldBinding> row;
+        for (size_t f : kept)
+            row.push_back(groups[m].env.entries()[f].binding);
+        set.table.bindings.push_back(std::move(row));
+        for (const auto& e : groups[m].env.entries()) {
+            if (e.binding.kind != FieldBinding::Kind::Array) continue;
+            bound.insert(e.binding.array);
+            if (e.written) written.insert(e.binding.array);
+        }
+    }
+    set.written.assign(written.begin(), written.end());
+    set.bound.assign(bound.begin(), bound.end());
+    set.body = std::move(first.body);
+    for (std::string* f : fragmentsOf(set.body))
+        *f = resolvePlaceholders(*f, values);
+    return set;
+}
+
 } // namespace
 
-MergedPhase mergeGroups(const std::string& prefix, std::vector<EmittedGroup> groups, Precision) {
+std::vector<MergedSet> mergeGroups(const std::string& prefix, std::vector<LoweredGroup> groups) {
     std::vector<std::vector<size_t>> sets;
     std::map<std::string, size_t> setOfKey;
     for (size_t i = 0; i < groups.size(); i++) {
-        const auto key = structureKey(groups[i]);
-        auto [it, inserted] = setOfKey.emplace(key, sets.size());
+        auto [it, inserted] = setOfKey.emplace(mergeKey(groups[i]), sets.size());
         if (inserted) sets.emplace_back();
         sets[it->second].push_back(i);
     }
-    MergedPhase phase;
-    for (size_t s = 0; s < sets.size(); s++) {
-        const auto& members = sets[s];
-        const auto& first = groups[members.front()];
-        MergedGroupTable table;
-        table.structName = "Merged" + prefix + std::to_string(s);
-        table.symbol = "merged" + prefix + std::to_string(s);
-        std::map<std::string, std::string> values;
-        std::vector<size_t> kept;
-        // Array fields are copied into restrict-qualified locals: the arrays of one kernel never
-        // overlap where one of them is written, and telling the compiler so lets it vectorise.
-        std::string prologue;
-        const auto& entries = first.env.entries();
-        for (size_t f = 0; f < entries.size(); f++) {
-            bool fold = entries[f].foldable;
-            for (size_t m : members)
-                fold =
-                    fold && groups[m].env.entries()[f].binding.number == entries[f].binding.number;
-            if (fold) {
-                values[entries[f].decl.name] =
-                    literal(entries[f].binding.number, entries[f].decl.ctype);
-            } else if (entries[f].binding.kind == FieldBinding::Kind::Array) {
-                values[entries[f].decl.name] = "sfp_" + entries[f].decl.name;
-                prologue += entries[f].decl.ctype + " __restrict sfp_" + entries[f].decl.name +
-                            " = grp->" + entries[f].decl.name + ";\n";
-                table.fields.push_back(entries[f].decl);
-                kept.push_back(f);
-            } else {
-                // Numbers are read once per kernel call into locals (dynamic parameters change
-                // only between steps).
-                values[entries[f].decl.name] = "sfv_" + entries[f].decl.name;
-                prologue += "const " + entries[f].decl.ctype + " sfv_" + entries[f].decl.name +
-                            " = grp->" + entries[f].decl.name + ";\n";
-                table.fields.push_back(entries[f].decl);
-                kept.push_back(f);
-            }
-        }
-        for (size_t m : members) {
-            table.groupNames.push_back(groups[m].groupName);
-            std::vector<FieldBinding> row;
-            for (size_t f : kept)
-                row.push_back(groups[m].env.entries()[f].binding);
-            table.bindings.push_back(std::move(row));
-        }
-        phase.bodies.push_back(prologue + resolvePlaceholders(first.code, values));
-        phase.tables.push_back(std::move(table));
-    }
-    return phase;
+    std::vector<MergedSet> out;
+    for (size_t s = 0; s < sets.size(); s++)
+        out.push_back(mergeSet(prefix, s, groups, sets[s]));
+    return out;
 }
 
 } // namespace spikeforge::codegen

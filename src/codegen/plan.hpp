@@ -3,7 +3,9 @@
 //  - arrays: every device array, by name ("Exc.V"), element type and count;
 //  - merged groups: for each kernel phase, a table of structs (one per group in the merge set),
 //    whose fields are bound to arrays, numbers or dynamic parameters;
-//  - the generated source.
+//  - kernels: for each entry point, its merged groups with their typed bodies (kernel_plan.hpp).
+// The plan holds no backend text: each backend prints its own source from it.
+#include "codegen/kernel_plan.hpp"
 #include "codegen/layout.hpp"
 #include "spikeforge/types.hpp"
 
@@ -51,13 +53,24 @@ inline constexpr const char* kSnippetErrorsArray = "<model>.snippetErrors";
 // When a kernel runs: the runtime launches the kernels of a phase in plan order.
 enum class KernelPhase { Initialise, SynapseUpdate, NeuronUpdate, CustomUpdate };
 
-// One kernel entry point of generated code. (The lowering pass fills in more: per-group element
-// counts, work sizes, the arrays read and written; see docs/internals.md.)
+// One merged group run by a kernel: its table, its body and each group's element count.
+struct KernelGroup {
+    size_t table = 0; // index into Plan::mergedGroups
+    KernelBody body;
+    std::vector<size_t> elements; // per group of the table: neurons, synapses or elements
+};
+
+// One kernel entry point of generated code.
 struct Kernel {
     std::string entry; // entry point (codegen/abi.hpp names)
     KernelPhase phase = KernelPhase::NeuronUpdate;
-    std::string updateGroup;    // CustomUpdate: the update group it runs
-    std::vector<size_t> tables; // merged groups it runs, in order (indices into mergedGroups)
+    std::string updateGroup;         // CustomUpdate: the update group it runs
+    std::vector<size_t> tables;      // merged groups it runs, in order (indices into mergedGroups)
+    std::vector<KernelGroup> groups; // the same, with bodies
+    unsigned batchSize = 1;
+    // Largest work of one group: elements x batch (propagation: the bound targets x batch).
+    size_t workSize = 0;
+    std::vector<std::string> reads, writes; // arrays (Plan::arrays names), sorted, unique
 };
 
 struct Plan {
@@ -66,8 +79,6 @@ struct Plan {
     std::vector<ArrayDecl> arrays;
     std::vector<MergedGroupTable> mergedGroups;
     std::vector<Kernel> kernels;
-    std::string source;     // generated code, kernels only
-    std::string sourceHash; // content hash (hex) used as the cache key
 };
 
 } // namespace spikeforge::codegen

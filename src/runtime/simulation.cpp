@@ -8,6 +8,7 @@
 #include "backends/backend.hpp"
 #include "codegen/abi.hpp"
 #include "codegen/arrays.hpp"
+#include "codegen/lower.hpp"
 #include "model/validate.hpp"
 #include "runtime/device_errors.hpp"
 #include "runtime/host_array.hpp"
@@ -26,29 +27,6 @@ namespace spikeforge {
 
 using runtime::HostArray;
 namespace abi = codegen::abi;
-
-namespace {
-
-// BRIDGE (issue #7): the kernel list for a plan from a generator that does not fill
-// Plan::kernels yet — initialise, synapse update, neuron update and one custom update per update
-// group, as the CPU generator emits them. Remove at the merge with the `lower` branch, whose
-// lowering fills the list.
-std::vector<codegen::Kernel> bridgeKernels(const Model& model) {
-    using P = codegen::KernelPhase;
-    std::vector<codegen::Kernel> out = {{abi::kInitialiseEntry, P::Initialise, "", {}},
-                                        {abi::kSynapseUpdateEntry, P::SynapseUpdate, "", {}},
-                                        {abi::kNeuronUpdateEntry, P::NeuronUpdate, "", {}}};
-    std::set<std::string> seen;
-    for (const auto& cu : model.customUpdates())
-        if (seen.insert(cu->updateGroup()).second)
-            out.push_back({abi::kCustomUpdatePrefix + cu->updateGroup(),
-                           P::CustomUpdate,
-                           cu->updateGroup(),
-                           {}});
-    return out;
-}
-
-} // namespace
 
 struct Simulation::Impl {
     Model& model;
@@ -349,8 +327,7 @@ Simulation::Simulation(Model& model, const BackendPreferences& prefs)
     model.finalise();
     s.backend = backends::makeBackend(prefs);
     const auto t0 = std::chrono::steady_clock::now();
-    s.plan = s.backend->generate(model);
-    if (s.plan.kernels.empty()) s.plan.kernels = bridgeKernels(model); // BRIDGE, see above
+    s.plan = codegen::lowerModel(model);
     s.sortKernels();
     s.info.generateSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

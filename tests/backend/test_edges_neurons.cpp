@@ -5,7 +5,7 @@
 //  - groups that differ only in a parameter value, or only in a variable's initial constant, are
 //    merged into one kernel table, and each still behaves with its own value.
 #include "backend_fixture.hpp"
-#include "backends/backend.hpp"
+#include "codegen/lower.hpp"
 #include "spikeforge/models.hpp"
 
 #include <algorithm>
@@ -130,9 +130,9 @@ TEST_P(MergeEdgeTest, GroupsDifferingInOneValueMergeAndKeepTheirValues) {
     m.addNeuronGroup("C", kN, models::LIF(), lifParams(kOffA, 1000.0, 2.0), restInit);
     m.addNeuronGroup("D", kN, models::LIF(), lifParams(kOffA, 1000.0, 2.0),
                      {{"V", kV0D}, {"RefracTime", 0.0}});
-    Simulation sim(m, prefs());
+    Simulation sim(m, prefs()); // finalises the model
 
-    const auto plan = backends::makeBackend(prefs())->generate(m);
+    const auto plan = codegen::lowerModel(m);
     const auto* update = tableWith(plan, "NeuronUpdate", "A", "B");
     ASSERT_NE(update, nullptr) << "A and B (one parameter apart) were not merged";
     EXPECT_TRUE(storesPerGroup(*update, "A", kOffA, "B", kOffB));

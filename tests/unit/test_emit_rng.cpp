@@ -1,7 +1,7 @@
-// The CPU neuron kernel seeds a random generator per neuron only when a snippet it runs draws
+// The neuron update body seeds a random generator per neuron only when a snippet it runs draws
 // random numbers: decided from the scanner's recorded fact (Scanned::usesRng), never by
 // searching the rendered text, which also holds user names such as `grand_total`.
-#include "backends/cpu/cpu_emit.hpp"
+#include "codegen/lowerer.hpp"
 #include "spikeforge/models.hpp"
 
 #include <gtest/gtest.h>
@@ -11,8 +11,12 @@ using namespace spikeforge;
 namespace {
 
 bool seedsRng(const Model& m, const std::string& group) {
-    return cpu::emitNeuronUpdate(m, m.neuronGroup(group)).code.find("sf_rng_init") !=
-           std::string::npos;
+    const auto lowered = codegen::lowerNeuronUpdate(m, m.neuronGroup(group));
+    const auto& body = std::get<codegen::NeuronUpdateBody>(lowered.body);
+    const bool seeds =
+        body.perNeuron.find(codegen::hookName(codegen::Hook::RngInit)) != std::string::npos;
+    EXPECT_EQ(seeds, body.usesRng) << group; // the flag and the body agree
+    return seeds;
 }
 
 NeuronModel counter() {

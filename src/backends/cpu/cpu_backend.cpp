@@ -92,19 +92,9 @@ size_t hostMemoryCapacity() {
     return std::min({cap, memAvailable(), cgroupLimit()});
 }
 
-// The entry-point signature of generated code. BRIDGE (issue #7 merge with the `lower` branch):
-// today's generated code takes `(const SFStepArgs*, void* const* tables)` and reads the thread
-// count from a `threads` field appended to SFStepArgs; the lowered code takes the thread count as
-// a third argument. At merge set kEntryTakesThreads to true and delete LegacyStepArgs.
-constexpr bool kEntryTakesThreads = false;
+// The entry-point signature of generated code (cpu_generator.cpp prints it): the step
+// arguments, the merged-group tables, and the thread count, which is this backend's own option.
 using EntryFn = void (*)(const codegen::abi::StepArgs*, void* const*, unsigned);
-using LegacyEntryFn = void (*)(const void*, void* const*);
-struct LegacyStepArgs {
-    codegen::abi::StepArgs args;
-    uint32_t threads;
-};
-static_assert(offsetof(LegacyStepArgs, threads) == sizeof(codegen::abi::StepArgs),
-              "the legacy SFStepArgs appends threads right after the ABI fields");
 
 static_assert(sizeof(void*) == 8, "merged-group structs hold 8-byte pointers (codegen/layout)");
 
@@ -169,12 +159,7 @@ public:
     void launch(size_t kernel, const codegen::abi::StepArgs& a) override {
         if (kernel >= m_entries.size()) throw InternalError("no kernel " + std::to_string(kernel));
         void* const* t = m_tablePtrs.data();
-        if constexpr (kEntryTakesThreads) {
-            reinterpret_cast<EntryFn>(m_entries[kernel])(&a, t, m_threads);
-        } else {
-            const LegacyStepArgs legacy{a, m_threads};
-            reinterpret_cast<LegacyEntryFn>(m_entries[kernel])(&legacy, t);
-        }
+        m_entries[kernel](&a, t, m_threads);
     }
     void synchronise() override {}
 
@@ -207,9 +192,8 @@ private:
             return;
         }
     }
-    // The raw symbol: cast to the signature in force when called (kEntryTakesThreads).
-    void* entry(const std::string& n) {
-        void* f = dlsym(m_handle, n.c_str());
+    EntryFn entry(const std::string& n) {
+        auto f = reinterpret_cast<EntryFn>(dlsym(m_handle, n.c_str()));
         if (!f) throw InternalError("generated code lacks " + n);
         return f;
     }
@@ -217,7 +201,7 @@ private:
     unsigned m_threads;
     std::vector<Table> m_tables;    // merged-group structs, one table per plan table
     std::vector<void*> m_tablePtrs; // what entry points receive
-    std::vector<void*> m_entries;   // per plan kernel
+    std::vector<EntryFn> m_entries; // per plan kernel
 };
 
 // SPIKEFORGE_DEBUG_CODE=1 builds generated code for a debugger without touching the program.
@@ -354,10 +338,6 @@ CpuBackend::CpuBackend(BackendPreferences prefs) : m_prefs(std::move(prefs)) {
                                     : std::max(1u, std::thread::hardware_concurrency());
 }
 
-codegen::Plan CpuBackend::generate(const Model& model) {
-    return cpu::generate(model);
-}
-
 std::unique_ptr<backends::Device> CpuBackend::build(const codegen::Plan& plan, BuildInfo& info) {
     const double timeout = m_prefs.compileTimeout; // [s]
     if (!std::isfinite(timeout) || timeout < 0)
@@ -366,8 +346,9 @@ std::unique_ptr<backends::Device> CpuBackend::build(const codegen::Plan& plan, B
     const fs::path dir = cache::prepare(m_prefs);
     const std::string compiler = resolveProgram(compilerName(m_prefs.compiler));
     const std::vector<std::string> flags = compileFlags(m_prefs);
+    const std::string source = generateSource(plan);
     const std::string key =
-        cache::computeKey(plan.source, identifyCompiler(compiler, flags, timeout), flags);
+        cache::computeKey(source, identifyCompiler(compiler, flags, timeout), flags);
     const fs::path src = dir / (key + ".cpp"), lib = dir / (key + ".so");
     info.sourcePath = src.string();
     info.cacheHit = true;
@@ -388,7 +369,7 @@ std::unique_ptr<backends::Device> CpuBackend::build(const codegen::Plan& plan, B
     if (void* h = loadChecked(lib, key, lock.held(), poisoned, why))
         return std::make_unique<CpuDevice>(h, m_threads, plan);
     const auto t0 = std::chrono::steady_clock::now();
-    compile(compiler, flags, plan.source + cache::keySymbolSource(key), dir, key, src, lib,
+    compile(compiler, flags, source + cache::keySymbolSource(key), dir, key, src, lib,
             timeout);
     info.compileSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

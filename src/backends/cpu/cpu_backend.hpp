@@ -10,7 +10,6 @@ public:
     // Throws ModelError for a negative thread count.
     explicit CpuBackend(BackendPreferences prefs);
     std::string name() const override { return "cpu"; }
-    codegen::Plan generate(const Model& model) override;
     std::unique_ptr<backends::Device> build(const codegen::Plan& plan, BuildInfo& info) override;
 
 private:

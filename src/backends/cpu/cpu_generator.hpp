@@ -1,10 +1,11 @@
 #pragma once
 #include "codegen/plan.hpp"
-#include "spikeforge/model.hpp"
 
 namespace spikeforge::cpu {
 
-// The CPU backend's code generation pass: arrays, merged groups and one C++ translation unit.
-codegen::Plan generate(const Model& model);
+// The CPU backend's translation unit for a plan: prelude (hooks, RNG), merged-group structs, one
+// function per merged group and the exported entry points
+// `extern "C" void <entry>(const SFStepArgs* a, void* const* sfTables, unsigned sfThreads)`.
+std::string generateSource(const codegen::Plan& plan);
 
 } // namespace spikeforge::cpu

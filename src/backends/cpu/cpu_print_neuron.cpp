@@ -1,0 +1,56 @@
+// Neuron update on the CPU: neurons in words of 32 (one spike bit each), then the spike bits
+// compacted into the spike queue in neuron order and copied to the recording buffer.
+#include "backends/cpu/cpu_print.hpp"
+
+namespace spikeforge::cpu {
+
+void printNeuronUpdate(Writer& w, const codegen::NeuronUpdateBody& b) {
+    w << "const uint32_t sfN = " + b.numNeurons +
+             ";\nconst uint32_t sfWords = (sfN + 31u) / 32u;\n"
+             "const uint32_t sfSlot = (uint32_t)(a->step % " +
+             b.numDelaySlots +
+             ");\n"
+             "const scalar sf_t = (scalar)a->t; (void)sf_t;\n";
+    // Stores are unconditional and the spike bit is data, not control flow, so that a loop
+    // without per-spike synapse code can be if-converted and vectorised.
+    const std::string update =
+        "for (uint32_t batch = 0; batch < SF_BATCH; batch++)\n"
+        "for (uint32_t sfW = 0; sfW < sfWords; sfW++) {\n"
+        "uint32_t sfBits = 0;\n"
+        "const uint32_t sfEnd = (sfW + 1u) * 32u < sfN ? (sfW + 1u) * 32u : sfN;\n"
+        "for (uint32_t id = sfW * 32u; id < sfEnd; id++) {\n" +
+        b.perNeuron + "const bool sfSpike = " + b.threshold + ";\nif (sfSpike) {\n" + b.onSpike +
+        "}\nsfBits |= (uint32_t)sfSpike << (id & 31u);\n" + b.store + "}\n" + b.spkBits +
+        "[(size_t)batch * sfWords + sfW] = sfBits;\n}\n";
+    // Small groups run serially: one step of a few thousand neurons takes microseconds, less
+    // than a fork/join of threads costs on a busy machine.
+    parallelFor(w, "(uint64_t)SF_BATCH * sfN", 16384, "collapse(2) schedule(static)", update);
+    // Compaction keeps spikes in neuron order whatever the thread count, so summation order
+    // downstream (and hence the result) never depends on scheduling.
+    std::string compact = "for (uint32_t batch = 0; batch < SF_BATCH; batch++) {\n"
+                          "const uint32_t* sfB = " +
+                          b.spkBits +
+                          " + (size_t)batch * sfWords;\n"
+                          "uint32_t* sfSpk = " +
+                          b.spk + " + ((size_t)batch * " + b.numDelaySlots +
+                          " + sfSlot) * sfN;\n"
+                          "uint32_t sfCnt = 0;\n"
+                          "for (uint32_t w = 0; w < sfWords; w++) {\n"
+                          "uint32_t x = sfB[w];\n"
+                          "while (x) { sfSpk[sfCnt++] = w * 32u + (uint32_t)__builtin_ctz(x); "
+                          "x &= x - 1u; }\n}\n" +
+                          b.spkCnt + "[(size_t)batch * " + b.numDelaySlots +
+                          " + sfSlot] = sfCnt;\n";
+    if (!b.recordSpk.empty())
+        compact += "if (" + b.recordSpk +
+                   " && a->step >= a->recordStart && a->step - a->recordStart < "
+                   "a->recordSteps)\n"
+                   "memcpy(" +
+                   b.recordSpk +
+                   " + ((size_t)(a->step - a->recordStart) * SF_BATCH + batch) * "
+                   "sfWords, sfB, sfWords * sizeof(uint32_t));\n";
+    compact += "}\n";
+    parallelFor(w, "(uint64_t)SF_BATCH * sfN", 16384, "schedule(static)", compact, "SF_BATCH");
+}
+
+} // namespace spikeforge::cpu

@@ -1,0 +1,186 @@
+// The connectivity descriptors: dense (every pre-post pair, synapse = pre * numPost + post) and
+// sparse (rows of at most maxRowLength targets, padded to that stride).
+#include "codegen/connectivity.hpp"
+
+#include "codegen/arrays.hpp"
+#include "codegen/checked_size.hpp"
+#include "codegen/lowerer.hpp"
+#include "model/analysis.hpp"
+#include "model/contexts.hpp"
+
+namespace spikeforge::codegen {
+
+namespace {
+
+class Dense final : public Connectivity {
+public:
+    explicit Dense(const SynapseGroup& sg) : m_sg(sg) {}
+    size_t synapseCount() const override {
+        return checkedMul(m_sg.source().size(), m_sg.target().size(),
+                          "synapse group '" + m_sg.name() + "': synapses");
+    }
+    std::vector<ConnectivityArray> arrays() const override { return {}; }
+    SynapseLoop rowLoop(Env&) const override {
+        return {"",
+                "0u",
+                "sfNpost",
+                "const uint32_t id_post = sfK;\n"
+                "const size_t sfSyn = (size_t)id_pre * sfNpost + sfK;\n",
+                "id_post",
+                true,
+                "sfNpost"};
+    }
+    SynapseLoop columnLoop(Env&) const override {
+        return {"",
+                "0u",
+                "sfNpre",
+                "const uint32_t id_pre = sfK;\n"
+                "const size_t sfSyn = (size_t)sfK * sfNpost + id_post;\n",
+                "id_post",
+                false,
+                "sfNpre"};
+    }
+    std::string decode(Env& env) const override {
+        const std::string npost = env.number("numPost", "uint32_t", m_sg.target().size());
+        return "const uint32_t id_pre = (uint32_t)(id / " + npost +
+               "); (void)id_pre;\nconst uint32_t id_post = (uint32_t)(id % " + npost +
+               "); (void)id_post;\n";
+    }
+    std::string paddingSkip(Env&) const override { return ""; }
+    bool needsColumnIndex() const override { return false; }
+    std::optional<ConnectivityBuild> build(Lowerer&) const override { return std::nullopt; }
+
+private:
+    const SynapseGroup& m_sg;
+};
+
+class Sparse final : public Connectivity {
+public:
+    explicit Sparse(const SynapseGroup& sg) : m_sg(sg) {}
+    size_t synapseCount() const override {
+        return checkedMul(m_sg.source().size(), m_sg.maxRowLength(),
+                          "synapse group '" + m_sg.name() + "': synapses");
+    }
+    std::vector<ConnectivityArray> arrays() const override {
+        const size_t pre = m_sg.source().size(), post = m_sg.target().size();
+        std::vector<ConnectivityArray> a = {
+            {"rowLength", "uint32_t", {pre}},
+            {"ind", indexType(m_sg.target().size()), {pre, m_sg.maxRowLength()}}};
+        if (!m_sg.connectivity()->snippet.preCalcRowLengthCode.empty())
+            a.push_back({"preCalcRowLength", "uint32_t", {pre}});
+        if (needsColumnIndex()) {
+            a.push_back({"colStart", "uint32_t", {post + 1}});
+            a.push_back({"colSyn", "uint32_t", {pre, m_sg.maxRowLength()}});
+        }
+        return a;
+    }
+    SynapseLoop rowLoop(Env& env) const override {
+        const std::string stride = this->stride(env);
+        return {"const uint32_t sfLen = " + rowLength(env) + "[id_pre];\nconst " + indType() +
+                    "* sfRow = " + ind(env) + " + (size_t)id_pre * " + stride + ";\n",
+                "0u",
+                "sfLen",
+                "const uint32_t id_post = sfRow[sfK];\nconst size_t sfSyn = (size_t)id_pre * " +
+                    stride + " + sfK;\n",
+                "id_post",
+                false,
+                stride};
+    }
+    SynapseLoop columnLoop(Env& env) const override {
+        const std::string n = m_sg.name();
+        return {
+            "const uint32_t* sfColStart = " + env.array("colStart", "uint32_t", n + ".colStart") +
+                ";\nconst uint32_t* sfColSyn = " + env.array("colSyn", "uint32_t", n + ".colSyn") +
+                ";\n",
+            "sfColStart[id_post]",
+            "sfColStart[id_post + 1]",
+            "const size_t sfSyn = sfColSyn[sfK];\nconst uint32_t id_pre = (uint32_t)(sfSyn / " +
+                stride(env) + ");\n",
+            "id_post",
+            false,
+            "sfNpre"};
+    }
+    std::string decode(Env& env) const override {
+        return paddingSkip(env, "id") + "const uint32_t id_pre = (uint32_t)(id / " + stride(env) +
+               "); (void)id_pre;\nconst uint32_t id_post = " + ind(env) + "[id]; (void)id_post;\n";
+    }
+    std::string paddingSkip(Env& env) const override { return paddingSkip(env, "i"); }
+    bool needsColumnIndex() const override { return !m_sg.wu().model.postSpikeSynCode.empty(); }
+    std::optional<ConnectivityBuild> build(Lowerer& e) const override;
+
+private:
+    std::string indType() const { return indexType(m_sg.target().size()); }
+    std::string stride(Env& env) const {
+        return env.number("rowStride", "uint32_t", m_sg.maxRowLength());
+    }
+    std::string rowLength(Env& env, bool written = false) const {
+        return env.array("rowLength", "uint32_t", m_sg.name() + ".rowLength", written);
+    }
+    std::string ind(Env& env, bool written = false) const {
+        return env.array("ind", indType(), m_sg.name() + ".ind", written);
+    }
+    std::string paddingSkip(Env& env, const std::string& i) const {
+        const std::string s = stride(env);
+        return "if (" + i + " % " + s + " >= " + rowLength(env) + "[" + i + " / " + s +
+               "]) continue;\n";
+    }
+    const SynapseGroup& m_sg;
+};
+
+std::optional<ConnectivityBuild> Sparse::build(Lowerer& e) const {
+    const Model& m = e.model;
+    const auto& conn = *m_sg.connectivity();
+    const std::string& n = m_sg.name();
+    ConnectivityBuild b;
+    b.numPre = "sfNpre";
+    b.numPost = "sfNpost";
+    b.stride = stride(e.env);
+    b.rowLength = rowLength(e.env, true);
+    b.ind = ind(e.env, true);
+    b.indType = indType();
+    b.error = e.env.array("error", "uint32_t", n + ".error", true);
+    const auto values = contexts::evaluateParams(conn.snippet, conn.params, m.dt());
+    const std::string rng = std::string(hookName(Hook::RngState)) + " sfRng; " +
+                            hookName(Hook::RngInit) + "(&sfRng, seed, ";
+    auto bindPreCalc = [&](bool written) {
+        e.subs["preCalcRowLength"] =
+            e.env.array("preCalcRowLength", "uint32_t", n + ".preCalcRowLength", written);
+        e.subs["#size:preCalcRowLength"] = "sfNpre";
+    };
+    if (!conn.snippet.preCalcRowLengthCode.empty()) {
+        const auto& scanned = analysis::of(m, n, "connectivity.preCalcRowLengthCode");
+        e.subs.clear();
+        e.bindParams(scanned, values, {}, n, "cp_");
+        bindPreCalc(true);
+        b.preCalc = rng +
+                    e.env.number("streamPreCalc", "uint32_t", streamId(n, "connectivity.preCalc")) +
+                    ", 0u, 0u, 0u);\n" + e.render(n, "connectivity.preCalcRowLengthCode");
+    }
+    const auto& scanned = analysis::of(m, n, "connectivity.rowBuildCode");
+    e.subs.clear();
+    e.bindParams(scanned, values, {}, n, "cp_");
+    if (scanned.referencedNames.count("preCalcRowLength")) bindPreCalc(false);
+    e.subs["addSynapse"] = hookName(Hook::AddSynapse);
+    b.rowBody = rng + e.env.number("streamConn", "uint32_t", streamId(n, "connectivity")) +
+                ", id_pre, 0u, 0u);\n" + e.render(n, "connectivity.rowBuildCode");
+    if (needsColumnIndex()) {
+        b.columnIndex = true;
+        b.colStart = e.env.array("colStart", "uint32_t", n + ".colStart", true);
+        b.colSyn = e.env.array("colSyn", "uint32_t", n + ".colSyn", true);
+    }
+    return b;
+}
+
+} // namespace
+
+std::unique_ptr<Connectivity> connectivityOf(const SynapseGroup& sg) {
+    switch (sg.matrixType()) {
+    case MatrixType::Dense:
+        return std::make_unique<Dense>(sg);
+    case MatrixType::Sparse:
+        return std::make_unique<Sparse>(sg);
+    }
+    throw InternalError("synapse group '" + sg.name() + "': unknown matrix type");
+}
+
+} // namespace spikeforge::codegen

@@ -1,0 +1,57 @@
+#include "codegen/kernel_plan.hpp"
+
+namespace spikeforge::codegen {
+
+const char* hookName(Hook h) {
+    switch (h) {
+    case Hook::AddToPost:
+        return "SF_ADD_TO_POST";
+    case Hook::AddToPostDelay:
+        return "SF_ADD_TO_POST_DELAY";
+    case Hook::AddSynapse:
+        return "SF_ADD_SYNAPSE";
+    case Hook::TimeMin:
+        return "SF_TIME_MIN";
+    case Hook::LineResync:
+        return "SF_RESYNC";
+    case Hook::RngState:
+        return "sf_rng";
+    case Hook::RngInit:
+        return "sf_rng_init";
+    }
+    return "";
+}
+
+std::vector<std::string*> fragmentsOf(KernelBody& body) {
+    return std::visit([](auto& b) { return b.fragments(); }, body);
+}
+
+namespace {
+
+std::string flags(const NeuronUpdateBody& b) {
+    return b.usesRng ? "rng" : "";
+}
+std::string flags(const PropagationBody& b) {
+    return std::string(b.presynaptic ? "pre" : "post") + (b.loop.indexIsTarget ? ",index" : "");
+}
+std::string flags(const CustomUpdateBody& b) {
+    std::string s = std::to_string(static_cast<int>(b.kind)) + "," + std::to_string(b.batch);
+    for (const auto& r : b.reductions)
+        s += r.op == ReduceOp::Sum ? ",sum" : ",max";
+    return s;
+}
+std::string flags(const InitBody& b) {
+    std::string s = b.connectivity ? (b.connectivity->columnIndex ? "conn+col" : "conn") : "";
+    for (const auto& v : b.vars)
+        s += "," + std::to_string(v.batch);
+    return s;
+}
+
+} // namespace
+
+std::string structureOf(const KernelBody& body) {
+    return std::to_string(body.index()) + ":" +
+           std::visit([](const auto& b) { return flags(b); }, body);
+}
+
+} // namespace spikeforge::codegen

@@ -1,0 +1,170 @@
+#pragma once
+// Typed kernel bodies: what one merged group does in one kernel, independent of the backend.
+// Code fragments are a neutral C subset (compiles as C, C++, CUDA and OpenCL C); loops over
+// batch elements, neurons, spikes, synapses and tiles are structure (fields below), never text,
+// so every backend prints its own loops. What a backend spells its own way is a hook (Hook):
+// fragments name it, each backend's prelude defines it.
+//
+// Names the printer provides to the fragments of every kind: `a` (const SFStepArgs*), `batch`
+// (the batch element), `sf_t` (a->t in the scalar type, update kernels), `seed` (init kernels);
+// each kind lists its own below.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace spikeforge::codegen {
+
+// Backend hooks, named once here (docs/internals.md lists their meaning).
+enum class Hook {
+    AddToPost,      // SF_ADD_TO_POST(x): add x to the input of this synapse's target `id_post`
+    AddToPostDelay, // SF_ADD_TO_POST_DELAY(x, d): the same, d steps later (dendritic delay)
+    AddSynapse,     // SF_ADD_SYNAPSE(j): append target j to the row being built
+    TimeMin,        // SF_TIME_MIN: spike time of a neuron that never spiked
+    LineResync,     // `#line SF_RESYNC`: point diagnostics back at the generated file
+    RngState,       // sf_rng: a random stream's state type (rand_* functions draw from sfRng)
+    RngInit,        // sf_rng_init(&state, seed, stream, element, batch, step)
+};
+inline constexpr Hook kHooks[] = {Hook::AddToPost, Hook::AddToPostDelay, Hook::AddSynapse,
+                                  Hook::TimeMin,   Hook::LineResync,     Hook::RngState,
+                                  Hook::RngInit};
+const char* hookName(Hook h);
+
+// One neuron group's update: per (batch, id) the fragments run in order
+//   perNeuron; spike = threshold; if (spike) onSpike; store
+// then the printer records the spike bits, compacts them into the spike queue slot and copies
+// them to the recording buffer. Names provided: sfN (neurons), sfSlot (queue slot), id.
+struct NeuronUpdateBody {
+    std::string numNeurons, numDelaySlots; // expressions
+    std::string perNeuron;                 // statements
+    std::string threshold;                 // a bool expression
+    std::string onSpike, store;            // statements
+    std::string spkBits, spk, spkCnt;      // array expressions (uint32_t*)
+    std::string recordSpk;                 // array expression; empty: not recorded
+    bool usesRng = false;                  // some snippet draws random numbers
+
+    std::vector<std::string*> fragments() {
+        return {&numNeurons, &numDelaySlots, &perNeuron, &threshold, &onSpike,
+                &store,      &spkBits,       &spk,       &spkCnt,    &recordSpk};
+    }
+};
+
+// Iteration over the synapses of one spiking neuron, made by a connectivity descriptor: for
+// sfK in [begin, end): perIter (defines the other neuron's index and sfSyn, the synapse index).
+struct SynapseLoop {
+    std::string setup;          // statements, once per spike
+    std::string begin, end;     // expressions
+    std::string perIter;        // statements
+    std::string target;         // the postsynaptic index of synapse sfK (an expression)
+    bool indexIsTarget = false; // sfK is the target itself and [begin, end) = all targets
+    std::string bound;          // most iterations for one spike (an expression)
+};
+
+// Spike propagation (presynaptic: spikes of the source, row loop) or postsynaptic learning
+// (spikes of the target, column loop). Per batch: perBatch; per spike `spikeId` = the neuron;
+// per synapse: loop.perIter; perSynapse.
+struct PropagationBody {
+    bool presynaptic = true;
+    std::string setup;                   // statements once per call (sfNpre, sfNpost, sf_t)
+    std::string slot;                    // queue slot of the spikes read (expression)
+    std::string delaySlots, spkCnt, spk; // spike queue of the spiking group
+    std::string spikeStride;             // neurons of the spiking group (queue row length)
+    std::string spikeId;                 // name of the spiking neuron's index
+    std::string perBatch;                // statements
+    SynapseLoop loop;
+    std::string perSynapse; // statements
+    // Number of targets when each target's updates are independent of the others (then a
+    // backend may partition the targets among threads); empty when not.
+    std::string numTargets;
+
+    std::vector<std::string*> fragments() {
+        return {&setup,       &slot,       &delaySlots, &spkCnt,     &spk,      &spikeStride,
+                &spikeId,     &perBatch,   &loop.setup, &loop.begin, &loop.end, &loop.perIter,
+                &loop.target, &loop.bound, &perSynapse, &numTargets};
+    }
+};
+
+enum class CustomUpdateKind {
+    Elementwise,     // every element independent
+    BatchReduction,  // some variable reduced over the batch (per element)
+    NeuronReduction, // some variable reduced over the elements (per batch element)
+};
+enum class ReduceOp { Sum, Max };
+
+// A reduction: the local `local` of every element (and batch element) folded with `op`, the
+// result written to array[index] (index in terms of `id` for batch reductions, `batch` for
+// neuron reductions).
+struct Reduction {
+    std::string name, local, ctype;
+    ReduceOp op = ReduceOp::Sum;
+    std::string array, index;
+};
+
+// Custom update over numElements elements x batch: prologue; per (batch, id): decode,
+// perElement, the reductions' folds; epilogue. Names provided: sfN (elements), id.
+struct CustomUpdateBody {
+    CustomUpdateKind kind = CustomUpdateKind::Elementwise;
+    std::string numElements;
+    unsigned batch = 1;             // batch elements iterated (1: not batched)
+    std::string prologue, epilogue; // statements once per call
+    std::string decode;             // WU-shaped: id_pre/id_post from id; may `continue`
+    std::string perElement;
+    std::vector<Reduction> reductions;
+
+    std::vector<std::string*> fragments() {
+        std::vector<std::string*> f = {&numElements, &prologue, &epilogue, &decode, &perElement};
+        for (auto& r : reductions)
+            for (std::string* s : {&r.name, &r.local, &r.ctype, &r.array, &r.index})
+                f.push_back(s);
+        return f;
+    }
+};
+
+// Initialisation of one variable: for batch < batch, i < count: skip; body. Names provided:
+// arr (the array), n (count), i.
+struct VarInitLoop {
+    std::string ctype, array, count;
+    unsigned batch = 1;
+    std::string skip, body; // statements; skip may `continue` (padding of sparse rows)
+};
+
+// Building a sparse-row connectivity: preCalc once, then per id_pre: rowBody appends targets
+// with SF_ADD_SYNAPSE into sfRow (stride sfStride, length sfLen); the printer stores the row
+// length (reporting overflow in `error`) and, if columnIndex, builds the column index.
+struct ConnectivityBuild {
+    std::string preCalc, rowBody;
+    std::string numPre, numPost, stride, rowLength, ind, indType, error;
+    bool columnIndex = false;
+    std::string colStart, colSyn;
+};
+
+struct InitBody {
+    std::string setup; // statements once per call
+    std::optional<ConnectivityBuild> connectivity;
+    std::vector<VarInitLoop> vars;
+
+    std::vector<std::string*> fragments() {
+        std::vector<std::string*> f = {&setup};
+        if (connectivity) {
+            auto& c = *connectivity;
+            for (std::string* s :
+                 {&c.preCalc, &c.rowBody, &c.numPre, &c.numPost, &c.stride, &c.rowLength, &c.ind,
+                  &c.indType, &c.error, &c.colStart, &c.colSyn})
+                f.push_back(s);
+        }
+        for (auto& v : vars)
+            for (std::string* s : {&v.ctype, &v.array, &v.count, &v.skip, &v.body})
+                f.push_back(s);
+        return f;
+    }
+};
+
+using KernelBody = std::variant<NeuronUpdateBody, PropagationBody, CustomUpdateBody, InitBody>;
+
+// Every code fragment of a body (for merging: keys and placeholder resolution).
+std::vector<std::string*> fragmentsOf(KernelBody& body);
+// What a body's structure adds to its merge key beyond the fragments (flags, counts).
+std::string structureOf(const KernelBody& body);
+
+} // namespace spikeforge::codegen

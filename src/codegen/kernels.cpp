@@ -1,0 +1,122 @@
+// The kernel list: every group lowered for each kernel it takes part in, merged per phase, and
+// gathered into the entry points the runtime launches (codegen/abi.hpp names).
+#include "codegen/abi.hpp"
+#include "codegen/arrays.hpp"
+#include "codegen/lowerer.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace spikeforge::codegen {
+
+namespace {
+
+struct KernelBuilder {
+    Plan& plan;
+    Kernel kernel;
+    std::set<std::string> reads, writes;
+
+    // Merges one phase's groups and appends their tables and bodies to the kernel.
+    void add(const std::string& prefix, std::vector<LoweredGroup> groups, bool batched = true) {
+        if (groups.empty()) return;
+        for (auto& set : mergeGroups(prefix, std::move(groups))) {
+            const size_t table = plan.mergedGroups.size();
+            for (size_t n : set.elements)
+                kernel.workSize = std::max(kernel.workSize, n * (batched ? plan.batchSize : 1u));
+            reads.insert(set.bound.begin(), set.bound.end());
+            writes.insert(set.written.begin(), set.written.end());
+            kernel.tables.push_back(table);
+            kernel.groups.push_back({table, std::move(set.body), std::move(set.elements)});
+            plan.mergedGroups.push_back(std::move(set.table));
+        }
+    }
+    Kernel done() {
+        kernel.batchSize = plan.batchSize;
+        kernel.reads.assign(reads.begin(), reads.end());
+        kernel.writes.assign(writes.begin(), writes.end());
+        return std::move(kernel);
+    }
+};
+
+KernelBuilder builder(Plan& plan, const std::string& entry, KernelPhase phase) {
+    KernelBuilder b{plan, {}, {}, {}};
+    b.kernel.entry = entry;
+    b.kernel.phase = phase;
+    return b;
+}
+
+// Update groups in the order their first custom update was added.
+std::vector<std::string> updateGroups(const Model& m) {
+    std::vector<std::string> out;
+    for (const auto& cu : m.customUpdates())
+        if (std::find(out.begin(), out.end(), cu->updateGroup()) == out.end())
+            out.push_back(cu->updateGroup());
+    return out;
+}
+
+Kernel customKernel(Plan& plan, const Model& m, const std::string& group) {
+    auto b = builder(plan, abi::kCustomUpdatePrefix + group, KernelPhase::CustomUpdate);
+    b.kernel.updateGroup = group;
+    // Consecutive fusable updates share one pass; the others keep their order.
+    std::vector<std::vector<const CustomUpdate*>> runs;
+    for (const auto& cu : m.customUpdates()) {
+        if (cu->updateGroup() != group) continue;
+        if (runs.empty() || !fusable(*runs.back().back(), *cu)) runs.emplace_back();
+        runs.back().push_back(cu.get());
+    }
+    std::vector<LoweredGroup> groups;
+    bool batched = false;
+    for (const auto& run : runs) {
+        groups.push_back(lowerCustomUpdate(m, run));
+        batched = batched || run.front()->isBatched();
+    }
+    b.add("CustomUpdate" + group, std::move(groups), batched);
+    return b.done();
+}
+
+} // namespace
+
+Plan lowerModel(const Model& m) {
+    Plan plan;
+    plan.precision = m.precision();
+    plan.batchSize = m.batchSize();
+    plan.arrays = planArrays(m);
+
+    std::vector<LoweredGroup> nInit, sInit, cInit, cuInit, pre, post, nUpd;
+    for (const auto& ng : m.neuronGroups()) {
+        nInit.push_back(lowerNeuronInit(m, *ng));
+        nUpd.push_back(lowerNeuronUpdate(m, *ng));
+    }
+    for (const auto& sg : m.synapseGroups()) {
+        sInit.push_back(lowerSynapseInit(m, *sg));
+        if (!sg->wu().model.preSpikeSynCode.empty()) pre.push_back(lowerPresynapticUpdate(m, *sg));
+        if (!sg->wu().model.postSpikeSynCode.empty())
+            post.push_back(lowerPostsynapticUpdate(m, *sg));
+    }
+    for (const auto& cs : m.currentSources())
+        cInit.push_back(lowerCurrentSourceInit(m, *cs));
+    for (const auto& cu : m.customUpdates())
+        cuInit.push_back(lowerCustomUpdateInit(m, *cu));
+
+    auto init = builder(plan, abi::kInitialiseEntry, KernelPhase::Initialise);
+    init.add("NeuronInit", std::move(nInit));
+    init.add("SynapseInit", std::move(sInit));
+    init.add("CurrentSourceInit", std::move(cInit));
+    init.add("CustomUpdateInit", std::move(cuInit));
+    plan.kernels.push_back(init.done());
+    std::vector<Kernel> custom;
+    for (const auto& group : updateGroups(m))
+        custom.push_back(customKernel(plan, m, group));
+    auto syn = builder(plan, abi::kSynapseUpdateEntry, KernelPhase::SynapseUpdate);
+    syn.add("PresynapticUpdate", std::move(pre));
+    syn.add("PostsynapticUpdate", std::move(post));
+    plan.kernels.push_back(syn.done());
+    auto neu = builder(plan, abi::kNeuronUpdateEntry, KernelPhase::NeuronUpdate);
+    neu.add("NeuronUpdate", std::move(nUpd));
+    plan.kernels.push_back(neu.done());
+    for (auto& k : custom)
+        plan.kernels.push_back(std::move(k));
+    return plan;
+}
+
+} // namespace spikeforge::codegen

@@ -1,0 +1,110 @@
+// What every lowering pass shares: rendering snippets through their analysis, binding
+// parameters and EGPs to struct fields, variable initialisation loops.
+#include "codegen/arrays.hpp"
+#include "codegen/lowerer.hpp"
+#include "model/analysis.hpp"
+#include "model/contexts.hpp"
+
+namespace spikeforge::codegen {
+
+std::string Lowerer::render(const std::string& group, const std::string& field, const Subs& extra) {
+    const auto& scanned = analysis::of(model, group, field);
+    if (scanned.tokens.empty()) return "";
+    usesRng = usesRng || scanned.usesRng;
+    snippet::RenderOptions o;
+    o.precision = model.precision();
+    o.lineLabel = group + "." + field;
+    for (const Subs* m : std::initializer_list<const Subs*>{&subs, &extra})
+        for (const auto& [k, v] : *m)
+            (k.rfind("#size:", 0) == 0 ? o.arraySizes[k.substr(6)] : o.substitutions[k]) = v;
+    if (scanned.needsIndexChecks()) {
+        // This field's slot in the model-wide error array: a number, so groups whose fields sit
+        // in different slots still merge.
+        const size_t slot = contexts::codeFieldSlot(model, group, field);
+        o.errorFlag = "(" + env.array("sfErrors", "uint32_t", kSnippetErrorsArray, true) + " + " +
+                      env.number("sfErrSlot" + std::to_string(m_errorSlots++), "uint32_t",
+                                 static_cast<double>(slot)) +
+                      ")";
+    }
+    std::string code = snippet::render(scanned, o);
+    // The label names the group: it becomes a placeholder, resolved after merging.
+    const size_t open = code.find('"'), close = code.find('"', open + 1);
+    if (open == std::string::npos || close == std::string::npos)
+        throw InternalError("rendered snippet " + o.lineLabel + " has no #line label");
+    m_labels.push_back(code.substr(open + 1, close - open - 1));
+    code.replace(open + 1, close - open - 1, "$(@L" + std::to_string(m_labels.size() - 1) + ")");
+    return code + "#line " + hookName(Hook::LineResync) + "\n";
+}
+
+void Lowerer::bindParams(const snippet::Scanned& scanned, const ParamValues& values,
+                         const std::set<std::string>& dynamic, const std::string& owner,
+                         const std::string& prefix) {
+    for (const auto& [name, value] : values) {
+        if (!scanned.referencedNames.count(name)) continue;
+        subs[name] = env.param(prefix + name, scalar(), value, owner, name, dynamic.count(name));
+    }
+}
+
+void Lowerer::bindEGPs(const snippet::Scanned& scanned, const SnippetBase& s,
+                       const std::string& owner, const std::string& prefix) {
+    for (const auto& e : s.egps)
+        if (scanned.referencedNames.count(e.name)) {
+            subs[e.name] = env.array(prefix + e.name, resolveType(e.type, model.precision()),
+                                     owner + "." + e.name);
+            subs["#size:" + e.name] = env.arraySize(prefix + e.name + "_n", owner + "." + e.name);
+        }
+}
+
+VarInitLoop Lowerer::varInit(const std::string& group, const VarDecl& var, const VarInit& init,
+                             const std::string& count, bool batched, const std::string& skip) {
+    VarInitLoop l;
+    l.ctype = resolveType(var.type, model.precision());
+    l.array = env.array("i_" + var.name, l.ctype, group + "." + var.name, true);
+    l.count = count;
+    l.batch = batched ? model.batchSize() : 1u;
+    l.skip = skip;
+    if (init.isConstant()) {
+        l.body =
+            "arr[(size_t)batch * n + i] = " +
+            env.number("c_" + var.name, l.ctype == "double" ? "double" : "float", init.constant()) +
+            ";\n";
+        return l;
+    }
+    const std::string field = "init." + var.name;
+    const auto& scanned = analysis::of(model, group, field);
+    Subs saved = subs;
+    subs.clear();
+    bindParams(scanned, contexts::evaluateParams(init.snippet(), init.params(), model.dt()), {},
+               group, "ip_" + var.name + "_");
+    const std::string stream =
+        env.number("s_" + var.name, "uint32_t", streamId(group, "init." + var.name));
+    l.body = std::string(hookName(Hook::RngState)) + " sfRng; " + hookName(Hook::RngInit) +
+             "(&sfRng, seed, " + stream +
+             ", (uint32_t)i, batch, 0u);\n"
+             "const uint32_t id = (uint32_t)i; (void)id;\n"
+             "const uint32_t num_batch = " +
+             std::to_string(model.batchSize()) + "u; (void)num_batch;\n" + scalar() +
+             " value = 0;\n" + render(group, field) + "arr[(size_t)batch * n + i] = (" + l.ctype +
+             ")value;\n";
+    subs = saved;
+    return l;
+}
+
+LoweredGroup Lowerer::finish(const std::string& groupName, KernelBody body, size_t elements) {
+    return {groupName, std::move(body), std::move(env), std::move(m_labels), elements};
+}
+
+std::string neuronVarIndex(VarAccess access, const std::string& idExpr, const std::string& nExpr) {
+    switch (access) {
+    case VarAccess::ReadOnly:
+        return idExpr;
+    case VarAccess::ReadOnlySharedNeuron:
+        return "batch";
+    case VarAccess::ReadWrite:
+    case VarAccess::ReadOnlyDuplicate:
+        return "(size_t)batch * " + nExpr + " + " + idExpr;
+    }
+    throw InternalError("unknown variable access");
+}
+
+} // namespace spikeforge::codegen

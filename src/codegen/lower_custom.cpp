@@ -1,0 +1,200 @@
+// Custom update bodies. Reductions are plain assignments in the user's code: the reduction
+// target is a fresh local in every iteration, and the backend folds it into an accumulator (sum
+// or max) that is written once, without the reduced dimension.
+#include "codegen/arrays.hpp"
+#include "codegen/connectivity.hpp"
+#include "codegen/lowerer.hpp"
+#include "model/analysis.hpp"
+#include "model/contexts.hpp"
+#include "model/var_refs.hpp"
+
+#include <algorithm>
+
+namespace spikeforge::codegen {
+
+namespace {
+
+using A = CustomUpdateVarAccess;
+
+struct Slot {
+    std::string name, type;
+    A access;
+    refs::Resolved target;
+    std::string array;     // placeholder of the array pointer
+    std::string transpose; // placeholder of the transpose target's array, or ""
+    bool transposeBatched = false;
+};
+
+std::string index(const refs::Resolved& t, const std::string& batch) {
+    if (t.elementDim && t.batchDim) return "(size_t)" + batch + " * sfN + id";
+    if (t.elementDim) return "id";
+    if (t.batchDim) return batch;
+    return "0";
+}
+
+std::vector<Slot> slots(Lowerer& e, const CustomUpdate& cu, const std::string& prefix) {
+    std::vector<Slot> out;
+    const Precision p = e.model.precision();
+    for (const auto& v : cu.model().vars)
+        out.push_back({v.name, resolveType(v.type, p), v.access,
+                       refs::ownVar(cu, v, e.model.batchSize()), "", "", false});
+    for (const auto& r : cu.model().varRefs)
+        out.push_back({r.name, resolveType(r.type, p), r.access,
+                       refs::resolve(e.model, cu.varRefs().at(r.name), cu.name(), r.name), "", "",
+                       false});
+    for (auto& s : out) {
+        const bool written = s.access == A::ReadWrite || isReduction(s.access);
+        s.array = e.env.array(prefix + "r_" + s.name, s.type, s.target.array, written);
+        auto ref = cu.varRefs().find(s.name);
+        if (ref != cu.varRefs().end() && !ref->second.transposeGroup.empty()) {
+            const auto t = refs::resolve(
+                e.model, {ref->second.transposeGroup, ref->second.transposeVar}, cu.name(), s.name);
+            s.transpose = e.env.array(prefix + "t_" + s.name, s.type, t.array, true);
+            s.transposeBatched = t.batchDim && cu.isBatched();
+        }
+    }
+    return out;
+}
+
+// Loads, the user's code and the stores of one element in one batch element.
+std::string elementBody(Lowerer& e, const CustomUpdate& cu, const std::vector<Slot>& ss) {
+    std::string c;
+    for (const auto& s : ss) {
+        e.subs[s.name] = "l_" + s.name;
+        if (isReduction(s.access))
+            c += s.type + " l_" + s.name + " = 0;\n";
+        else
+            c +=
+                s.type + " l_" + s.name + " = " + s.array + "[" + index(s.target, "batch") + "];\n";
+    }
+    c += e.render(cu.name(), "updateCode");
+    for (const auto& s : ss) {
+        if (s.access == A::ReadWrite)
+            c += s.array + "[" + index(s.target, "batch") + "] = l_" + s.name + ";\n";
+        if (!s.transpose.empty()) // the transposed group is numPost x numPre
+            c += s.transpose + "[" + (s.transposeBatched ? "(size_t)batch * sfN + " : "") +
+                 "(size_t)id_post * " +
+                 e.env.number("numPre", "uint32_t", cu.synapseGroup()->source().size()) +
+                 " + id_pre] = l_" + s.name + ";\n";
+    }
+    return c;
+}
+
+std::vector<Reduction> reductions(const std::vector<Slot>& ss) {
+    std::vector<Reduction> out;
+    for (const auto& s : ss) {
+        if (!isReduction(s.access)) continue;
+        const bool sum = s.access == A::ReduceBatchSum || s.access == A::ReduceNeuronSum;
+        // Batch reductions write per element (no batch dimension), neuron reductions per batch.
+        out.push_back({s.name, "l_" + s.name, s.type, sum ? ReduceOp::Sum : ReduceOp::Max, s.array,
+                       index(s.target, isBatchReduction(s.access) ? "0u" : "batch")});
+    }
+    return out;
+}
+
+// One custom update's part of a body: reads of its run counter before the loop, its element
+// body and the counter's advance after.
+struct Block {
+    std::string prologue, body, epilogue;
+    std::vector<Slot> slots;
+};
+
+Block lowerBlock(Lowerer& e, const CustomUpdate& cu, const std::string& prefix) {
+    const Model& m = e.model;
+    const auto& scanned = analysis::of(m, cu.name(), "updateCode");
+    e.subs.clear();
+    e.bindParams(scanned, contexts::evaluateParams(cu.model(), cu.params(), m.dt()),
+                 cu.dynamicParams(), cu.name(), prefix + "p_");
+    e.bindEGPs(scanned, cu.model(), cu.name(), prefix + "e_");
+    for (const auto& egp : cu.model().egpRefs)
+        if (scanned.referencedNames.count(egp.name)) {
+            e.subs[egp.name] =
+                e.env.array(prefix + "er_" + egp.name, resolveType(egp.type, m.precision()),
+                            refs::resolveEGP(m, cu, egp));
+            e.subs["#size:" + egp.name] =
+                e.env.arraySize(prefix + "er_" + egp.name + "_n", refs::resolveEGP(m, cu, egp));
+        }
+    e.subs["dt"] = e.lit(m.dt());
+    Block b;
+    b.slots = slots(e, cu, prefix);
+    // The run counter lives on the device: read once before the loop, advanced once after it.
+    if (scanned.referencedNames.count("updateCount")) {
+        const std::string counter =
+            e.env.array(prefix + "updateCount", "uint32_t", cu.name() + ".updateCount", true);
+        const std::string local = "sfUpdateCount" + prefix;
+        b.prologue = "const uint32_t " + local + " = " + counter + "[0];\n";
+        e.subs["updateCount"] = local;
+        b.epilogue = counter + "[0] = " + local + " + 1u;\n";
+    }
+    b.body = elementBody(e, cu, b.slots);
+    return b;
+}
+
+CustomUpdateKind kindOf(const std::vector<Slot>& ss) {
+    if (std::any_of(ss.begin(), ss.end(),
+                    [](const Slot& s) { return isNeuronReduction(s.access); }))
+        return CustomUpdateKind::NeuronReduction;
+    if (std::any_of(ss.begin(), ss.end(), [](const Slot& s) { return isBatchReduction(s.access); }))
+        return CustomUpdateKind::BatchReduction;
+    return CustomUpdateKind::Elementwise;
+}
+
+} // namespace
+
+bool fusable(const CustomUpdate& a, const CustomUpdate& b) {
+    auto elementWise = [](const CustomUpdate& cu) {
+        for (const auto& v : cu.model().vars)
+            if (isReduction(v.access)) return false;
+        for (const auto& r : cu.model().varRefs)
+            if (isReduction(r.access)) return false;
+        for (const auto& [name, ref] : cu.varRefs())
+            if (!ref.transposeGroup.empty()) return false;
+        return true;
+    };
+    return a.updateGroup() == b.updateGroup() && a.isWUShaped() == b.isWUShaped() &&
+           a.synapseGroup() == b.synapseGroup() && a.numElements() == b.numElements() &&
+           a.isBatched() == b.isBatched() && elementWise(a) && elementWise(b);
+}
+
+LoweredGroup lowerCustomUpdate(const Model& m, const std::vector<const CustomUpdate*>& cus) {
+    Lowerer e(m);
+    const CustomUpdate& first = *cus.front();
+    CustomUpdateBody b;
+    std::string name;
+    std::vector<Block> blocks;
+    for (size_t k = 0; k < cus.size(); k++) {
+        // Appended, not `"c" + std::string`: that trips a GCC 12 -Wrestrict false positive.
+        std::string prefix;
+        if (cus.size() > 1) prefix.append("c").append(std::to_string(k)).append("_");
+        blocks.push_back(lowerBlock(e, *cus[k], prefix));
+        if (k) name += '+';
+        name += cus[k]->name();
+    }
+    b.numElements = e.env.number("numElements", "uint64_t", double(first.numElements()));
+    b.batch = first.isBatched() ? m.batchSize() : 1u;
+    for (const auto& blk : blocks) {
+        b.prologue += blk.prologue;
+        // Fused updates run in their own scopes, so their locals never clash; reductions occur
+        // only in unfused updates, whose locals the folds read after the body.
+        b.perElement += cus.size() > 1 ? "{\n" + blk.body + "}\n" : blk.body;
+        b.epilogue += blk.epilogue;
+    }
+    if (first.isWUShaped()) b.decode = connectivityOf(*first.synapseGroup())->decode(e.env);
+    b.kind = kindOf(blocks.front().slots);
+    b.reductions = reductions(blocks.front().slots);
+    return e.finish(name, std::move(b), first.numElements());
+}
+
+LoweredGroup lowerCustomUpdateInit(const Model& m, const CustomUpdate& cu) {
+    Lowerer e(m);
+    InitBody b;
+    for (const auto& v : cu.model().vars) {
+        const auto r = refs::ownVar(cu, v, m.batchSize());
+        b.vars.push_back(
+            e.varInit(cu.name(), {v.name, v.type, VarAccess::ReadWrite}, cu.varInits().at(v.name),
+                      e.env.number("n_" + v.name, "uint64_t", double(r.elements)), r.batchDim));
+    }
+    return e.finish(cu.name(), std::move(b), cu.numElements());
+}
+
+} // namespace spikeforge::codegen

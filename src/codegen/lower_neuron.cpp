@@ -1,0 +1,196 @@
+// Neuron update and neuron-group initialisation bodies: the neuron model's code with its
+// incoming synapse groups' postsynaptic models, current sources and weight-update pre/post code.
+#include "codegen/arrays.hpp"
+#include "codegen/lowerer.hpp"
+#include "model/analysis.hpp"
+#include "model/contexts.hpp"
+
+namespace spikeforge::codegen {
+
+namespace {
+
+// Load/store of a block of variables into locals named prefix+name.
+struct VarBlock {
+    std::string loads, stores;
+};
+
+VarBlock loadVars(Lowerer& e, const std::vector<VarDecl>& vars, const std::string& owner,
+                  const std::string& fieldPrefix, const std::string& localPrefix,
+                  const std::string& nExpr, Subs& subs) {
+    VarBlock b;
+    for (const auto& v : vars) {
+        const std::string type = resolveType(v.type, e.model.precision());
+        const std::string arr =
+            e.env.array(fieldPrefix + v.name, type, owner + "." + v.name, !isReadOnly(v.access));
+        const std::string idx = neuronVarIndex(v.access, "id", nExpr);
+        const std::string local = localPrefix + v.name;
+        b.loads += type + " " + local + " = " + arr + "[" + idx + "];\n";
+        if (!isReadOnly(v.access)) b.stores += arr + "[" + idx + "] = " + local + ";\n";
+        subs[v.name] = local;
+    }
+    return b;
+}
+
+// One snippet run per neuron in its own scope: its variables loaded into locals, its parameters
+// and EGPs bound under `fieldPrefix`, the code rendered (with `extra` substitutions), the
+// variables stored back. The lowerer's substitutions are restored afterwards.
+struct SnippetBlock {
+    std::string loads, code, stores;
+};
+
+struct SnippetRef {
+    const SnippetBase& model;
+    const std::vector<VarDecl>& vars;
+    const ParamValues& params;
+    const std::set<std::string>& dynamic;
+    const std::string& owner;
+    std::string field; // code field of `owner`
+};
+
+SnippetBlock snippetBlock(Lowerer& e, const SnippetRef& s, const std::string& localPrefix,
+                          const std::string& fieldPrefix, const Subs& extra = {}) {
+    const auto& scanned = analysis::of(e.model, s.owner, s.field);
+    Subs saved = e.subs;
+    const auto v =
+        loadVars(e, s.vars, s.owner, localPrefix + "v_", "l_" + localPrefix, "sfN", e.subs);
+    e.bindParams(scanned, contexts::evaluateParams(s.model, s.params, e.model.dt()), s.dynamic,
+                 s.owner, fieldPrefix + "p_");
+    e.bindEGPs(scanned, s.model, s.owner, fieldPrefix + "e_");
+    SnippetBlock b{v.loads, e.render(s.owner, s.field, extra), v.stores};
+    e.subs = saved;
+    return b;
+}
+
+// Incoming synapse group k: accumulate its input (and dendritic delay ring) into Isyn.
+std::string postsynapticBlock(Lowerer& e, const SynapseGroup& sg, size_t k) {
+    const std::string p = "ps" + std::to_string(k) + "_";
+    const auto& ps = sg.ps();
+    const auto b = snippetBlock(
+        e, {ps.model, ps.model.vars, ps.params, ps.dynamicParams, sg.name(), "ps.simCode"}, p, p,
+        {{"inSyn", "l_" + p + "inSyn"}});
+    const std::string inSyn = e.env.array(p + "inSyn", e.scalar(), sg.name() + ".inSyn", true);
+    std::string s =
+        "{\n" + e.scalar() + " l_" + p + "inSyn = " + inSyn + "[(size_t)batch * sfN + id];\n";
+    if (usesDendriticDelay(e.model, sg)) {
+        const std::string den =
+            e.env.array(p + "denDelay", e.scalar(), sg.name() + ".denDelay", true);
+        const std::string dd = e.env.number(p + "dd", "uint32_t", sg.maxDendriticDelaySteps());
+        s += e.scalar() + "* sfDen = " + den + " + ((size_t)batch * " + dd +
+             " + (size_t)(a->step % " + dd + ")) * sfN;\nl_" + p +
+             "inSyn += sfDen[id]; sfDen[id] = 0;\n";
+    }
+    s += b.loads + b.code + b.stores;
+    s += inSyn + "[(size_t)batch * sfN + id] = l_" + p + "inSyn;\n}\n";
+    return s;
+}
+
+std::string currentSourceBlock(Lowerer& e, const CurrentSource& cs, size_t k) {
+    const std::string p = "cs" + std::to_string(k) + "_";
+    const auto& bound = cs.bound();
+    const auto b = snippetBlock(e,
+                                {bound.model, bound.model.vars, bound.params, bound.dynamicParams,
+                                 cs.name(), "injectionCode"},
+                                p, p);
+    return "{\n" + b.loads + b.code + b.stores + "}\n";
+}
+
+// Weight-update pre (or post) variable code of synapse group k run by this neuron.
+std::string wuNeuronBlock(Lowerer& e, const SynapseGroup& sg, size_t k, bool pre,
+                          const std::string& field) {
+    const auto& wu = sg.wu();
+    const std::string& code = field == "preSpikeCode"      ? wu.model.preSpikeCode
+                              : field == "preDynamicsCode" ? wu.model.preDynamicsCode
+                              : field == "postSpikeCode"   ? wu.model.postSpikeCode
+                                                           : wu.model.postDynamicsCode;
+    if (code.empty()) return "";
+    const std::string p = std::string(pre ? "wpre" : "wpost") + std::to_string(k) + "_";
+    const auto b = snippetBlock(e,
+                                {wu.model, pre ? wu.model.preVars : wu.model.postVars, wu.params,
+                                 wu.dynamicParams, sg.name(), field},
+                                p, "wu_" + p);
+    return "{\n" + b.loads + b.code + b.stores + "}\n";
+}
+
+} // namespace
+
+LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng) {
+    Lowerer e(m);
+    const auto& bound = ng.bound();
+    const auto& nm = bound.model;
+    const std::string& name = ng.name();
+    const std::string S = e.scalar();
+    NeuronUpdateBody b;
+    b.numNeurons = e.env.number("numNeurons", "uint32_t", ng.size());
+    b.numDelaySlots = e.env.number("numDelaySlots", "uint32_t", ng.numDelaySlots());
+    b.spkCnt = e.env.array("spkCnt", "uint32_t", name + ".spkCnt", true);
+    b.spk = e.env.array("spk", "uint32_t", name + ".spk", true);
+    const std::string st = e.env.array("st", S, name + ".st", true);
+    b.spkBits = e.env.array("spkBits", "uint32_t", name + ".spkBits", true);
+    const std::string stream = e.env.number("stream", "uint32_t", streamId(name, "sim"));
+
+    e.subs = {{"t", "sf_t"},  {"dt", e.lit(m.dt())},  {"Isyn", "sfIsyn"},
+              {"st", "l_st"}, {"num_neurons", "sfN"}, {"injectCurrent", "sfIsyn += "}};
+    const auto vars = loadVars(e, nm.vars, name, "v_", "l_", "sfN", e.subs);
+    for (const char* f : {"simCode", "thresholdConditionCode", "resetCode"}) {
+        const auto& scanned = analysis::of(m, name, f);
+        e.bindParams(scanned, contexts::evaluateParams(nm, bound.params, m.dt()),
+                     bound.dynamicParams, name, "p_");
+        e.bindEGPs(scanned, nm, name, "e_");
+    }
+    std::string inputs, dynamics, spikeCode;
+    size_t k = 0, kPre = 0, kPost = 0;
+    for (const auto& sg : m.synapseGroups()) {
+        if (&sg->target() == &ng) {
+            inputs += postsynapticBlock(e, *sg, k++);
+            dynamics += wuNeuronBlock(e, *sg, kPost, false, "postDynamicsCode");
+            spikeCode += wuNeuronBlock(e, *sg, kPost++, false, "postSpikeCode");
+        }
+        if (&sg->source() == &ng) {
+            dynamics += wuNeuronBlock(e, *sg, kPre, true, "preDynamicsCode");
+            spikeCode += wuNeuronBlock(e, *sg, kPre++, true, "preSpikeCode");
+        }
+    }
+    k = 0;
+    for (const auto& cs : m.currentSources())
+        if (&cs->target() == &ng) inputs += currentSourceBlock(e, *cs, k++);
+
+    const std::string sim = e.render(name, "simCode");
+    const std::string reset = e.render(name, "resetCode");
+    b.threshold = "false";
+    if (!nm.thresholdConditionCode.empty())
+        b.threshold = "(\n" + e.render(name, "thresholdConditionCode") + ")";
+    // Every snippet of this body was rendered through `e`, which recorded whether one draws
+    // random numbers; only then does each neuron seed a generator.
+    b.usesRng = e.usesRng;
+    b.perNeuron =
+        S + " sfIsyn = 0; (void)sfIsyn;\n" + S + " l_st = " + st + "[(size_t)batch * sfN + id];\n";
+    if (b.usesRng)
+        b.perNeuron += std::string(hookName(Hook::RngState)) + " sfRng; " +
+                       hookName(Hook::RngInit) + "(&sfRng, a->seed, " + stream +
+                       ", id, batch, (uint32_t)a->step);\n";
+    b.perNeuron += vars.loads + inputs + dynamics + sim;
+    b.onSpike = reset + "l_st = sf_t;\n" + spikeCode;
+    b.store = st + "[(size_t)batch * sfN + id] = l_st;\n" + vars.stores;
+    if (ng.spikeRecording())
+        b.recordSpk = e.env.array("recordSpk", "uint32_t", name + ".recordSpk", true);
+    return e.finish(name, std::move(b), ng.size());
+}
+
+LoweredGroup lowerNeuronInit(const Model& m, const NeuronGroup& ng) {
+    Lowerer e(m);
+    const std::string N = e.env.number("numNeurons", "uint32_t", ng.size());
+    InitBody b;
+    VarInitLoop st;
+    st.ctype = e.scalar();
+    st.array = e.env.array("st", e.scalar(), ng.name() + ".st", true);
+    st.count = N;
+    st.batch = m.batchSize();
+    st.body = std::string("arr[(size_t)batch * n + i] = ") + hookName(Hook::TimeMin) + ";\n";
+    b.vars.push_back(st);
+    for (const auto& v : ng.model().vars)
+        b.vars.push_back(e.varInit(ng.name(), v, ng.bound().varInits.at(v.name),
+                                   hasElementDim(v.access) ? N : "1u", hasBatchDim(v.access)));
+    return e.finish(ng.name(), std::move(b), ng.size());
+}
+
+} // namespace spikeforge::codegen

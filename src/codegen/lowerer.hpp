@@ -1,0 +1,78 @@
+#pragma once
+// The lowering's internals (lower.hpp has the entry point). Passes, one per file:
+//   planArrays (arrays.cpp)        the device arrays and their sizes
+//   lower_neuron.cpp               neuron update bodies
+//   lower_synapse.cpp              spike propagation and postsynaptic learning bodies
+//   lower_custom.cpp               custom update bodies (fusing compatible updates)
+//   lower_init.cpp                 initialisation bodies (variables, connectivity)
+//   merge.cpp                      merging structurally identical groups, folding values
+//   kernels.cpp                    the kernel list (lowerModel)
+// Every snippet is read through analysis::of (its checked tree and facts), never scanned again.
+#include "codegen/env.hpp"
+#include "codegen/lower.hpp"
+#include "snippet/scanner.hpp"
+#include "spikeforge/model.hpp"
+
+#include <map>
+#include <set>
+#include <string>
+
+namespace spikeforge::codegen {
+
+using Subs = std::map<std::string, std::string>;
+
+// Shared state while lowering one group.
+class Lowerer {
+public:
+    explicit Lowerer(const Model& m) : model(m) {}
+
+    const Model& model;
+    Env env;
+    // Context name → generated expression. A key "#size:<name>" holds the element count of the
+    // context array <name> (an EGP) for the bounds checks of its indices; keeping it in `subs`
+    // saves and restores it with the substitutions.
+    Subs subs;
+    bool usesRng = false; // some code rendered so far draws random numbers (Scanned::usesRng)
+
+    std::string scalar() const {
+        return model.precision() == Precision::Float ? "float" : "double";
+    }
+    std::string lit(double v) const { return literal(v, scalar()); }
+
+    // Render code field `field` of `group` with the current substitutions (plus `extra`); the
+    // output starts with a #line label placeholder and ends with a #line resync.
+    std::string render(const std::string& group, const std::string& field, const Subs& extra = {});
+    // Bind the params (and derived params) and EGPs of a snippet that `scanned` references.
+    void bindParams(const snippet::Scanned& scanned, const ParamValues& values,
+                    const std::set<std::string>& dynamic, const std::string& owner,
+                    const std::string& prefix);
+    void bindEGPs(const snippet::Scanned& scanned, const SnippetBase& s, const std::string& owner,
+                  const std::string& prefix);
+    // A loop initialising one variable (count elements per batch element).
+    VarInitLoop varInit(const std::string& group, const VarDecl& var, const VarInit& init,
+                        const std::string& count, bool batched, const std::string& skip = "");
+    // The finished group.
+    LoweredGroup finish(const std::string& groupName, KernelBody body, size_t elements);
+
+private:
+    int m_errorSlots = 0; // fields of run-time index-error slots requested so far
+    std::vector<std::string> m_labels;
+};
+
+// Index expression of a variable of a neuron-shaped group with N elements.
+std::string neuronVarIndex(VarAccess access, const std::string& idExpr, const std::string& nExpr);
+
+// The passes (each group's body for one kernel kind).
+LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng);
+LoweredGroup lowerNeuronInit(const Model& m, const NeuronGroup& ng);
+LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg);
+LoweredGroup lowerPostsynapticUpdate(const Model& m, const SynapseGroup& sg);
+LoweredGroup lowerSynapseInit(const Model& m, const SynapseGroup& sg);
+LoweredGroup lowerCurrentSourceInit(const Model& m, const CurrentSource& cs);
+// Custom updates of one update group that can share one pass over the elements (same shape, no
+// reductions or transposes) are fused: one loop runs all their bodies.
+bool fusable(const CustomUpdate& a, const CustomUpdate& b);
+LoweredGroup lowerCustomUpdate(const Model& m, const std::vector<const CustomUpdate*>& cus);
+LoweredGroup lowerCustomUpdateInit(const Model& m, const CustomUpdate& cu);
+
+} // namespace spikeforge::codegen

@@ -1,8 +1,6 @@
 #include "runtime/device_errors.hpp"
 
 #include "codegen/abi.hpp"
-#include "model/analysis.hpp"
-#include "model/contexts.hpp"
 
 namespace spikeforge::runtime {
 
@@ -10,8 +8,8 @@ namespace abi = codegen::abi;
 
 DeviceErrors::DeviceErrors(const Model& model, backends::Device& device,
                            const HostArray& snippetErrors, std::vector<const HostArray*> errorWords)
-    : m_model(model), m_device(device), m_snippetErrors(snippetErrors),
-      m_errorWords(std::move(errorWords)) {
+    : m_model(model), m_analysis(analysis::share(model)), m_device(device),
+      m_snippetErrors(snippetErrors), m_errorWords(std::move(errorWords)) {
     if (m_errorWords.size() != model.synapseGroups().size())
         throw InternalError("one error word per synapse group expected");
 }
@@ -49,8 +47,10 @@ void DeviceErrors::snippetMessages(const std::string& when, std::vector<std::str
         const uint32_t ordinal = flags[slot];
         if (ordinal == 0) continue;
         any = true;
-        const auto field = contexts::codeFieldAt(m_model, slot);
-        const auto& arrays = analysis::at(m_model, slot).checkedArrays;
+        if (slot >= m_analysis->names.size())
+            throw InternalError("snippet error slot " + std::to_string(slot) + " out of range");
+        const auto& field = m_analysis->names[slot];
+        const auto& arrays = m_analysis->fields[slot].checkedArrays;
         const std::string array =
             ordinal <= arrays.size() ? "'" + arrays[ordinal - 1] + "'" : "an array";
         out.push_back(field.group + "." + field.field + ": index out of range for " + array + " " +

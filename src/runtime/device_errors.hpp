@@ -4,6 +4,7 @@
 // points (pull, recording flush, end of run, reset, every errorCheckInterval steps), clears what
 // it read and reports it with the steps it happened in, so nothing is reported twice or lost.
 #include "backends/backend.hpp"
+#include "model/analysis.hpp"
 #include "runtime/host_array.hpp"
 #include "spikeforge/model.hpp"
 
@@ -36,6 +37,9 @@ private:
     void groupMessages(const std::string& when, std::vector<std::string>& out);
 
     const Model& m_model;
+    // The snippet analysis the generated code was built from: kept, so an error is named right
+    // even if the model changes after the simulation was built.
+    std::shared_ptr<const analysis::Results> m_analysis;
     backends::Device& m_device;
     const HostArray& m_snippetErrors;
     std::vector<const HostArray*> m_errorWords;

@@ -441,8 +441,12 @@ template std::span<int8_t> Simulation::view<int8_t>(const std::string&, const st
 template std::span<uint8_t> Simulation::view<uint8_t>(const std::string&, const std::string&);
 
 void Simulation::pullConnectivity(const std::string& sg) {
-    if (m_impl->model.synapseGroup(sg).matrixType() != MatrixType::Sparse)
+    switch (m_impl->model.synapseGroup(sg).matrixType()) {
+    case MatrixType::Sparse:
+        break;
+    case MatrixType::Dense:
         throw ModelError("synapse group '" + sg + "' is Dense: it has no sparse connectivity");
+    }
     auto& s = *m_impl;
     s.pullArray(s.array(sg, "rowLength"));
     s.pullArray(s.array(sg, "ind"));

@@ -369,8 +369,7 @@ std::unique_ptr<backends::Device> CpuBackend::build(const codegen::Plan& plan, B
     if (void* h = loadChecked(lib, key, lock.held(), poisoned, why))
         return std::make_unique<CpuDevice>(h, m_threads, plan);
     const auto t0 = std::chrono::steady_clock::now();
-    compile(compiler, flags, source + cache::keySymbolSource(key), dir, key, src, lib,
-            timeout);
+    compile(compiler, flags, source + cache::keySymbolSource(key), dir, key, src, lib, timeout);
     info.compileSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     info.cacheHit = false;

@@ -26,10 +26,10 @@ private:
 
 // `loop` (a for statement) run by a team of threads when the work is worth it, else plainly:
 // an OpenMP region whose `if` is false still builds a team in libgomp, which costs more than a
-// small step's whole work. The team has min(threads, work / grain) threads (at most `maxTeam`
-// when that is not empty).
+// small step's whole work. The team is all `sfThreads` threads or none (sf_team): a loop with
+// fewer iterations than threads leaves some idle rather than changing the team size.
 void parallelFor(Writer& w, const std::string& work, unsigned grain, const std::string& clauses,
-                 const std::string& loop, const std::string& maxTeam = "");
+                 const std::string& loop);
 
 // One merged group's function body (`grp`, `a` and `sfThreads` in scope, fields loaded).
 void printNeuronUpdate(Writer& w, const codegen::NeuronUpdateBody& b);

@@ -62,7 +62,8 @@ void printCustomUpdate(Writer& w, const codegen::CustomUpdateBody& b) {
                                  "for (size_t id = 0; id < sfN; id++) {\n" + b.decode +
                                  b.perElement + fold(b.reductions, false) + "}\n" +
                                  writeAccumulators(b.reductions, false) + "}\n";
-        parallelFor(w, "sfN * " + B, 16384, "schedule(static)", loop, B);
+        // Parallel over batch elements only: at batch 1 there is nothing to share.
+        parallelFor(w, "(" + B + " > 1u ? sfN * " + B + " : 0u)", 16384, "schedule(static)", loop);
         break;
     }
     case CustomUpdateKind::Elementwise:

@@ -50,7 +50,9 @@ void printNeuronUpdate(Writer& w, const codegen::NeuronUpdateBody& b) {
                    " + ((size_t)(a->step - a->recordStart) * SF_BATCH + batch) * "
                    "sfWords, sfB, sfWords * sizeof(uint32_t));\n";
     compact += "}\n";
-    parallelFor(w, "(uint64_t)SF_BATCH * sfN", 16384, "schedule(static)", compact, "SF_BATCH");
+    // Parallel over batch elements only: at batch 1 there is nothing to share.
+    parallelFor(w, "(SF_BATCH > 1u ? (uint64_t)SF_BATCH * sfN : 0u)", 16384, "schedule(static)",
+                compact);
 }
 
 } // namespace spikeforge::cpu

@@ -1,16 +1,16 @@
-// Spike propagation and postsynaptic learning on the CPU. Work is split over batch elements when
-// there are enough of them: each batch element owns its input buffers, so no atomics are needed.
-// Otherwise (batch 1 included) the targets are split: each thread walks every spike in order and
-// applies only the synapses onto its own range of targets. Either way each target sums its
-// inputs in spike order, so the result never depends on the thread count.
+// Spike propagation and postsynaptic learning on the CPU. The team's work items are pairs (batch
+// element, part of the targets): each batch element owns its input buffers, and within one a
+// thread walks every spike in order and applies only the synapses onto its own range of targets,
+// so no atomics are needed and each target sums its inputs in spike order: the result never
+// depends on the thread count. With at least as many batch elements as threads there is one part.
 #include "backends/cpu/cpu_print.hpp"
 
 namespace spikeforge::cpu {
 
 namespace {
 
-// The loops over batch elements, spikes and synapses; with `partitioned`, only the synapses
-// onto targets in [sfLo, sfHi).
+// The loops over spikes and synapses of batch element `batch`; with `partitioned`, only the
+// synapses onto targets in [sfLo, sfHi).
 std::string spikeLoops(const codegen::PropagationBody& b, bool partitioned) {
     const auto& l = b.loop;
     std::string begin = l.begin, end = l.end, filter;
@@ -20,9 +20,7 @@ std::string spikeLoops(const codegen::PropagationBody& b, bool partitioned) {
     } else if (partitioned) {
         filter = "if (" + l.target + " < sfLo || " + l.target + " >= sfHi) continue;\n";
     }
-    return "for (uint32_t batch = 0; batch < SF_BATCH; batch++) {\n"
-           "const uint32_t sfCnt = " +
-           b.spkCnt + "[(size_t)batch * " + b.delaySlots +
+    return "const uint32_t sfCnt = " + b.spkCnt + "[(size_t)batch * " + b.delaySlots +
            " + sfSlot];\n"
            "const uint32_t* sfSpk = " +
            b.spk + " + ((size_t)batch * " + b.delaySlots + " + sfSlot) * " + b.spikeStride + ";\n" +
@@ -30,7 +28,7 @@ std::string spikeLoops(const codegen::PropagationBody& b, bool partitioned) {
            "for (uint32_t sfS = 0; sfS < sfCnt; sfS++) {\n"
            "const uint32_t " +
            b.spikeId + " = sfSpk[sfS];\n" + l.setup + "for (uint32_t sfK = " + begin + "; sfK < " +
-           end + "; sfK++) {\n" + l.perIter + filter + b.perSynapse + "}\n}\n}\n";
+           end + "; sfK++) {\n" + l.perIter + filter + b.perSynapse + "}\n}\n";
 }
 
 } // namespace
@@ -44,23 +42,30 @@ void printPropagation(Writer& w, const codegen::PropagationBody& b) {
              " + sfSlot];\n"
              "const unsigned sfT = sf_team(sfThreads, sfSpikes * (uint64_t)(" +
              b.loop.bound + "), 8192u);\n";
-    const std::string serial = spikeLoops(b, false);
     const bool partitionable = !b.numTargets.empty();
-    w << std::string("if (sfT > 1u && SF_BATCH > 1u") +
-             (partitionable ? " && SF_BATCH >= sfT" : "") +
-             ") {\n#pragma omp parallel for schedule(static) num_threads(sfT < SF_BATCH ? sfT : "
-             "SF_BATCH)\n"
-      << serial << "}";
-    if (partitionable)
-        w << " else if (sfT > 1u) {\n#pragma omp parallel num_threads(sfT)\n{\n"
-             "const uint64_t sfParts = sf_num_threads(), sfPart = sf_thread_num();\n"
+    if (partitionable) {
+        // One team: (batch element, part of the targets) pairs, as many parts per batch element
+        // as there are threads for it, so batch 1 and batch < threads use every thread.
+        w << "if (sfT > 1u) {\n"
+             "const uint32_t sfParts = sfT > SF_BATCH ? sfT / SF_BATCH : 1u;\n"
+             "#pragma omp parallel for collapse(2) schedule(static) num_threads(sfT)\n"
+             "for (uint32_t batch = 0; batch < SF_BATCH; batch++)\n"
+             "for (uint32_t sfPart = 0; sfPart < sfParts; sfPart++) {\n"
              "const uint32_t sfLo = (uint32_t)((uint64_t)" +
                  b.numTargets +
                  " * sfPart / sfParts);\n"
                  "const uint32_t sfHi = (uint32_t)((uint64_t)" +
                  b.numTargets + " * (sfPart + 1u) / sfParts);\n"
           << spikeLoops(b, true) << "}\n}";
-    w << " else {\n" << serial << "}\n";
+    } else {
+        // Synapse code that writes presynaptic state: batch elements are the only safe split.
+        w << "if (sfT > 1u && SF_BATCH > 1u) {\n"
+             "#pragma omp parallel for schedule(static) num_threads(sfT)\n"
+             "for (uint32_t batch = 0; batch < SF_BATCH; batch++) {\n"
+          << spikeLoops(b, false) << "}\n}";
+    }
+    w << " else {\nfor (uint32_t batch = 0; batch < SF_BATCH; batch++) {\n"
+      << spikeLoops(b, false) << "}\n}\n";
 }
 
 } // namespace spikeforge::cpu

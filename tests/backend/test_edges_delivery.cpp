@@ -73,7 +73,8 @@ TEST_P(DendriticDelayEdgeTest, DelayEqualToMaximumIsAnError) {
             ASSERT_NO_THROW({
                 sim.step();
                 sim.pull("Delayed", "x");
-            }) << "max " << maxDelay << " step " << n;
+            }) << "max "
+               << maxDelay << " step " << n;
         try {
             sim.step();
             sim.pull("Delayed", "x");

@@ -34,9 +34,10 @@ inline constexpr AbiField kStepArgsFields[] = {
 // `struct SFStepArgs { … };` for generated code (C, C++, CUDA and OpenCL C spell it alike).
 std::string stepArgsDeclaration();
 
-// Device-side error bits of a synapse group's error word (array "<group>.error"). A kernel sets a
-// bit (atomic OR) and never clears it; the runtime reads the words at sync points and clears
-// them, so an error is reported once, with the steps it happened in.
+// Device-side error bits of a synapse group's error word (its word in the model-wide error array,
+// codegen::kErrorsArray). A kernel sets a bit (atomic OR) and never clears it; the runtime reads
+// the array at sync points and clears it, so an error is reported once, with the steps it
+// happened in.
 enum class ErrorBit : uint32_t {
     RowOverflow = 1u,    // connectivity initialiser built a row longer than maxRowLength
     DendriticDelay = 2u, // addToPostDelay got a delay >= the maximum dendritic delay

@@ -35,6 +35,13 @@ bool usesDendriticDelay(const Model& m, const SynapseGroup& sg) {
     return analysis::of(m, sg.name(), "preSpikeSynCode").usesAddToPostDelay;
 }
 
+size_t synapseGroupIndex(const Model& m, const SynapseGroup& sg) {
+    const auto& groups = m.synapseGroups();
+    for (size_t i = 0; i < groups.size(); i++)
+        if (groups[i].get() == &sg) return i;
+    throw InternalError("synapse group '" + sg.name() + "' is not in the model");
+}
+
 bool needsColumnIndex(const SynapseGroup& sg) {
     return connectivityOf(sg)->needsColumnIndex();
 }
@@ -100,7 +107,6 @@ void addSynapseArrays(ArrayList& l, const Model& m, const SynapseGroup& sg) {
     const std::string scalar = resolveType("scalar", p);
     const size_t pre = sg.source().size(), post = sg.target().size();
     l.add(n, "inSyn", scalar, {B, post});
-    l.add(n, "error", "uint32_t", {1});
     if (usesDendriticDelay(m, sg))
         l.add(n, "denDelay", scalar, {B, sg.maxDendriticDelaySteps(), post});
     const auto& wu = sg.wu().model;
@@ -118,7 +124,9 @@ void addSynapseArrays(ArrayList& l, const Model& m, const SynapseGroup& sg) {
 
 std::vector<ArrayDecl> planArrays(const Model& m) {
     ArrayList l;
-    l.out.push_back({kSnippetErrorsArray, "uint32_t", std::max<size_t>(1, analysis::count(m))});
+    // At least one word, so every kernel that reports an error has storage to write.
+    const size_t errorWords = snippetErrorWord(m.synapseGroups().size(), analysis::count(m));
+    l.out.push_back({kErrorsArray, "uint32_t", std::max<size_t>(1, errorWords)});
     const Precision p = m.precision();
     const unsigned B = m.batchSize();
     for (const auto& ng : m.neuronGroups())

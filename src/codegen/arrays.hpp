@@ -18,6 +18,8 @@ size_t varCount(VarAccess access, size_t elements, unsigned batch);
 
 bool usesDendriticDelay(const Model& m, const SynapseGroup& sg);
 bool needsColumnIndex(const SynapseGroup& sg);
+// Index of `sg` in m.synapseGroups() (its word in kErrorsArray: synapseErrorWord).
+size_t synapseGroupIndex(const Model& m, const SynapseGroup& sg);
 
 // Stable 32-bit stream id for the random numbers of one group and purpose (FNV-1a).
 uint32_t streamId(const std::string& group, const std::string& purpose);

@@ -88,17 +88,17 @@ public:
     }
     SynapseLoop columnLoop(Env& env) const override {
         const std::string n = m_sg.name();
-        return {
-            "const uint32_t* sfColStart = " + env.array("colStart", "uint32_t", n + ".colStart") +
-                ";\nconst uint32_t* sfColSyn = " + env.array("colSyn", "uint32_t", n + ".colSyn") +
-                ";\n",
-            "sfColStart[id_post]",
-            "sfColStart[id_post + 1]",
-            "const size_t sfSyn = sfColSyn[sfK];\nconst uint32_t id_pre = (uint32_t)(sfSyn / " +
-                stride(env) + ");\n",
-            "id_post",
-            false,
-            "sfNpre"};
+        return {"const uint32_t* sfColStart = " +
+                    env.array("colStart", "uint32_t", n + ".colStart", Use::Read) +
+                    ";\nconst uint32_t* sfColSyn = " +
+                    env.array("colSyn", "uint32_t", n + ".colSyn", Use::Read) + ";\n",
+                "sfColStart[id_post]",
+                "sfColStart[id_post + 1]",
+                "const size_t sfSyn = sfColSyn[sfK];\nconst uint32_t id_pre = (uint32_t)(sfSyn / " +
+                    stride(env) + ");\n",
+                "id_post",
+                false,
+                "sfNpre"};
     }
     std::string decode(Env& env) const override {
         return paddingSkip(env, "id") + "const uint32_t id_pre = (uint32_t)(id / " + stride(env) +
@@ -113,11 +113,11 @@ private:
     std::string stride(Env& env) const {
         return env.number("rowStride", "uint32_t", m_sg.maxRowLength());
     }
-    std::string rowLength(Env& env, bool written = false) const {
-        return env.array("rowLength", "uint32_t", m_sg.name() + ".rowLength", written);
+    std::string rowLength(Env& env, Use use = Use::Read) const {
+        return env.array("rowLength", "uint32_t", m_sg.name() + ".rowLength", use);
     }
-    std::string ind(Env& env, bool written = false) const {
-        return env.array("ind", indType(), m_sg.name() + ".ind", written);
+    std::string ind(Env& env, Use use = Use::Read) const {
+        return env.array("ind", indType(), m_sg.name() + ".ind", use);
     }
     std::string paddingSkip(Env& env, const std::string& i) const {
         const std::string s = stride(env);
@@ -135,23 +135,26 @@ std::optional<ConnectivityBuild> Sparse::build(Lowerer& e) const {
     b.numPre = "sfNpre";
     b.numPost = "sfNpost";
     b.stride = stride(e.env);
-    b.rowLength = rowLength(e.env, true);
-    b.ind = ind(e.env, true);
+    // The build writes the rows; building the column index reads them back.
+    const Use rows = needsColumnIndex() ? Use::ReadWrite : Use::Write;
+    b.rowLength = rowLength(e.env, rows);
+    b.ind = ind(e.env, rows);
     b.indType = indType();
-    b.error = e.env.array("error", "uint32_t", n + ".error", true);
+    b.error = e.errorWord(m_sg);
     const auto values = contexts::evaluateParams(conn.snippet, conn.params, m.dt());
     const std::string rng = std::string(hookName(Hook::RngState)) + " sfRng; " +
                             hookName(Hook::RngInit) + "(&sfRng, seed, ";
-    auto bindPreCalc = [&](bool written) {
+    auto bindPreCalc = [&](const snippet::Scanned& scanned) {
         e.subs["preCalcRowLength"] =
-            e.env.array("preCalcRowLength", "uint32_t", n + ".preCalcRowLength", written);
+            e.env.array("preCalcRowLength", "uint32_t", n + ".preCalcRowLength",
+                        useOf(scanned, "preCalcRowLength"));
         e.subs["#size:preCalcRowLength"] = "sfNpre";
     };
     if (!conn.snippet.preCalcRowLengthCode.empty()) {
         const auto& scanned = analysis::of(m, n, "connectivity.preCalcRowLengthCode");
         e.subs.clear();
         e.bindParams(scanned, values, {}, n, "cp_");
-        bindPreCalc(true);
+        bindPreCalc(scanned);
         b.preCalc = rng +
                     e.env.number("streamPreCalc", "uint32_t", streamId(n, "connectivity.preCalc")) +
                     ", 0u, 0u, 0u);\n" + e.render(n, "connectivity.preCalcRowLengthCode");
@@ -159,14 +162,15 @@ std::optional<ConnectivityBuild> Sparse::build(Lowerer& e) const {
     const auto& scanned = analysis::of(m, n, "connectivity.rowBuildCode");
     e.subs.clear();
     e.bindParams(scanned, values, {}, n, "cp_");
-    if (scanned.referencedNames.count("preCalcRowLength")) bindPreCalc(false);
+    if (scanned.referencedNames.count("preCalcRowLength")) bindPreCalc(scanned);
     e.subs["addSynapse"] = hookName(Hook::AddSynapse);
     b.rowBody = rng + e.env.number("streamConn", "uint32_t", streamId(n, "connectivity")) +
                 ", id_pre, 0u, 0u);\n" + e.render(n, "connectivity.rowBuildCode");
     if (needsColumnIndex()) {
         b.columnIndex = true;
-        b.colStart = e.env.array("colStart", "uint32_t", n + ".colStart", true);
-        b.colSyn = e.env.array("colSyn", "uint32_t", n + ".colSyn", true);
+        // A counting sort: counts, prefix sums and fill positions are read back.
+        b.colStart = e.env.array("colStart", "uint32_t", n + ".colStart", Use::ReadWrite);
+        b.colSyn = e.env.array("colSyn", "uint32_t", n + ".colSyn", Use::Write);
     }
     return b;
 }

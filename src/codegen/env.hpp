@@ -12,19 +12,28 @@
 
 namespace spikeforge::codegen {
 
+// How a kernel body uses an array it binds (Kernel::reads, Kernel::writes).
+enum class Use { Read, Write, ReadWrite };
+// From snippet facts: read and/or assigned (a name referenced but neither counts as read).
+inline Use useOf(bool read, bool written) {
+    if (!written) return Use::Read;
+    return read ? Use::ReadWrite : Use::Write;
+}
+
 class Env {
 public:
     struct Entry {
         FieldDecl decl;
         FieldBinding binding;
         bool foldable;
+        bool read = false;    // Array: the kernel may read it
         bool written = false; // Array: the kernel may write it
     };
 
-    // Pointer to a device array; ctype is the element type ("float"). `written`: the kernel may
-    // write through it (for Kernel::writes).
+    // Pointer to a device array; ctype is the element type ("float"). `use`: what the code
+    // requesting it does through it; requests of one field accumulate.
     std::string array(const std::string& field, const std::string& elementType,
-                      const std::string& arrayName, bool written = false);
+                      const std::string& arrayName, Use use);
     // The element count (uint64_t) of a device array, never folded: it changes when the array
     // is resized (setEGP).
     std::string arraySize(const std::string& field, const std::string& arrayName);
@@ -57,8 +66,8 @@ struct MergedSet {
     MergedGroupTable table;
     KernelBody body;
     std::vector<size_t> elements;
+    std::vector<std::string> read;    // arrays any group of the set may read
     std::vector<std::string> written; // arrays any group of the set may write
-    std::vector<std::string> bound;   // arrays any group of the set binds
 };
 
 // Merge the groups of one phase: groups whose fragments, structure and field list are exactly

@@ -23,7 +23,7 @@ struct KernelBuilder {
             const size_t table = plan.mergedGroups.size();
             for (size_t n : set.elements)
                 kernel.workSize = std::max(kernel.workSize, n * (batched ? plan.batchSize : 1u));
-            reads.insert(set.bound.begin(), set.bound.end());
+            reads.insert(set.read.begin(), set.read.end());
             writes.insert(set.written.begin(), set.written.end());
             kernel.tables.push_back(table);
             kernel.groups.push_back({table, std::move(set.body), std::move(set.elements)});

@@ -18,13 +18,11 @@ std::string Lowerer::render(const std::string& group, const std::string& field, 
         for (const auto& [k, v] : *m)
             (k.rfind("#size:", 0) == 0 ? o.arraySizes[k.substr(6)] : o.substitutions[k]) = v;
     if (scanned.needsIndexChecks()) {
-        // This field's slot in the model-wide error array: a number, so groups whose fields sit
+        // This field's word in the model-wide error array: a number, so groups whose fields sit
         // in different slots still merge.
-        const size_t slot = contexts::codeFieldSlot(model, group, field);
-        o.errorFlag = "(" + env.array("sfErrors", "uint32_t", kSnippetErrorsArray, true) + " + " +
-                      env.number("sfErrSlot" + std::to_string(m_errorSlots++), "uint32_t",
-                                 static_cast<double>(slot)) +
-                      ")";
+        const size_t slot = snippetErrorWord(model.synapseGroups().size(),
+                                             contexts::codeFieldSlot(model, group, field));
+        o.errorFlag = errorsArrayAt("sfErrSlot" + std::to_string(m_errorSlots++), slot);
     }
     std::string code = snippet::render(scanned, o);
     // The label names the group: it becomes a placeholder, resolved after merging.
@@ -34,6 +32,15 @@ std::string Lowerer::render(const std::string& group, const std::string& field, 
     m_labels.push_back(code.substr(open + 1, close - open - 1));
     code.replace(open + 1, close - open - 1, "$(@L" + std::to_string(m_labels.size() - 1) + ")");
     return code + "#line " + hookName(Hook::LineResync) + "\n";
+}
+
+std::string Lowerer::errorsArrayAt(const std::string& offsetField, size_t word) {
+    return "(" + env.array("sfErrors", "uint32_t", kErrorsArray, Use::Write) + " + " +
+           env.number(offsetField, "uint32_t", static_cast<double>(word)) + ")";
+}
+
+std::string Lowerer::errorWord(const SynapseGroup& sg) {
+    return errorsArrayAt("sfErrWord", synapseErrorWord(synapseGroupIndex(model, sg)));
 }
 
 void Lowerer::bindParams(const snippet::Scanned& scanned, const ParamValues& values,
@@ -50,7 +57,7 @@ void Lowerer::bindEGPs(const snippet::Scanned& scanned, const SnippetBase& s,
     for (const auto& e : s.egps)
         if (scanned.referencedNames.count(e.name)) {
             subs[e.name] = env.array(prefix + e.name, resolveType(e.type, model.precision()),
-                                     owner + "." + e.name);
+                                     owner + "." + e.name, useOf(scanned, e.name));
             subs["#size:" + e.name] = env.arraySize(prefix + e.name + "_n", owner + "." + e.name);
         }
 }
@@ -59,7 +66,7 @@ VarInitLoop Lowerer::varInit(const std::string& group, const VarDecl& var, const
                              const std::string& count, bool batched, const std::string& skip) {
     VarInitLoop l;
     l.ctype = resolveType(var.type, model.precision());
-    l.array = env.array("i_" + var.name, l.ctype, group + "." + var.name, true);
+    l.array = env.array("i_" + var.name, l.ctype, group + "." + var.name, Use::Write);
     l.count = count;
     l.batch = batched ? model.batchSize() : 1u;
     l.skip = skip;

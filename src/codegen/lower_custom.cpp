@@ -43,13 +43,17 @@ std::vector<Slot> slots(Lowerer& e, const CustomUpdate& cu, const std::string& p
                        refs::resolve(e.model, cu.varRefs().at(r.name), cu.name(), r.name), "", "",
                        false});
     for (auto& s : out) {
-        const bool written = s.access == A::ReadWrite || isReduction(s.access);
-        s.array = e.env.array(prefix + "r_" + s.name, s.type, s.target.array, written);
+        // A reduction starts from 0 and stores its result; other slots are loaded, and stored
+        // back when ReadWrite.
+        const Use use = isReduction(s.access)      ? Use::Write
+                        : s.access == A::ReadWrite ? Use::ReadWrite
+                                                   : Use::Read;
+        s.array = e.env.array(prefix + "r_" + s.name, s.type, s.target.array, use);
         auto ref = cu.varRefs().find(s.name);
         if (ref != cu.varRefs().end() && !ref->second.transposeGroup.empty()) {
             const auto t = refs::resolve(
                 e.model, {ref->second.transposeGroup, ref->second.transposeVar}, cu.name(), s.name);
-            s.transpose = e.env.array(prefix + "t_" + s.name, s.type, t.array, true);
+            s.transpose = e.env.array(prefix + "t_" + s.name, s.type, t.array, Use::Write);
             s.transposeBatched = t.batchDim && cu.isBatched();
         }
     }
@@ -110,7 +114,7 @@ Block lowerBlock(Lowerer& e, const CustomUpdate& cu, const std::string& prefix) 
         if (scanned.referencedNames.count(egp.name)) {
             e.subs[egp.name] =
                 e.env.array(prefix + "er_" + egp.name, resolveType(egp.type, m.precision()),
-                            refs::resolveEGP(m, cu, egp));
+                            refs::resolveEGP(m, cu, egp), useOf(scanned, egp.name));
             e.subs["#size:" + egp.name] =
                 e.env.arraySize(prefix + "er_" + egp.name + "_n", refs::resolveEGP(m, cu, egp));
         }
@@ -119,8 +123,8 @@ Block lowerBlock(Lowerer& e, const CustomUpdate& cu, const std::string& prefix) 
     b.slots = slots(e, cu, prefix);
     // The run counter lives on the device: read once before the loop, advanced once after it.
     if (scanned.referencedNames.count("updateCount")) {
-        const std::string counter =
-            e.env.array(prefix + "updateCount", "uint32_t", cu.name() + ".updateCount", true);
+        const std::string counter = e.env.array(prefix + "updateCount", "uint32_t",
+                                                cu.name() + ".updateCount", Use::ReadWrite);
         const std::string local = "sfUpdateCount" + prefix;
         b.prologue = "const uint32_t " + local + " = " + counter + "[0];\n";
         e.subs["updateCount"] = local;

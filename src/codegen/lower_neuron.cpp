@@ -20,8 +20,9 @@ VarBlock loadVars(Lowerer& e, const std::vector<VarDecl>& vars, const std::strin
     VarBlock b;
     for (const auto& v : vars) {
         const std::string type = resolveType(v.type, e.model.precision());
-        const std::string arr =
-            e.env.array(fieldPrefix + v.name, type, owner + "." + v.name, !isReadOnly(v.access));
+        // Every variable is loaded; only writable ones are stored back.
+        const std::string arr = e.env.array(fieldPrefix + v.name, type, owner + "." + v.name,
+                                            isReadOnly(v.access) ? Use::Read : Use::ReadWrite);
         const std::string idx = neuronVarIndex(v.access, "id", nExpr);
         const std::string local = localPrefix + v.name;
         b.loads += type + " " + local + " = " + arr + "[" + idx + "];\n";
@@ -68,12 +69,13 @@ std::string postsynapticBlock(Lowerer& e, const SynapseGroup& sg, size_t k) {
     const auto b = snippetBlock(
         e, {ps.model, ps.model.vars, ps.params, ps.dynamicParams, sg.name(), "ps.simCode"}, p, p,
         {{"inSyn", "l_" + p + "inSyn"}});
-    const std::string inSyn = e.env.array(p + "inSyn", e.scalar(), sg.name() + ".inSyn", true);
+    const std::string inSyn =
+        e.env.array(p + "inSyn", e.scalar(), sg.name() + ".inSyn", Use::ReadWrite);
     std::string s =
         "{\n" + e.scalar() + " l_" + p + "inSyn = " + inSyn + "[(size_t)batch * sfN + id];\n";
     if (usesDendriticDelay(e.model, sg)) {
         const std::string den =
-            e.env.array(p + "denDelay", e.scalar(), sg.name() + ".denDelay", true);
+            e.env.array(p + "denDelay", e.scalar(), sg.name() + ".denDelay", Use::ReadWrite);
         const std::string dd = e.env.number(p + "dd", "uint32_t", sg.maxDendriticDelaySteps());
         s += e.scalar() + "* sfDen = " + den + " + ((size_t)batch * " + dd +
              " + (size_t)(a->step % " + dd + ")) * sfN;\nl_" + p +
@@ -122,10 +124,12 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng) {
     NeuronUpdateBody b;
     b.numNeurons = e.env.number("numNeurons", "uint32_t", ng.size());
     b.numDelaySlots = e.env.number("numDelaySlots", "uint32_t", ng.numDelaySlots());
-    b.spkCnt = e.env.array("spkCnt", "uint32_t", name + ".spkCnt", true);
-    b.spk = e.env.array("spk", "uint32_t", name + ".spk", true);
-    const std::string st = e.env.array("st", S, name + ".st", true);
-    b.spkBits = e.env.array("spkBits", "uint32_t", name + ".spkBits", true);
+    // The fixed code stores the spike count and queue, loads and stores spike times, and
+    // compacts the spike bits it stored into the queue (NeuronUpdateBody).
+    b.spkCnt = e.env.array("spkCnt", "uint32_t", name + ".spkCnt", Use::Write);
+    b.spk = e.env.array("spk", "uint32_t", name + ".spk", Use::Write);
+    const std::string st = e.env.array("st", S, name + ".st", Use::ReadWrite);
+    b.spkBits = e.env.array("spkBits", "uint32_t", name + ".spkBits", Use::ReadWrite);
     const std::string stream = e.env.number("stream", "uint32_t", streamId(name, "sim"));
 
     e.subs = {{"t", "sf_t"},  {"dt", e.lit(m.dt())},  {"Isyn", "sfIsyn"},
@@ -172,7 +176,7 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng) {
     b.onSpike = reset + "l_st = sf_t;\n" + spikeCode;
     b.store = st + "[(size_t)batch * sfN + id] = l_st;\n" + vars.stores;
     if (ng.spikeRecording())
-        b.recordSpk = e.env.array("recordSpk", "uint32_t", name + ".recordSpk", true);
+        b.recordSpk = e.env.array("recordSpk", "uint32_t", name + ".recordSpk", Use::Write);
     return e.finish(name, std::move(b), ng.size());
 }
 
@@ -182,7 +186,7 @@ LoweredGroup lowerNeuronInit(const Model& m, const NeuronGroup& ng) {
     InitBody b;
     VarInitLoop st;
     st.ctype = e.scalar();
-    st.array = e.env.array("st", e.scalar(), ng.name() + ".st", true);
+    st.array = e.env.array("st", e.scalar(), ng.name() + ".st", Use::Write);
     st.count = N;
     st.batch = m.batchSize();
     st.body = std::string("arr[(size_t)batch * n + i] = ") + hookName(Hook::TimeMin) + ";\n";

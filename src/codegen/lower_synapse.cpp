@@ -17,11 +17,10 @@ void bindSynapseNames(Lowerer& e, const SynapseGroup& sg, const snippet::Scanned
     const auto& wu = sg.wu();
     const std::string nSyn = e.env.number("numSyn", "uint64_t", synapseCount(sg));
     auto used = [&](const std::string& n) { return scanned.referencedNames.count(n) > 0; };
-    auto written = [&](const std::string& n) { return scanned.assignedNames.count(n) > 0; };
     for (const auto& v : wu.model.vars) {
         if (!used(v.name)) continue;
         const std::string arr = e.env.array("g_" + v.name, resolveType(v.type, m.precision()),
-                                            sg.name() + "." + v.name, written(v.name));
+                                            sg.name() + "." + v.name, useOf(scanned, v.name));
         e.subs[v.name] =
             arr + "[" + (hasBatchDim(v.access) ? "(size_t)batch * " + nSyn + " + " : "") + "sfSyn]";
     }
@@ -30,8 +29,9 @@ void bindSynapseNames(Lowerer& e, const SynapseGroup& sg, const snippet::Scanned
                               const std::string& idx, const std::string& n) {
         for (const auto& v : vars) {
             if (!used(v.name + suffix)) continue;
-            const std::string arr = e.env.array(prefix + v.name, resolveType(v.type, m.precision()),
-                                                owner + "." + v.name, written(v.name + suffix));
+            const std::string arr =
+                e.env.array(prefix + v.name, resolveType(v.type, m.precision()),
+                            owner + "." + v.name, useOf(scanned, v.name + suffix));
             e.subs[v.name + suffix] = arr + "[" + neuronVarIndex(v.access, idx, n) + "]";
         }
     };
@@ -42,11 +42,12 @@ void bindSynapseNames(Lowerer& e, const SynapseGroup& sg, const snippet::Scanned
     bindNeuronVars(sg.target().model().vars, sg.target().name(), "tgt_", "_post", "id_post",
                    "sfNpost");
     if (used("st_pre"))
-        e.subs["st_pre"] = e.env.array("stPre", e.scalar(), sg.source().name() + ".st") +
+        e.subs["st_pre"] = e.env.array("stPre", e.scalar(), sg.source().name() + ".st", Use::Read) +
                            "[(size_t)batch * sfNpre + id_pre]";
     if (used("st_post"))
-        e.subs["st_post"] = e.env.array("stPost", e.scalar(), sg.target().name() + ".st") +
-                            "[(size_t)batch * sfNpost + id_post]";
+        e.subs["st_post"] =
+            e.env.array("stPost", e.scalar(), sg.target().name() + ".st", Use::Read) +
+            "[(size_t)batch * sfNpost + id_post]";
     e.bindParams(scanned, contexts::evaluateParams(wu.model, wu.params, m.dt()), wu.dynamicParams,
                  sg.name(), "wu_p_");
     e.bindEGPs(scanned, wu.model, sg.name(), "wu_e_");
@@ -71,8 +72,8 @@ void spikeSource(Lowerer& e, PropagationBody& b, const NeuronGroup& ng, const st
     const std::string d = e.env.number(prefix + "Delay", "uint32_t", delay);
     b.slot = "(uint32_t)((a->step + " + D + " - (1u + " + d + ") % " + D + ") % " + D + ")";
     b.delaySlots = D;
-    b.spkCnt = e.env.array(prefix + "SpkCnt", "uint32_t", ng.name() + ".spkCnt");
-    b.spk = e.env.array(prefix + "Spk", "uint32_t", ng.name() + ".spk");
+    b.spkCnt = e.env.array(prefix + "SpkCnt", "uint32_t", ng.name() + ".spkCnt", Use::Read);
+    b.spk = e.env.array(prefix + "Spk", "uint32_t", ng.name() + ".spk", Use::Read);
 }
 
 // Whether each target's updates are independent of the other targets': the code writes only
@@ -100,7 +101,8 @@ LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg) {
     b.presynaptic = true;
     b.setup = sizesSetup(e, sg);
     bindSynapseNames(e, sg, scanned);
-    const std::string inSyn = e.env.array("inSyn", e.scalar(), n + ".inSyn", true);
+    // addToPost adds to the target's input (SF_ADD_TO_POST).
+    const std::string inSyn = e.env.array("inSyn", e.scalar(), n + ".inSyn", Use::ReadWrite);
     e.subs["addToPost"] = hookName(Hook::AddToPost);
     e.subs["addToPostDelay"] = hookName(Hook::AddToPostDelay);
     b.perSynapse = e.render(n, "preSpikeSynCode");
@@ -108,11 +110,10 @@ LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg) {
         e.scalar() + "* sfInSyn = " + inSyn + " + (size_t)batch * sfNpost; (void)sfInSyn;\n";
     if (usesDendriticDelay(m, sg)) {
         const std::string dd = e.env.number("dd", "uint32_t", sg.maxDendriticDelaySteps());
-        b.perBatch += "const uint32_t sfDd = " + dd + ";\nconst uint64_t sfStep = a->step;\n" +
-                      e.scalar() +
-                      "* sfDen = " + e.env.array("denDelay", e.scalar(), n + ".denDelay", true) +
-                      " + (size_t)batch * sfDd * sfNpost;\nuint32_t* sfErr = " +
-                      e.env.array("error", "uint32_t", n + ".error", true) + ";\n";
+        b.perBatch +=
+            "const uint32_t sfDd = " + dd + ";\nconst uint64_t sfStep = a->step;\n" + e.scalar() +
+            "* sfDen = " + e.env.array("denDelay", e.scalar(), n + ".denDelay", Use::ReadWrite) +
+            " + (size_t)batch * sfDd * sfNpost;\nuint32_t* sfErr = " + e.errorWord(sg) + ";\n";
     }
     spikeSource(e, b, sg.source(), "src", sg.axonalDelaySteps());
     b.spikeStride = "sfNpre";

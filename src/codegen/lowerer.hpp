@@ -21,6 +21,11 @@ namespace spikeforge::codegen {
 
 using Subs = std::map<std::string, std::string>;
 
+// How snippet code uses the array bound to context name `name`, from its facts.
+inline Use useOf(const snippet::Scanned& scanned, const std::string& name) {
+    return useOf(scanned.readNames.count(name) > 0, scanned.assignedNames.count(name) > 0);
+}
+
 // Shared state while lowering one group.
 class Lowerer {
 public:
@@ -42,6 +47,9 @@ public:
     // Render code field `field` of `group` with the current substitutions (plus `extra`); the
     // output starts with a #line label placeholder and ends with a #line resync.
     std::string render(const std::string& group, const std::string& field, const Subs& extra = {});
+    // Pointer to synapse group sg's word in the model-wide error array (kErrorsArray): the array
+    // plus a number, so groups with different words still merge.
+    std::string errorWord(const SynapseGroup& sg);
     // Bind the params (and derived params) and EGPs of a snippet that `scanned` references.
     void bindParams(const snippet::Scanned& scanned, const ParamValues& values,
                     const std::set<std::string>& dynamic, const std::string& owner,
@@ -55,6 +63,7 @@ public:
     LoweredGroup finish(const std::string& groupName, KernelBody body, size_t elements);
 
 private:
+    std::string errorsArrayAt(const std::string& offsetField, size_t word);
     int m_errorSlots = 0; // fields of run-time index-error slots requested so far
     std::vector<std::string> m_labels;
 };

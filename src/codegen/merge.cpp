@@ -17,6 +17,7 @@ std::string Env::add(Entry e) {
         if (existing.decl.name == e.decl.name) {
             if (existing.decl.ctype != e.decl.ctype)
                 throw InternalError("field '" + e.decl.name + "' requested with two types");
+            existing.read = existing.read || e.read;
             existing.written = existing.written || e.written;
             return "$(" + e.decl.name + ")";
         }
@@ -25,11 +26,11 @@ std::string Env::add(Entry e) {
 }
 
 std::string Env::array(const std::string& field, const std::string& elementType,
-                       const std::string& arrayName, bool written) {
+                       const std::string& arrayName, Use use) {
     FieldBinding b;
     b.kind = FieldBinding::Kind::Array;
     b.array = arrayName;
-    return add({{field, elementType + "*"}, b, false, written});
+    return add({{field, elementType + "*"}, b, false, use != Use::Write, use != Use::Read});
 }
 
 std::string Env::arraySize(const std::string& field, const std::string& arrayName) {
@@ -141,7 +142,7 @@ MergedSet mergeSet(const std::string& prefix, size_t index, std::vector<LoweredG
         set.table.fields.push_back(decl);
         kept.push_back(f);
     }
-    std::set<std::string> written, bound;
+    std::set<std::string> read, written;
     for (size_t m : members) {
         set.table.groupNames.push_back(groups[m].groupName);
         set.elements.push_back(groups[m].elements);
@@ -151,12 +152,12 @@ MergedSet mergeSet(const std::string& prefix, size_t index, std::vector<LoweredG
         set.table.bindings.push_back(std::move(row));
         for (const auto& e : groups[m].env.entries()) {
             if (e.binding.kind != FieldBinding::Kind::Array) continue;
-            bound.insert(e.binding.array);
+            if (e.read) read.insert(e.binding.array);
             if (e.written) written.insert(e.binding.array);
         }
     }
+    set.read.assign(read.begin(), read.end());
     set.written.assign(written.begin(), written.end());
-    set.bound.assign(bound.begin(), bound.end());
     set.body = std::move(first.body);
     for (std::string* f : fragmentsOf(set.body))
         *f = resolvePlaceholders(*f, values);

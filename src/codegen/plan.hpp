@@ -46,9 +46,19 @@ struct MergedGroupTable {
     std::vector<std::vector<FieldBinding>> bindings; // [group][field]
 };
 
-// Model-wide array of run-time snippet errors: one uint32 per code field (its slot in
-// contexts::allCodeFields), 0 or the ordinal of the array an out-of-range index was used on.
-inline constexpr const char* kSnippetErrorsArray = "<model>.snippetErrors";
+// The model-wide device error array, one uint32 word each: first one word per synapse group
+// (model order; abi::ErrorBit bits), then one slot per code field (contexts::allCodeFields order;
+// 0 or the ordinal of the array an out-of-range index was used on). One array, so a sync point
+// reads every error with one copy. Kernels address their word as (array + offset).
+inline constexpr const char* kErrorsArray = "<model>.errors";
+// Word of synapse group `group` (its index in Model::synapseGroups).
+inline size_t synapseErrorWord(size_t group) {
+    return group;
+}
+// Word of the code field in slot `fieldSlot` of a model with `synapseGroups` synapse groups.
+inline size_t snippetErrorWord(size_t synapseGroups, size_t fieldSlot) {
+    return synapseGroups + fieldSlot;
+}
 
 // When a kernel runs: the runtime launches the kernels of a phase in plan order.
 enum class KernelPhase { Initialise, SynapseUpdate, NeuronUpdate, CustomUpdate };
@@ -70,7 +80,9 @@ struct Kernel {
     unsigned batchSize = 1;
     // Largest work of one group: elements x batch (propagation: the bound targets x batch).
     size_t workSize = 0;
-    std::vector<std::string> reads, writes; // arrays (Plan::arrays names), sorted, unique
+    // Arrays (Plan::arrays names, sorted, unique) the kernel's code may read, may write: each
+    // use as the lowering passes state it (Env::array), not every array bound.
+    std::vector<std::string> reads, writes;
 };
 
 struct Plan {

@@ -1,17 +1,21 @@
 #include "runtime/device_errors.hpp"
 
 #include "codegen/abi.hpp"
+#include "codegen/plan.hpp"
+
+#include <algorithm>
 
 namespace spikeforge::runtime {
 
 namespace abi = codegen::abi;
 
-DeviceErrors::DeviceErrors(const Model& model, backends::Device& device,
-                           const HostArray& snippetErrors, std::vector<const HostArray*> errorWords)
-    : m_model(model), m_analysis(analysis::share(model)), m_device(device),
-      m_snippetErrors(snippetErrors), m_errorWords(std::move(errorWords)) {
-    if (m_errorWords.size() != model.synapseGroups().size())
-        throw InternalError("one error word per synapse group expected");
+DeviceErrors::DeviceErrors(const Model& model, backends::Device& device, const HostArray& errors)
+    : m_model(model), m_analysis(analysis::share(model)), m_device(device), m_errors(errors),
+      m_synapseGroups(model.synapseGroups().size()) {
+    const size_t words = codegen::snippetErrorWord(m_synapseGroups, m_analysis->names.size());
+    if (errors.decl.count != std::max<size_t>(1, words))
+        throw InternalError("device error array has " + std::to_string(errors.decl.count) +
+                            " words, expected " + std::to_string(words));
 }
 
 std::string DeviceErrors::when(uint64_t step, bool initialising) const {
@@ -25,9 +29,14 @@ std::vector<std::string> DeviceErrors::collect(uint64_t step, bool initialising)
     m_device.synchronise();
     const std::string range = when(step, initialising);
     m_checkedStep = step;
+    // One copy for every word, one zero-fill if any is set.
+    std::vector<uint32_t> words(m_errors.decl.count);
+    m_device.copyFromDevice(words.data(), m_errors.device, m_errors.bytes());
+    if (std::all_of(words.begin(), words.end(), [](uint32_t w) { return w == 0; })) return {};
+    m_device.zero(m_errors.device, m_errors.bytes());
     std::vector<std::string> out;
-    snippetMessages(range, out);
-    groupMessages(range, out);
+    snippetMessages(words, range, out);
+    groupMessages(words, range, out);
     return out;
 }
 
@@ -36,17 +45,14 @@ void DeviceErrors::check(uint64_t step, bool initialising) {
     if (!messages.empty()) throwErrors(messages);
 }
 
-// Out-of-range snippet indices: slot i (contexts::allCodeFields order) holds 0 or the ordinal of
-// the array the index was used on (the field's analysis lists them).
-void DeviceErrors::snippetMessages(const std::string& when, std::vector<std::string>& out) {
-    const HostArray& a = m_snippetErrors;
-    std::vector<uint32_t> flags(a.decl.count);
-    m_device.copyFromDevice(flags.data(), a.device, a.bytes());
-    bool any = false;
-    for (size_t slot = 0; slot < flags.size(); slot++) {
-        const uint32_t ordinal = flags[slot];
+// Out-of-range snippet indices: the slot of code field i (contexts::allCodeFields order) holds 0
+// or the ordinal of the array the index was used on (the field's analysis lists them).
+void DeviceErrors::snippetMessages(const std::vector<uint32_t>& words, const std::string& when,
+                                   std::vector<std::string>& out) const {
+    for (size_t word = m_synapseGroups; word < words.size(); word++) {
+        const uint32_t ordinal = words[word];
         if (ordinal == 0) continue;
-        any = true;
+        const size_t slot = word - m_synapseGroups;
         if (slot >= m_analysis->names.size())
             throw InternalError("snippet error slot " + std::to_string(slot) + " out of range");
         const auto& field = m_analysis->names[slot];
@@ -56,7 +62,6 @@ void DeviceErrors::snippetMessages(const std::string& when, std::vector<std::str
         out.push_back(field.group + "." + field.field + ": index out of range for " + array + " " +
                       when + " (the out-of-range access was replaced by element 0)");
     }
-    if (any) m_device.zero(a.device, a.bytes());
 }
 
 // The bound and the remedy of an error bit, for one synapse group.
@@ -72,14 +77,13 @@ static std::string detail(abi::ErrorBit bit, const SynapseGroup& sg) {
     return "";
 }
 
-void DeviceErrors::groupMessages(const std::string& when, std::vector<std::string>& out) {
+void DeviceErrors::groupMessages(const std::vector<uint32_t>& words, const std::string& when,
+                                 std::vector<std::string>& out) const {
     const auto& groups = m_model.synapseGroups();
-    for (size_t i = 0; i < groups.size(); i++) {
-        const HostArray& a = *m_errorWords[i];
-        uint32_t word = 0;
-        m_device.copyFromDevice(&word, a.device, sizeof word);
+    for (size_t i = 0; i < m_synapseGroups; i++) {
+        const uint32_t word = words[codegen::synapseErrorWord(i)];
         if (word == 0) continue;
-        m_device.zero(a.device, sizeof word);
+        if (i >= groups.size()) throw InternalError("synapse group " + std::to_string(i) + " gone");
         uint32_t known = 0;
         for (abi::ErrorBit bit : abi::kErrorBits) {
             known |= static_cast<uint32_t>(bit);

@@ -1,8 +1,9 @@
 #pragma once
-// Device-side errors: kernels latch them in device memory (a synapse group's error word, one
-// snippet-error slot per code field) and never clear them; the runtime reads them only at sync
-// points (pull, recording flush, end of run, reset, every errorCheckInterval steps), clears what
-// it read and reports it with the steps it happened in, so nothing is reported twice or lost.
+// Device-side errors: kernels latch them in device memory (codegen::kErrorsArray: one word per
+// synapse group, one slot per code field) and never clear them; the runtime reads them only at
+// sync points (pull, recording flush, end of run, reset, every errorCheckInterval steps) with one
+// copy, clears what it read and reports it with the steps it happened in, so nothing is reported
+// twice or lost.
 #include "backends/backend.hpp"
 #include "model/analysis.hpp"
 #include "runtime/host_array.hpp"
@@ -16,10 +17,8 @@ namespace spikeforge::runtime {
 
 class DeviceErrors {
 public:
-    // `snippetErrors` is codegen::kSnippetErrorsArray, `errorWords` the "<group>.error" array of
-    // every synapse group, in model order; all outlive this object.
-    DeviceErrors(const Model& model, backends::Device& device, const HostArray& snippetErrors,
-                 std::vector<const HostArray*> errorWords);
+    // `errors` is the codegen::kErrorsArray of the model's plan; it outlives this object.
+    DeviceErrors(const Model& model, backends::Device& device, const HostArray& errors);
 
     // Reads and clears every flag, waiting for the device first; one message per error found.
     // `step` is the current step: errors found happened in the steps since the last collect.
@@ -33,16 +32,18 @@ public:
 
 private:
     std::string when(uint64_t step, bool initialising) const;
-    void snippetMessages(const std::string& when, std::vector<std::string>& out);
-    void groupMessages(const std::string& when, std::vector<std::string>& out);
+    void snippetMessages(const std::vector<uint32_t>& words, const std::string& when,
+                         std::vector<std::string>& out) const;
+    void groupMessages(const std::vector<uint32_t>& words, const std::string& when,
+                       std::vector<std::string>& out) const;
 
     const Model& m_model;
     // The snippet analysis the generated code was built from: kept, so an error is named right
     // even if the model changes after the simulation was built.
     std::shared_ptr<const analysis::Results> m_analysis;
     backends::Device& m_device;
-    const HostArray& m_snippetErrors;
-    std::vector<const HostArray*> m_errorWords;
+    const HostArray& m_errors;
+    size_t m_synapseGroups; // when built: the words before the snippet slots
     uint64_t m_checkedStep = 0;
 };
 

@@ -345,11 +345,8 @@ Simulation::Simulation(Model& model, const BackendPreferences& prefs)
             recorded.push_back({ng->name(), ng->size(), &s.arrays.at(ng->name() + ".recordSpk")});
     s.recorder = std::make_unique<runtime::SpikeRecorder>(*s.device, std::move(recorded),
                                                           model.batchSize(), model.dt());
-    std::vector<const HostArray*> errorWords;
-    for (const auto& sg : model.synapseGroups())
-        errorWords.push_back(&s.arrays.at(sg->name() + ".error"));
-    s.errors = std::make_unique<runtime::DeviceErrors>(
-        model, *s.device, s.arrays.at(codegen::kSnippetErrorsArray), std::move(errorWords));
+    s.errors = std::make_unique<runtime::DeviceErrors>(model, *s.device,
+                                                       s.arrays.at(codegen::kErrorsArray));
     auto addDynamic = [&](const std::string& owner, const auto& bound) {
         for (const auto& p : bound.dynamicParams)
             s.dynamicValues[owner + "/" + p] = bound.params.at(p);

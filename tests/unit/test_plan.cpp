@@ -209,6 +209,78 @@ TEST(PlanKernels, CustomUpdateGroupsGetTheirOwnEntryAndCompatibleUpdatesFuse) {
     EXPECT_EQ(reduce.reductions[0].op, ReduceOp::Sum);
 }
 
+// Reads and writes are recorded per use, not per binding: each assertion below names an array
+// the kernel binds but does not read (or does not write), so a superset would fail it.
+TEST(PlanKernels, ReadsAndWritesAreExact) {
+    Model m("rw");
+    m.addNeuronGroup("Pre", 20, leaky(), {{"tau", 20.0}}, {{"V", 0.0}});
+    m.addNeuronGroup("Post", 10, leaky(), {{"tau", 10.0}}, {{"V", 0.0}});
+    m.addSynapseGroup("Static", MatrixType::Dense, 0, "Pre", "Post",
+                      {models::StaticPulse(), {}, {{"g", 0.5}}, {}, {}},
+                      {models::DeltaCurr(), {}, {}});
+    ParamValues stdp;
+    for (const auto& name : models::STDPNearest().params)
+        stdp[name] = 1.0;
+    m.addSynapseGroup("Learn", MatrixType::Sparse, 0, "Pre", "Post",
+                      {models::STDPNearest(), stdp, {{"g", 0.5}}, {}, {}},
+                      {models::DeltaCurr(), {}, {}}, init::FixedProbability(0.2));
+    CustomUpdateModel copy;
+    copy.name = "Copy";
+    copy.vars = {{"y", "scalar", CustomUpdateVarAccess::ReadWrite}};
+    copy.varRefs = {{"x", "scalar", CustomUpdateVarAccess::ReadOnly}};
+    copy.updateCode = "y = x;";
+    m.addCustomUpdate("Mirror", "Copy", copy, {}, {{"y", 0.0}}, {{"x", {"Post", "V"}}});
+    CustomUpdateModel sum;
+    sum.name = "Sum";
+    sum.varRefs = {{"x", "scalar", CustomUpdateVarAccess::ReadOnly}};
+    sum.vars = {{"s", "scalar", CustomUpdateVarAccess::ReduceNeuronSum}};
+    sum.updateCode = "s = x;";
+    m.addCustomUpdate("Total", "Sum", sum, {}, {{"s", 0.0}}, {{"x", {"Pre", "V"}}});
+    m.finalise();
+    const Plan p = lowerModel(m);
+    auto reads = [](const Kernel& k, const char* a) { return contains(k.reads, a); };
+    auto writes = [](const Kernel& k, const char* a) { return contains(k.writes, a); };
+
+    const auto& syn = kernel(p, "sf_synapse_update");
+    EXPECT_TRUE(reads(syn, "Static.g")); // StaticPulse reads its weight...
+    EXPECT_FALSE(writes(syn, "Static.g"));
+    EXPECT_TRUE(reads(syn, "Learn.g")); // ...STDP also writes it
+    EXPECT_TRUE(writes(syn, "Learn.g"));
+    EXPECT_TRUE(reads(syn, "Pre.spk")); // spikes are read, never written, by propagation
+    EXPECT_TRUE(reads(syn, "Pre.spkCnt"));
+    EXPECT_FALSE(writes(syn, "Pre.spk"));
+    EXPECT_TRUE(reads(syn, "Learn.ind"));
+    EXPECT_TRUE(reads(syn, "Learn.colSyn")); // the column loop of postsynaptic learning
+    EXPECT_FALSE(writes(syn, "Learn.ind"));
+    EXPECT_TRUE(reads(syn, "Pre.st")); // st_pre, read-only in synapse code
+    EXPECT_FALSE(writes(syn, "Pre.st"));
+    EXPECT_TRUE(reads(syn, "Static.inSyn") && writes(syn, "Static.inSyn")); // addToPost adds
+
+    const auto& neu = kernel(p, "sf_neuron_update");
+    EXPECT_TRUE(reads(neu, "Static.inSyn")); // the input is consumed and cleared
+    EXPECT_TRUE(writes(neu, "Static.inSyn"));
+    EXPECT_TRUE(reads(neu, "Post.V") && writes(neu, "Post.V"));
+    EXPECT_TRUE(writes(neu, "Pre.spk")); // the spike queue is stored, never loaded
+    EXPECT_FALSE(reads(neu, "Pre.spk"));
+    EXPECT_TRUE(writes(neu, "Pre.spkCnt"));
+    EXPECT_FALSE(reads(neu, "Pre.spkCnt"));
+
+    const auto& mirror = kernel(p, "sf_custom_update_Copy");
+    EXPECT_TRUE(reads(mirror, "Post.V")); // a neuron variable only read by a custom update
+    EXPECT_FALSE(writes(mirror, "Post.V"));
+    const auto& total = kernel(p, "sf_custom_update_Sum");
+    EXPECT_TRUE(writes(total, "Total.s")); // a reduction target starts from 0: never read
+    EXPECT_FALSE(reads(total, "Total.s"));
+
+    const auto& init = kernel(p, "sf_initialize");
+    EXPECT_TRUE(writes(init, "Static.g")); // initialised, not read
+    EXPECT_FALSE(reads(init, "Static.g"));
+    EXPECT_TRUE(writes(init, "Learn.colSyn"));
+    EXPECT_TRUE(reads(init, "Learn.ind"));   // the column index is built from the rows
+    EXPECT_TRUE(writes(init, kErrorsArray)); // row overflow is latched, never read back
+    EXPECT_FALSE(reads(init, kErrorsArray));
+}
+
 // Fragments are a neutral C subset: whatever one backend needs beyond it is a hook.
 TEST(PlanBodies, HoldNoBackendText) {
     Model m("rich");

@@ -71,7 +71,7 @@ TEST(PlanConnectivity, SparseOwnsRowsPaddedToTheirStride) {
     const Plan p = lowerModel(m);
     const auto& init = p.kernels.at(0);
     EXPECT_TRUE(std::find(init.writes.begin(), init.writes.end(), "Syn.ind") != init.writes.end());
-    EXPECT_TRUE(std::find(init.writes.begin(), init.writes.end(), "Syn.error") !=
+    EXPECT_TRUE(std::find(init.writes.begin(), init.writes.end(), kErrorsArray) !=
                 init.writes.end());
 }
 

@@ -134,7 +134,8 @@ struct VarInitLoop {
 // length (reporting overflow in `error`) and, if columnIndex, builds the column index.
 struct ConnectivityBuild {
     std::string preCalc, rowBody;
-    std::string numPre, numPost, stride, rowLength, ind, indType, error;
+    std::string numPre, numPost, stride, rowLength, ind, indType;
+    std::string error; // uint32_t* expression: the group's word in the model-wide error array
     bool columnIndex = false;
     std::string colStart, colSyn;
 };

@@ -2,6 +2,7 @@
 // layout, literals, the kernel list. Nothing here compiles or runs generated code, and nothing
 // searches generated text: the assertions read the plan's structure.
 #include "codegen/lowerer.hpp"
+#include "model/analysis.hpp"
 #include "spikeforge/models.hpp"
 
 #include <gtest/gtest.h>
@@ -279,6 +280,39 @@ TEST(PlanKernels, ReadsAndWritesAreExact) {
     EXPECT_TRUE(reads(init, "Learn.ind"));   // the column index is built from the rows
     EXPECT_TRUE(writes(init, kErrorsArray)); // row overflow is latched, never read back
     EXPECT_FALSE(reads(init, kErrorsArray));
+}
+
+// Each synapse group's error word is the one error array plus a number: groups with different
+// words still share a body, the word is a struct field, and snippet slots follow the groups.
+TEST(PlanErrors, GroupsWithDifferentErrorWordsStillMerge) {
+    Model m("words");
+    m.addNeuronGroup("Pre", 20, leaky(), {{"tau", 20.0}}, {{"V", 0.0}});
+    m.addNeuronGroup("Post", 10, leaky(), {{"tau", 10.0}}, {{"V", 0.0}});
+    for (const char* name : {"A", "B"})
+        m.addSynapseGroup(name, MatrixType::Sparse, 0, "Pre", "Post",
+                          {models::StaticPulse(), {}, {{"g", 0.5}}, {}, {}},
+                          {models::DeltaCurr(), {}, {}}, init::FixedProbability(0.2));
+    m.finalise();
+    const Plan p = lowerModel(m);
+    const auto& init = kernel(p, "sf_initialize");
+    const MergedGroupTable* table = nullptr;
+    for (size_t t : init.tables)
+        if (p.mergedGroups[t].groupNames == std::vector<std::string>{"A", "B"})
+            table = &p.mergedGroups[t];
+    ASSERT_NE(table, nullptr) << "A and B share one initialisation body";
+    size_t word = table->fields.size();
+    for (size_t f = 0; f < table->fields.size(); f++)
+        if (table->fields[f].name == "sfErrWord") word = f;
+    ASSERT_LT(word, table->fields.size()) << "the error word is a struct field";
+    EXPECT_EQ(table->bindings[0][word].number, double(synapseErrorWord(0)));
+    EXPECT_EQ(table->bindings[1][word].number, double(synapseErrorWord(1)));
+    size_t errorWords = 0;
+    for (const auto& a : p.arrays) {
+        EXPECT_NE(a.name, "A.error"); // no per-group arrays
+        EXPECT_NE(a.name, "B.error");
+        if (a.name == kErrorsArray) errorWords = a.count;
+    }
+    EXPECT_EQ(errorWords, snippetErrorWord(2, analysis::count(m)));
 }
 
 // Fragments are a neutral C subset: whatever one backend needs beyond it is a hook.

@@ -30,7 +30,8 @@ snippet::Context rowBuildContext(const Model& m, const SynapseGroup& sg);
 snippet::Context preCalcRowLengthContext(const Model& m, const SynapseGroup& sg);
 
 // Every code field of the model (for validation), always in the same order: a field's position
-// is its slot in the model-wide array of run-time snippet errors (codegen::kSnippetErrorsArray).
+// is its slot among the run-time snippet errors of the model-wide error array
+// (codegen::kErrorsArray, at codegen::snippetErrorWord(number of synapse groups, slot)).
 std::vector<CodeField> allCodeFields(const Model& m);
 size_t codeFieldCount(const Model& m);
 size_t codeFieldSlot(const Model& m, const std::string& group, const std::string& field);

@@ -19,6 +19,12 @@ struct BackendPreferences {
     std::string compiler;   // one program (path or name), no arguments; empty = $CXX or c++
     bool debugCode = false; // -O0 -g instead of -O3
     double compileTimeout = 600.0; // [s] 0 = no limit
+    // The GPU backends' device (opencl; cuda later; the cpu backend refuses one): empty = the
+    // first GPU or accelerator, else the first device; "P:D" = device D of platform P as
+    // `spikeforge info` lists them; any other text = the first device whose "<platform name>
+    // <device name>" contains it, ignoring case. A selector matching nothing is a BackendError
+    // listing the devices (docs/backends.md).
+    std::string device;
     // Device-side errors (an index out of range in a snippet, a dendritic delay beyond its
     // maximum, …) are latched on the device and read at sync points: pull, pullConnectivity,
     // currentSpikes, the recording flush, the end of run(), reset(), checkErrors() — and every

@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include "config.hpp"
+#include "info_devices.hpp"
 #include "json.hpp"
 #include "snippet/suggest.hpp"
 #include "spike_output.hpp"
@@ -327,7 +328,11 @@ int runInfo(bool json, std::ostream& out, std::ostream& err) {
                     .addString("reason", b.reason);
                 list += (list.empty() ? "" : ", ") + o.str();
             }
-            out << JsonObject().addRaw("backends", "[" + list + "]").str() << '\n';
+            out << JsonObject()
+                       .addRaw("backends", "[" + list + "]")
+                       .addRaw("opencl", openclDevicesJson())
+                       .str()
+                << '\n';
             return exitOk;
         }
         out << std::left << std::setw(10) << "backend" << std::setw(8) << "usable"
@@ -339,6 +344,7 @@ int runInfo(bool json, std::ostream& out, std::ostream& err) {
             else
                 out << std::setw(8) << (b.usable ? "yes" : "no") << b.reason << '\n';
         }
+        printOpenclDevices(out);
         return exitOk;
     } catch (const std::exception& e) {
         printError(err, e.what());

@@ -1,0 +1,209 @@
+#include "backends/opencl/opencl_device.hpp"
+
+#include "spikeforge/errors.hpp"
+
+#include <cstdint>
+#include <utility>
+
+namespace spikeforge::opencl {
+
+namespace {
+
+// Longest build log a BackendError carries [characters]: enough for the first errors.
+constexpr size_t maxLogChars = 8000;
+
+std::string buildLog(cl_program program, cl_device_id device) {
+    size_t size = 0;
+    if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) !=
+        CL_SUCCESS)
+        return "(no build log)";
+    std::string log(size, '\0');
+    if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr) !=
+        CL_SUCCESS)
+        return "(no build log)";
+    while (!log.empty() && (log.back() == '\0' || log.back() == '\n'))
+        log.pop_back();
+    if (log.size() > maxLogChars) log = log.substr(0, maxLogChars) + "\n… (log truncated)";
+    return log.empty() ? "(empty build log)" : log;
+}
+
+} // namespace
+
+// ---- Kernel, Program ----
+
+Kernel::Kernel(Kernel&& other) noexcept
+    : m_kernel(std::exchange(other.m_kernel, nullptr)), m_name(std::move(other.m_name)) {}
+
+Kernel::~Kernel() {
+    if (m_kernel) clReleaseKernel(m_kernel);
+}
+
+void Kernel::setBuffer(unsigned index, backends::Buffer buffer) {
+    const cl_mem mem = static_cast<cl_mem>(buffer);
+    setRaw(index, sizeof mem, &mem);
+}
+
+void Kernel::setRaw(unsigned index, size_t size, const void* value) {
+    check(clSetKernelArg(m_kernel, index, size, value), "clSetKernelArg",
+          "kernel " + m_name + ", argument " + std::to_string(index));
+}
+
+Program::Program(Program&& other) noexcept : m_program(std::exchange(other.m_program, nullptr)) {}
+
+Program::~Program() {
+    if (m_program) clReleaseProgram(m_program);
+}
+
+Kernel Program::kernel(const std::string& name) const {
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(m_program, name.c_str(), &err);
+    check(err, "clCreateKernel", "kernel " + name);
+    return Kernel(k, name);
+}
+
+// ---- OpenClDevice ----
+
+std::unique_ptr<OpenClDevice> OpenClDevice::open(const std::string& selector) {
+    const std::vector<PlatformInfo> platforms = discoverPlatforms();
+    return std::make_unique<OpenClDevice>(selectDevice(platforms, selector));
+}
+
+OpenClDevice::OpenClDevice(const DeviceInfo& device) : m_info(device) {
+    const std::string where = "device " + device.selector() + " " + device.name;
+    cl_int err = CL_SUCCESS;
+    m_context = clCreateContext(nullptr, 1, &device.id, nullptr, nullptr, &err);
+    check(err, "clCreateContext", where);
+    // In order: each kernel sees the writes of the copies and kernels enqueued before it.
+    m_queue = clCreateCommandQueue(m_context, device.id, 0, &err);
+    if (err != CL_SUCCESS) {
+        clReleaseContext(m_context);
+        check(err, "clCreateCommandQueue", where);
+    }
+}
+
+OpenClDevice::~OpenClDevice() {
+    // Errors are ignored here: a destructor must not throw, and the context goes anyway.
+    clFinish(m_queue);
+    for (const auto& [buffer, bytes] : m_sizes)
+        clReleaseMemObject(static_cast<cl_mem>(buffer));
+    clReleaseCommandQueue(m_queue);
+    clReleaseContext(m_context);
+}
+
+cl_mem OpenClDevice::memOf(backends::Buffer buffer) const {
+    if (!m_sizes.count(buffer))
+        throw InternalError("OpenClDevice: a buffer handle this device did not allocate");
+    return static_cast<cl_mem>(buffer);
+}
+
+backends::Buffer OpenClDevice::allocate(size_t bytes) {
+    if (bytes == 0) return nullptr;
+    if (bytes > m_info.maxAllocationBytes)
+        throw BackendError("allocating " + std::to_string(bytes) + " bytes on OpenCL device " +
+                           m_info.selector() + " " + m_info.name +
+                           ": more than its largest buffer (CL_DEVICE_MAX_MEM_ALLOC_SIZE = " +
+                           std::to_string(m_info.maxAllocationBytes) + " bytes)");
+    cl_int err = CL_SUCCESS;
+    cl_mem mem = clCreateBuffer(m_context, CL_MEM_READ_WRITE, bytes, nullptr, &err);
+    check(err, "clCreateBuffer", std::to_string(bytes) + " bytes");
+    try {
+        fill(mem, bytes);
+    } catch (...) {
+        clReleaseMemObject(mem);
+        throw;
+    }
+    m_sizes.emplace(static_cast<backends::Buffer>(mem), bytes);
+    return mem;
+}
+
+size_t OpenClDevice::memoryCapacity() const {
+    return static_cast<size_t>(m_info.globalMemoryBytes);
+}
+
+void OpenClDevice::release(backends::Buffer buffer) {
+    if (!buffer) return;
+    const cl_mem mem = memOf(buffer);
+    m_sizes.erase(buffer);
+    // The queue is in order and OpenCL keeps an object alive until the commands using it end.
+    check(clReleaseMemObject(mem), "clReleaseMemObject");
+}
+
+void OpenClDevice::zero(backends::Buffer buffer, size_t bytes) {
+    if (bytes == 0) return;
+    checkRange(buffer, bytes, "zero");
+    fill(static_cast<cl_mem>(buffer), bytes);
+}
+
+void OpenClDevice::fill(cl_mem mem, size_t bytes) {
+    // A 4-byte pattern where the size allows it: the common case, and faster on GPUs.
+    const uint32_t zero = 0;
+    const size_t pattern = bytes % 4 == 0 ? 4 : 1;
+    check(clEnqueueFillBuffer(m_queue, mem, &zero, pattern, 0, bytes, 0, nullptr, nullptr),
+          "clEnqueueFillBuffer", std::to_string(bytes) + " bytes");
+}
+
+void OpenClDevice::checkRange(backends::Buffer buffer, size_t bytes, const char* what) const {
+    const auto it = m_sizes.find(buffer);
+    if (it == m_sizes.end())
+        throw InternalError(std::string("OpenClDevice::") + what +
+                            ": a buffer handle this device did not allocate");
+    if (bytes > it->second)
+        throw InternalError(std::string("OpenClDevice::") + what + " of " + std::to_string(bytes) +
+                            " bytes on a buffer of " + std::to_string(it->second));
+}
+
+void OpenClDevice::writeBuffer(backends::Buffer dst, const void* src, size_t bytes) {
+    if (bytes == 0) return;
+    checkRange(dst, bytes, "copyToDevice");
+    check(clEnqueueWriteBuffer(m_queue, static_cast<cl_mem>(dst), CL_TRUE, 0, bytes, src, 0,
+                               nullptr, nullptr),
+          "clEnqueueWriteBuffer", std::to_string(bytes) + " bytes");
+}
+
+void OpenClDevice::readBuffer(void* dst, backends::Buffer src, size_t bytes) {
+    if (bytes == 0) return;
+    checkRange(src, bytes, "copyFromDevice");
+    check(clEnqueueReadBuffer(m_queue, static_cast<cl_mem>(src), CL_TRUE, 0, bytes, dst, 0, nullptr,
+                              nullptr),
+          "clEnqueueReadBuffer", std::to_string(bytes) + " bytes");
+}
+
+void OpenClDevice::synchronise() {
+    check(clFinish(m_queue), "clFinish");
+}
+
+void OpenClDevice::bindTable(size_t, const std::vector<std::vector<backends::FieldValue>>&) {
+    throw InternalError("OpenClDevice::bindTable is not implemented until the SIMT generator "
+                        "(issue #8)");
+}
+
+void OpenClDevice::launch(size_t, const codegen::abi::StepArgs&) {
+    throw InternalError("OpenClDevice::launch is not implemented until the SIMT generator "
+                        "(issue #8)");
+}
+
+Program OpenClDevice::buildProgram(const std::string& source, const std::string& options) const {
+    const char* text = source.c_str();
+    const size_t length = source.size();
+    cl_int err = CL_SUCCESS;
+    cl_program program = clCreateProgramWithSource(m_context, 1, &text, &length, &err);
+    check(err, "clCreateProgramWithSource");
+    Program owned(program);
+    err = clBuildProgram(program, 1, &m_info.id, options.c_str(), nullptr, nullptr);
+    if (err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS)
+        throw BackendError("OpenCL C program does not build on device " + m_info.selector() + " " +
+                           m_info.name + " (clBuildProgram: " + errorName(err) + ", options '" +
+                           options + "'):\n" + buildLog(program, m_info.id));
+    check(err, "clBuildProgram", "device " + m_info.selector() + " " + m_info.name);
+    return owned;
+}
+
+void OpenClDevice::enqueue(const Kernel& kernel, size_t global, size_t local) {
+    if (global == 0) return; // OpenCL refuses an empty range; there is nothing to run
+    check(clEnqueueNDRangeKernel(m_queue, kernel.handle(), 1, nullptr, &global,
+                                 local ? &local : nullptr, 0, nullptr, nullptr),
+          "clEnqueueNDRangeKernel",
+          "kernel " + kernel.name() + ", " + std::to_string(global) + " work-items");
+}
+
+} // namespace spikeforge::opencl

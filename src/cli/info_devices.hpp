@@ -1,0 +1,13 @@
+#pragma once
+// The device part of `spikeforge info`: the OpenCL platforms and devices this machine offers.
+#include <ostream>
+#include <string>
+
+namespace spikeforge::cli {
+
+// The devices as a JSON object {"in_build": …, "error": …, "devices": […]} (docs/cli.md).
+std::string openclDevicesJson();
+// The devices as text, one block per device; nothing when the build has no opencl backend.
+void printOpenclDevices(std::ostream& out);
+
+} // namespace spikeforge::cli

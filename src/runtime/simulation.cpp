@@ -201,7 +201,10 @@ struct Simulation::Impl {
     // Steps that may run before the next interval check of device errors.
     uint64_t stepsUntilCheck() const {
         const uint64_t interval = prefs.errorCheckInterval;
-        if (interval == 0) return std::numeric_limits<uint64_t>::max();
+        const uint64_t never = std::numeric_limits<uint64_t>::max();
+        // 0 and intervals reaching past the last step mean "only at sync points"; a sum that
+        // wrapped would schedule a check at every step instead.
+        if (interval == 0 || interval > never - errors->checkedStep()) return never;
         const uint64_t due = errors->checkedStep() + interval;
         return due > step ? due - step : 1;
     }

@@ -58,28 +58,49 @@ std::string Env::param(const std::string& field, const std::string& ctype, doubl
     return add({{field, ctype}, b, !dynamic});
 }
 
-std::string literal(double value, const std::string& ctype) {
+namespace {
+
+// A float (9 significant digits) or double (17) literal, with a decimal point where printf gave
+// none, so it is never read as an integer.
+std::string floatingLiteral(double value, bool single) {
+    if (std::isinf(value)) return value > 0 ? "INFINITY" : "(-INFINITY)";
     char buf[64];
-    if (ctype == "float") {
-        if (std::isinf(value)) return value > 0 ? "INFINITY" : "(-INFINITY)";
-        std::snprintf(buf, sizeof buf, "%.9gf", value);
-        std::string s = buf;
-        if (s.find_first_of(".en") == std::string::npos) s.insert(s.size() - 1, ".0");
-        return "(" + s + ")";
-    }
-    if (ctype == "double") {
-        if (std::isinf(value)) return value > 0 ? "INFINITY" : "(-INFINITY)";
-        std::snprintf(buf, sizeof buf, "%.17g", value);
-        std::string s = buf;
-        if (s.find_first_of(".en") == std::string::npos) s += ".0";
-        return "(" + s + ")";
-    }
-    // Integer types.
-    std::snprintf(buf, sizeof buf, "%.0f", value);
+    std::snprintf(buf, sizeof buf, single ? "%.9g" : "%.17g", value);
     std::string s = buf;
-    if (ctype.find("unsigned") != std::string::npos || ctype.rfind("uint", 0) == 0) s += "u";
-    if (ctype == "uint64_t" || ctype == "unsigned long long") s += "ll";
-    return "(" + s + ")";
+    if (s.find_first_of(".en") == std::string::npos) s += ".0";
+    return "(" + s + (single ? "f" : "") + ")";
+}
+
+std::string integerLiteral(double value, const char* suffix) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f", value);
+    return "(" + std::string(buf) + suffix + ")";
+}
+
+} // namespace
+
+std::string literal(double value, const std::string& ctype) {
+    switch (cTypeOf(ctype)) {
+    case CType::Float:
+        return floatingLiteral(value, true);
+    case CType::Double:
+        return floatingLiteral(value, false);
+    case CType::UInt64:
+        return integerLiteral(value, "ull");
+    case CType::UInt8:
+    case CType::UInt16:
+    case CType::UInt32:
+        return integerLiteral(value, "u");
+    case CType::Bool:
+    case CType::Int8:
+    case CType::Int16:
+    case CType::Int32:
+    case CType::Int64:
+        return integerLiteral(value, "");
+    case CType::Pointer:
+        break;
+    }
+    throw InternalError("no literal of pointer type " + ctype);
 }
 
 namespace {

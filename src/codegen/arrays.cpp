@@ -20,6 +20,10 @@ size_t synapseCount(const SynapseGroup& sg) {
     return connectivityOf(sg)->synapseCount();
 }
 
+SynapseExtent synapseExtent(const SynapseGroup& sg) {
+    return {sg.source().size(), sg.target().size(), sg.rowStride()};
+}
+
 unsigned bitWords(unsigned n) {
     return (n + 31) / 32;
 }

@@ -12,6 +12,8 @@ std::vector<ArrayDecl> planArrays(const Model& m);
 std::string indexType(unsigned numPost);
 // Elements of a synapse-shaped variable (without the batch dimension).
 size_t synapseCount(const SynapseGroup& sg);
+// The group's shape as the plan states it (KernelGroup::synapses).
+SynapseExtent synapseExtent(const SynapseGroup& sg);
 unsigned bitWords(unsigned n); // 32-bit words to hold one bit per neuron
 // Elements of a variable of `count` elements per batch element, under an access mode.
 size_t varCount(VarAccess access, size_t elements, unsigned batch);

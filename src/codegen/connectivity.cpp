@@ -76,8 +76,9 @@ public:
     }
     SynapseLoop rowLoop(Env& env) const override {
         const std::string stride = this->stride(env);
-        return {"const uint32_t sfLen = " + rowLength(env) + "[id_pre];\nconst " + indType() +
-                    "* sfRow = " + ind(env) + " + (size_t)id_pre * " + stride + ";\n",
+        return {"const uint32_t sfLen = " + rowLength(env) + "[id_pre];\nconst " +
+                    globalPointer(indType()) + " sfRow = " + ind(env) + " + (size_t)id_pre * " +
+                    stride + ";\n",
                 "0u",
                 "sfLen",
                 "const uint32_t id_post = sfRow[sfK];\nconst size_t sfSyn = (size_t)id_pre * " +
@@ -88,9 +89,9 @@ public:
     }
     SynapseLoop columnLoop(Env& env) const override {
         const std::string n = m_sg.name();
-        return {"const uint32_t* sfColStart = " +
-                    env.array("colStart", "uint32_t", n + ".colStart", Use::Read) +
-                    ";\nconst uint32_t* sfColSyn = " +
+        return {"const " + globalPointer("uint32_t") + " sfColStart = " +
+                    env.array("colStart", "uint32_t", n + ".colStart", Use::Read) + ";\nconst " +
+                    globalPointer("uint32_t") + " sfColSyn = " +
                     env.array("colSyn", "uint32_t", n + ".colSyn", Use::Read) + ";\n",
                 "sfColStart[id_post]",
                 "sfColStart[id_post + 1]",

@@ -58,7 +58,8 @@ struct LoweredGroup {
     KernelBody body;
     Env env;
     std::vector<std::string> labels;
-    size_t elements = 0; // neurons, synapses or custom-update elements (per batch element)
+    size_t elements = 0;    // neurons, synapses or custom-update elements (per batch element)
+    SynapseExtent synapses; // synapse-shaped bodies: the group's shape
 };
 
 // One merge set: its table and body (placeholders resolved) and each group's element count.
@@ -66,6 +67,7 @@ struct MergedSet {
     MergedGroupTable table;
     KernelBody body;
     std::vector<size_t> elements;
+    std::vector<SynapseExtent> synapses;
     std::vector<std::string> read;    // arrays any group of the set may read
     std::vector<std::string> written; // arrays any group of the set may write
 };

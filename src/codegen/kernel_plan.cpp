@@ -18,8 +18,14 @@ const char* hookName(Hook h) {
         return "sf_rng";
     case Hook::RngInit:
         return "sf_rng_init";
+    case Hook::Global:
+        return "SF_GLOBAL";
     }
     return "";
+}
+
+std::string globalPointer(const std::string& elementType) {
+    return std::string(hookName(Hook::Global)) + " " + elementType + "*";
 }
 
 std::vector<std::string*> fragmentsOf(KernelBody& body) {

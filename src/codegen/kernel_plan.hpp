@@ -25,11 +25,15 @@ enum class Hook {
     LineResync,     // `#line SF_RESYNC`: point diagnostics back at the generated file
     RngState,       // sf_rng: a random stream's state type (rand_* functions draw from sfRng)
     RngInit,        // sf_rng_init(&state, seed, stream, element, batch, step)
+    Global,         // SF_GLOBAL: address space of device arrays, in every pointer a fragment
+                    // declares (`SF_GLOBAL float* p`; empty on the CPU, `__global` in OpenCL C)
 };
 inline constexpr Hook kHooks[] = {Hook::AddToPost, Hook::AddToPostDelay, Hook::AddSynapse,
                                   Hook::TimeMin,   Hook::LineResync,     Hook::RngState,
-                                  Hook::RngInit};
+                                  Hook::RngInit,   Hook::Global};
 const char* hookName(Hook h);
+// `SF_GLOBAL <elementType>*`: the type of a pointer into a device array, in fragments.
+std::string globalPointer(const std::string& elementType);
 
 // One neuron group's update: per (batch, id) the fragments run in order
 //   perNeuron; spike = threshold; if (spike) onSpike; store

@@ -26,7 +26,8 @@ struct KernelBuilder {
             reads.insert(set.read.begin(), set.read.end());
             writes.insert(set.written.begin(), set.written.end());
             kernel.tables.push_back(table);
-            kernel.groups.push_back({table, std::move(set.body), std::move(set.elements)});
+            kernel.groups.push_back(
+                {table, std::move(set.body), std::move(set.elements), std::move(set.synapses)});
             plan.mergedGroups.push_back(std::move(set.table));
         }
     }

@@ -97,8 +97,9 @@ VarInitLoop Lowerer::varInit(const std::string& group, const VarDecl& var, const
     return l;
 }
 
-LoweredGroup Lowerer::finish(const std::string& groupName, KernelBody body, size_t elements) {
-    return {groupName, std::move(body), std::move(env), std::move(m_labels), elements};
+LoweredGroup Lowerer::finish(const std::string& groupName, KernelBody body, size_t elements,
+                             SynapseExtent synapses) {
+    return {groupName, std::move(body), std::move(env), std::move(m_labels), elements, synapses};
 }
 
 std::string neuronVarIndex(VarAccess access, const std::string& idExpr, const std::string& nExpr) {

@@ -186,7 +186,8 @@ LoweredGroup lowerCustomUpdate(const Model& m, const std::vector<const CustomUpd
     if (first.isWUShaped()) b.decode = connectivityOf(*first.synapseGroup())->decode(e.env);
     b.kind = kindOf(blocks.front().slots);
     b.reductions = reductions(blocks.front().slots);
-    return e.finish(name, std::move(b), first.numElements());
+    return e.finish(name, std::move(b), first.numElements(),
+                    first.isWUShaped() ? synapseExtent(*first.synapseGroup()) : SynapseExtent{});
 }
 
 LoweredGroup lowerCustomUpdateInit(const Model& m, const CustomUpdate& cu) {

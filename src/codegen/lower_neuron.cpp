@@ -77,7 +77,7 @@ std::string postsynapticBlock(Lowerer& e, const SynapseGroup& sg, size_t k) {
         const std::string den =
             e.env.array(p + "denDelay", e.scalar(), sg.name() + ".denDelay", Use::ReadWrite);
         const std::string dd = e.env.number(p + "dd", "uint32_t", sg.maxDendriticDelaySteps());
-        s += e.scalar() + "* sfDen = " + den + " + ((size_t)batch * " + dd +
+        s += globalPointer(e.scalar()) + " sfDen = " + den + " + ((size_t)batch * " + dd +
              " + (size_t)(a->step % " + dd + ")) * sfN;\nl_" + p +
              "inSyn += sfDen[id]; sfDen[id] = 0;\n";
     }

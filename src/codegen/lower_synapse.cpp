@@ -106,21 +106,22 @@ LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg) {
     e.subs["addToPost"] = hookName(Hook::AddToPost);
     e.subs["addToPostDelay"] = hookName(Hook::AddToPostDelay);
     b.perSynapse = e.render(n, "preSpikeSynCode");
-    b.perBatch =
-        e.scalar() + "* sfInSyn = " + inSyn + " + (size_t)batch * sfNpost; (void)sfInSyn;\n";
+    b.perBatch = globalPointer(e.scalar()) + " sfInSyn = " + inSyn +
+                 " + (size_t)batch * sfNpost; (void)sfInSyn;\n";
     if (usesDendriticDelay(m, sg)) {
         const std::string dd = e.env.number("dd", "uint32_t", sg.maxDendriticDelaySteps());
-        b.perBatch +=
-            "const uint32_t sfDd = " + dd + ";\nconst uint64_t sfStep = a->step;\n" + e.scalar() +
-            "* sfDen = " + e.env.array("denDelay", e.scalar(), n + ".denDelay", Use::ReadWrite) +
-            " + (size_t)batch * sfDd * sfNpost;\nuint32_t* sfErr = " + e.errorWord(sg) + ";\n";
+        b.perBatch += "const uint32_t sfDd = " + dd + ";\nconst uint64_t sfStep = a->step;\n" +
+                      globalPointer(e.scalar()) + " sfDen = " +
+                      e.env.array("denDelay", e.scalar(), n + ".denDelay", Use::ReadWrite) +
+                      " + (size_t)batch * sfDd * sfNpost;\n" + globalPointer("uint32_t") +
+                      " sfErr = " + e.errorWord(sg) + ";\n";
     }
     spikeSource(e, b, sg.source(), "src", sg.axonalDelaySteps());
     b.spikeStride = "sfNpre";
     b.spikeId = "id_pre";
     b.loop = connectivityOf(sg)->rowLoop(e.env);
     if (targetsIndependent(sg, scanned)) b.numTargets = "sfNpost";
-    return e.finish(n, std::move(b), synapseCount(sg));
+    return e.finish(n, std::move(b), synapseCount(sg), synapseExtent(sg));
 }
 
 LoweredGroup lowerPostsynapticUpdate(const Model& m, const SynapseGroup& sg) {
@@ -135,7 +136,7 @@ LoweredGroup lowerPostsynapticUpdate(const Model& m, const SynapseGroup& sg) {
     b.spikeStride = "sfNpost";
     b.spikeId = "id_post";
     b.loop = connectivityOf(sg)->columnLoop(e.env);
-    return e.finish(n, std::move(b), synapseCount(sg));
+    return e.finish(n, std::move(b), synapseCount(sg), synapseExtent(sg));
 }
 
 LoweredGroup lowerSynapseInit(const Model& m, const SynapseGroup& sg) {
@@ -162,7 +163,7 @@ LoweredGroup lowerSynapseInit(const Model& m, const SynapseGroup& sg) {
     neuronShaped(wu.preVars, sg.wuPreVarInits(), "(size_t)sfNpre");
     neuronShaped(wu.postVars, sg.wuPostVarInits(), "(size_t)sfNpost");
     neuronShaped(sg.ps().model.vars, sg.ps().varInits, "(size_t)sfNpost");
-    return e.finish(sg.name(), std::move(b), synapseCount(sg));
+    return e.finish(sg.name(), std::move(b), synapseCount(sg), synapseExtent(sg));
 }
 
 LoweredGroup lowerCurrentSourceInit(const Model& m, const CurrentSource& cs) {

@@ -60,7 +60,8 @@ public:
     VarInitLoop varInit(const std::string& group, const VarDecl& var, const VarInit& init,
                         const std::string& count, bool batched, const std::string& skip = "");
     // The finished group.
-    LoweredGroup finish(const std::string& groupName, KernelBody body, size_t elements);
+    LoweredGroup finish(const std::string& groupName, KernelBody body, size_t elements,
+                        SynapseExtent synapses = {});
 
 private:
     std::string errorsArrayAt(const std::string& offsetField, size_t word);

@@ -167,6 +167,7 @@ MergedSet mergeSet(const std::string& prefix, size_t index, std::vector<LoweredG
     for (size_t m : members) {
         set.table.groupNames.push_back(groups[m].groupName);
         set.elements.push_back(groups[m].elements);
+        set.synapses.push_back(groups[m].synapses);
         std::vector<FieldBinding> row;
         for (size_t f : kept)
             row.push_back(groups[m].env.entries()[f].binding);

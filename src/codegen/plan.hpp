@@ -63,11 +63,19 @@ inline size_t snippetErrorWord(size_t synapseGroups, size_t fieldSlot) {
 // When a kernel runs: the runtime launches the kernels of a phase in plan order.
 enum class KernelPhase { Initialise, SynapseUpdate, NeuronUpdate, CustomUpdate };
 
+// The shape of a synapse group, for backends that size their launches by it (the SIMT
+// generator: threads per target, per row slot or per spike). Zero for groups without synapses.
+struct SynapseExtent {
+    size_t pre = 0, post = 0; // neurons of the source and the target
+    size_t rowStride = 0;     // synapses of one row: post (dense) or maxRowLength (sparse)
+};
+
 // One merged group run by a kernel: its table, its body and each group's element count.
 struct KernelGroup {
     size_t table = 0; // index into Plan::mergedGroups
     KernelBody body;
-    std::vector<size_t> elements; // per group of the table: neurons, synapses or elements
+    std::vector<size_t> elements;        // per group of the table: neurons, synapses or elements
+    std::vector<SynapseExtent> synapses; // per group of the table (zero: not synapse-shaped)
 };
 
 // One kernel entry point of generated code.

@@ -11,24 +11,6 @@ extern const char* const embeddedRngSource;
 
 namespace spikeforge::cpu {
 
-void Writer::put(const std::string& text) {
-    static const std::string marker =
-        std::string("#line ") + codegen::hookName(codegen::Hook::LineResync);
-    for (char c : text) {
-        if (c != '\n') {
-            m_out += c;
-            continue;
-        }
-        if (m_out.size() - m_lineStart == marker.size() &&
-            m_out.compare(m_lineStart, marker.size(), marker) == 0)
-            m_out.replace(m_lineStart, marker.size(),
-                          "#line " + std::to_string(m_line + 1) + " \"spikeforge_generated.cpp\"");
-        m_out += '\n';
-        m_lineStart = m_out.size();
-        m_line++;
-    }
-}
-
 void parallelFor(Writer& w, const std::string& work, unsigned grain, const std::string& clauses,
                  const std::string& loop) {
     w << "{\nconst unsigned sfT = sf_team(sfThreads, (uint64_t)(" + work + "), " +
@@ -56,6 +38,7 @@ std::string prelude(const codegen::Plan& plan) {
         s += "typedef double scalar;\n#define SF_DOUBLE 1\n";
     s += "#define SF_BATCH " + std::to_string(plan.batchSize) + "u\n";
     s += "#define " + std::string(hookName(Hook::TimeMin)) + " ((scalar)-1.0e30)\n";
+    s += "#define " + std::string(hookName(Hook::Global)) + "\n"; // one address space
     s += codegen::abi::errorBitDefinitions();
     s += codegen::abi::stepArgsDeclaration();
     s += spikeforge::embedded::embeddedRngSource;
@@ -145,7 +128,7 @@ void printFunction(Writer& w, const codegen::MergedGroupTable& t, const codegen:
 } // namespace
 
 std::string generateSource(const codegen::Plan& plan) {
-    Writer w;
+    Writer w("spikeforge_generated.cpp");
     w << prelude(plan);
     for (const auto& t : plan.mergedGroups)
         printStruct(w, t);

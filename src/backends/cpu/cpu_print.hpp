@@ -1,28 +1,14 @@
 #pragma once
 // The CPU backend's printer of a kernel plan: C++ with OpenMP. Each body kind has its printer;
 // they share a line-counting writer and the team-or-serial loop.
+#include "backends/common/writer.hpp"
 #include "codegen/plan.hpp"
 
 #include <string>
 
 namespace spikeforge::cpu {
 
-// Appends generated text, counting lines: a `#line SF_RESYNC` line (after a snippet, whose
-// #line labels point at the user's code) becomes `#line <next> "spikeforge_generated.cpp"`.
-class Writer {
-public:
-    void put(const std::string& text);
-    Writer& operator<<(const std::string& text) {
-        put(text);
-        return *this;
-    }
-    const std::string& str() const { return m_out; }
-
-private:
-    std::string m_out;
-    size_t m_lineStart = 0; // offset of the line being written
-    size_t m_line = 1;      // its number
-};
+using backends::Writer;
 
 // `loop` (a for statement) run by a team of threads when the work is worth it, else plainly:
 // an OpenMP region whose `if` is false still builds a team in libgomp, which costs more than a

@@ -1,0 +1,77 @@
+#pragma once
+// The SIMT generator: every GPU algorithm of spikeforge written once, for all GPU backends. It
+// prints a kernel plan as work-item kernels in a neutral C subset; a backend supplies a Dialect
+// (how its language spells kernels, address spaces, ids, barriers and atomics) and runs the
+// Program: the source, the launches of each plan kernel and the table setters.
+//
+// Launch model. Every launch is two-dimensional: dimension 0 concatenates one range of work-items
+// per group of every merged group it runs (each padded to whole work-groups, so a work-group
+// never spans two groups and barriers are uniform), dimension 1 is the batch (or 1). Work-groups
+// are `localSize` x 1. Every kernel function takes the step arguments by value, then the
+// merged-group tables it runs (Launch::tables), each a pointer to an array of structs.
+#include "codegen/plan.hpp"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace spikeforge::simt {
+
+// What a backend's language provides to the kernels. `prelude` is printed first and must define
+// (OpenCL C and CUDA spell every one differently):
+//   types    uint8_t … uint64_t, int8_t … int64_t, size_t, bool (OpenCL C lacks the fixed-width
+//            names; CUDA under NVRTC lacks <stdint.h>)
+//   SF_KERNEL        declares a kernel function returning void ("__kernel void")
+//   SF_FN            qualifies a device function ("static inline", "__device__ inline")
+//   SF_GLOBAL        address space of device arrays ("__global"; empty in CUDA)
+//   SF_LOCAL         address space of work-group memory in pointer types ("__local"; empty in
+//                    CUDA)
+//   SF_SHARED        storage of a work-group array declared in a kernel ("__local",
+//                    "__shared__")
+//   SF_LOCAL_ID      work-item index within its work-group, dimension 0 (uint32_t)
+//   SF_GLOBAL_ID     work-item index in the launch, dimension 0 (uint64_t)
+//   SF_DIM1_ID       work-item index in dimension 1 (uint32_t; the batch element)
+//   SF_BARRIER()     work-group barrier that also orders local and global memory
+//   maths    log, exp, sqrt, pow, floor, fabs, log1p, sin, cos, … for float and double, INFINITY
+//   sf_ctz(x), sf_popcount(x)                 on uint32_t
+//   sf_atomic_add_u32(p, v), sf_atomic_or_u32(p, v)   SF_GLOBAL uint32_t*; return the old value
+//   sf_atomic_store_u32(p, v)                 SF_GLOBAL uint32_t*
+//   sf_local_atomic_add_u32(p, v), sf_local_atomic_or_u32(p, v)   SF_LOCAL uint32_t*; old value
+//   sf_atomic_add_f32(p, v)                   SF_GLOBAL float* (emulated by compare-and-swap
+//                                             where the platform has no float atomics)
+//   sf_atomic_add_f64(p, v)                   SF_GLOBAL double*, only where SF_DOUBLE is defined
+//                                             before the prelude
+struct Dialect {
+    std::string name;    // "opencl", "cuda": for messages
+    std::string prelude; // the definitions above
+    // Work-items per work-group: a power of two, at least 32 (spike words are built in local
+    // memory, one bit per work-item).
+    unsigned workGroupSize = 64;
+};
+
+// One launch of a kernel function of the Program.
+struct Launch {
+    std::string function;       // kernel function name in the source
+    std::vector<size_t> tables; // tables passed after the step arguments (Plan::mergedGroups)
+    size_t items = 0;           // work-items in dimension 0, a multiple of localSize; 0: skip
+    unsigned dim1 = 1;          // work-items in dimension 1
+    unsigned localSize = 0;     // work-items per work-group in dimension 0
+};
+
+struct Program {
+    std::string source;
+    // Per Plan::kernels entry: the launches that make it, run in this order on one queue.
+    std::vector<std::vector<Launch>> kernels;
+    // Per Plan::mergedGroups entry: the kernel function that stores one struct of the table:
+    //   setter(SF_GLOBAL struct* table, uint32_t index, <one argument per field>)
+    // run as one work-item. A pointer field's argument is a device buffer (SF_GLOBAL T*); a
+    // number field's argument has the field's C type, except bool, passed as uint8_t.
+    std::vector<std::string> setters;
+};
+
+Program generate(const codegen::Plan& plan, const Dialect& dialect);
+
+// The C type of a setter argument for a field of C type `ctype` ("bool" → "uint8_t").
+std::string setterArgumentType(const std::string& ctype);
+
+} // namespace spikeforge::simt

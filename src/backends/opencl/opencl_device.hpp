@@ -83,6 +83,8 @@ public:
     // InternalError before load.
     void bindTable(size_t table, const std::vector<std::vector<backends::FieldValue>>&) override;
     void launch(size_t kernel, const codegen::abi::StepArgs&) override;
+    // The buffer holding table `table`'s structs (nullptr until bound): for tests and probes.
+    backends::Buffer tableBuffer(size_t table) const { return m_tables.at(table); }
 
     // Builds OpenCL C `source` for this device with compiler `options` ("-cl-std=CL1.2 …").
     // A program that does not build is a BackendError with the compiler's build log.

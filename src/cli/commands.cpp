@@ -96,9 +96,14 @@ void checkBackendName(const std::string& name) {
                      "; `spikeforge info` lists the backends");
 }
 
-// --device applies to the GPU backends only; a selector that names no device is a usage error
-// naming the option and listing the devices (checked before the model is built).
-void checkDevice(const SimulateOptions& options) {
+// --threads applies to the cpu backend only, --device to the GPU backends only; a selector that
+// names no device is a usage error naming the option and listing the devices. Checked before the
+// model is built, so the message names the flag rather than the BackendPreferences field.
+void checkBackendOptions(const SimulateOptions& options) {
+    if (options.threads != 0 && options.backend != "cpu")
+        throw UsageError("--threads " + std::to_string(options.threads) +
+                         " sets the cpu backend's threads; --backend " + options.backend +
+                         " has none (drop --threads)");
     if (options.device.empty()) return;
     if (options.backend == "cpu")
         throw UsageError("--device '" + options.device +
@@ -275,7 +280,7 @@ std::string resultJson(const RunResult& r) {
 
 int simulateCommand(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
     checkBackendName(options.backend);
-    checkDevice(options);
+    checkBackendOptions(options);
     Config cfg = loadConfig(options.config, options.sets);
     if (options.batch) cfg.model->setBatchSize(*options.batch);
     finaliseModel(cfg);

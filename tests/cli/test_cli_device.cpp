@@ -59,6 +59,15 @@ TEST(CliDevice, SelectorMatchingNothingIsAUsageErrorNamingTheFlag) {
     EXPECT_EQ(r.out, "");
 }
 
+TEST(CliDevice, ThreadsWithTheOpenclBackendIsAUsageError) {
+    const fs::path config = writeConfig(tinyConfig);
+    const Result r = run("simulate " + quoted(config) + " --backend opencl --threads 3");
+    fs::remove(config);
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+    EXPECT_EQ(r.err.rfind("error: --threads 3 ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find("--backend opencl"), std::string::npos) << r.err;
+}
+
 TEST(CliDevice, HelpListsTheOption) {
     const Result r = run("simulate --help");
     EXPECT_EQ(r.exitCode, 0);

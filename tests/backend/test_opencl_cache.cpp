@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -264,6 +265,33 @@ TEST(OpenClProgramCache, DamagedEntriesAreRebuiltNeverTrusted) {
         std::string binary;
         EXPECT_EQ(readEntry(entry, key, binary), EntryState::Ok);
     }
+}
+
+// Two builds of one program at once (threads here; processes take the same flock): the key's lock
+// makes exactly one of them compile, the other loads what it wrote.
+TEST(OpenClProgramCache, ConcurrentBuildsOfOneProgramCompileOnce) {
+    DEVICE_OR_SKIP(device);
+    TempDir dir;
+    const BackendPreferences prefs = prefsIn(dir.path);
+    const DeviceInfo info = device->info();
+    BuildInfo results[2];
+    std::string errors[2];
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 2; ++t)
+        threads.emplace_back([&, t] {
+            try {
+                OpenClDevice own(info); // a context per thread, as two processes would have
+                const Program program = buildCached(own, kSource, "", prefs, results[t]);
+                expectAffineRuns(own, program);
+            } catch (const std::exception& e) {
+                errors[t] = e.what();
+            }
+        });
+    for (std::thread& t : threads)
+        t.join();
+    EXPECT_EQ(errors[0] + errors[1], "");
+    EXPECT_NE(results[0].cacheHit, results[1].cacheHit) << "both compiled, or neither did";
+    EXPECT_EQ(filesEndingIn(dir.path, ".clbin"), 1u);
 }
 
 TEST(OpenClProgramCache, BuildErrorsKeepTheSourceAndCacheNothing) {

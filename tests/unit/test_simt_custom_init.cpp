@@ -2,6 +2,7 @@
 // each body kind becomes (read from their structure) and, for every shape, a Program built for
 // the OpenCL device on this machine (PoCL), which compiles every stage the printers wrote.
 #include "backends/opencl/opencl_device.hpp"
+#include "backends/opencl/opencl_dialect.hpp"
 #include "backends/simt/simt_reduce.hpp"
 #include "codegen/lower.hpp"
 #include "spikeforge/models.hpp"
@@ -18,40 +19,22 @@ namespace {
 
 constexpr unsigned kWG = 64;
 
-// The dialect contract of simt.hpp in OpenCL C 1.2, just enough for these builds.
+// The OpenCL device here (PoCL) and its dialect, with a work-group of kWG work-items.
 Dialect openclForTest() {
-    Dialect d;
-    d.name = "opencl";
+    const auto device = opencl::OpenClDevice::open("");
+    Dialect d = opencl::openclDialect(device->info());
     d.workGroupSize = kWG;
-    d.prelude = R"(#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-typedef uchar uint8_t; typedef char int8_t; typedef ushort uint16_t; typedef short int16_t;
-typedef uint uint32_t; typedef int int32_t; typedef ulong uint64_t; typedef long int64_t;
-#define SF_KERNEL __kernel void
-#define SF_FN static inline
-#define SF_GLOBAL __global
-#define SF_LOCAL __local
-#define SF_SHARED __local
-#define SF_LOCAL_ID ((uint32_t)get_local_id(0))
-#define SF_GLOBAL_ID ((uint64_t)get_global_id(0))
-#define SF_DIM1_ID ((uint32_t)get_global_id(1))
-#define SF_BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
-SF_FN uint32_t sf_ctz(uint32_t x) { return x ? (uint32_t)ctz(x) : 32u; }
-SF_FN uint32_t sf_popcount(uint32_t x) { return (uint32_t)popcount(x); }
-SF_FN uint32_t sf_atomic_add_u32(SF_GLOBAL uint32_t* p, uint32_t v) { return atomic_add(p, v); }
-SF_FN uint32_t sf_atomic_or_u32(SF_GLOBAL uint32_t* p, uint32_t v) { return atomic_or(p, v); }
-SF_FN void sf_atomic_store_u32(SF_GLOBAL uint32_t* p, uint32_t v) { (void)atomic_xchg(p, v); }
-SF_FN uint32_t sf_local_atomic_add_u32(SF_LOCAL uint32_t* p, uint32_t v) { return atomic_add(p, v); }
-SF_FN uint32_t sf_local_atomic_or_u32(SF_LOCAL uint32_t* p, uint32_t v) { return atomic_or(p, v); }
-SF_FN void sf_atomic_add_f32(SF_GLOBAL float* p, float v) {
-    SF_GLOBAL volatile uint32_t* u = (SF_GLOBAL volatile uint32_t*)p;
-    uint32_t old = *u, seen;
-    do { seen = old; old = atomic_cmpxchg(u, seen, as_uint(as_float(seen) + v)); } while (old != seen);
-}
-)";
     return d;
 }
 
-void buildOnDevice(const Program& p) {
+// Generates the custom-update and initialisation kernels of `plan` (the phases these printers
+// write) and builds them for the device.
+void buildOnDevice(codegen::Plan plan) {
+    std::erase_if(plan.kernels, [](const codegen::Kernel& k) {
+        return k.phase != codegen::KernelPhase::CustomUpdate &&
+               k.phase != codegen::KernelPhase::Initialise;
+    });
+    const Program p = generate(plan, openclForTest());
     const auto device = opencl::OpenClDevice::open("");
     EXPECT_NO_THROW(device->buildProgram(p.source, "-cl-std=CL1.2"));
 }
@@ -90,8 +73,8 @@ CustomUpdateModel reduce(A sum, A max) {
     return m;
 }
 
-// N neurons x batch with a batch reduction "BR" and a neuron reduction "NR".
-Model reductions(unsigned n, unsigned batch) {
+// The plan of N neurons x batch with a batch reduction "BR" and a neuron reduction "NR".
+codegen::Plan reductions(unsigned n, unsigned batch) {
     Model m("reductions");
     m.setBatchSize(batch);
     m.addNeuronGroup("Pop", n, holder(), {}, {{"x", 0.0}, {"y", 0.0}});
@@ -100,7 +83,7 @@ Model reductions(unsigned n, unsigned batch) {
     m.addCustomUpdate("NR", "Neuron", reduce(A::ReduceNeuronSum, A::ReduceNeuronMax), {},
                       {{"sum", 0.0}, {"mx", 0.0}}, {{"x", {"Pop", "y"}}});
     m.finalise();
-    return m;
+    return codegen::lowerModel(m);
 }
 
 } // namespace
@@ -124,9 +107,7 @@ class SimtReductionShapes : public ::testing::TestWithParam<unsigned> {};
 TEST_P(SimtReductionShapes, StagesFollowTheRuleAndBuild) {
     constexpr unsigned kN = 100;
     const unsigned batch = GetParam();
-    const Model m = reductions(kN, batch);
-    const codegen::Plan plan = codegen::lowerModel(m);
-    const Dialect d = openclForTest();
+    const codegen::Plan plan = reductions(kN, batch);
 
     const Found br = find(plan, codegen::KernelPhase::CustomUpdate, "BR");
     ASSERT_TRUE(br.group);
@@ -149,7 +130,7 @@ TEST_P(SimtReductionShapes, StagesFollowTheRuleAndBuild) {
     EXPECT_EQ(nStages[0].items, std::vector<size_t>{kWG}); // one work-group per batch element
     EXPECT_EQ(nStages[0].dim1, batch);
 
-    buildOnDevice(generate(plan, d));
+    buildOnDevice(plan);
 }
 
 INSTANTIATE_TEST_SUITE_P(Batches, SimtReductionShapes, ::testing::Values(1u, 2u, 33u, 512u));
@@ -176,7 +157,7 @@ TEST(SimtCustomUpdate, UpdateCounterAdvancesInItsOwnStage) {
     EXPECT_EQ(stages[0].dim1, 3u);
     EXPECT_EQ(stages[1].items, std::vector<size_t>{1});
     EXPECT_EQ(stages[1].dim1, 1u);
-    buildOnDevice(generate(plan, openclForTest()));
+    buildOnDevice(plan);
 }
 
 WeightUpdateModel weights() {
@@ -208,7 +189,7 @@ TEST(SimtCustomUpdate, TransposeRunsAsTiles) {
     ASSERT_EQ(stages.size(), 1u);
     EXPECT_EQ(stages[0].items, std::vector<size_t>{2 * 3 * kWG}); // ceil(37/32) x ceil(70/32)
     EXPECT_GE(stages[0].localWords, 32u * 32u);
-    buildOnDevice(generate(plan, openclForTest()));
+    buildOnDevice(plan);
 }
 
 // Sparse connectivity with a column index (STDP reads it) and a random weight: rows, the four
@@ -238,5 +219,5 @@ TEST(SimtInit, SparseConnectivityColumnIndexThenVariables) {
     EXPECT_EQ(stages[3].items, std::vector<size_t>{kWG}); // the scan: one work-group
     EXPECT_EQ(stages[5].items, std::vector<size_t>{77});  // a work-item per column
     EXPECT_EQ(stages[6].items, std::vector<size_t>{100 * syn.rowStride});
-    buildOnDevice(generate(plan, openclForTest()));
+    buildOnDevice(plan);
 }

@@ -196,6 +196,43 @@ TEST_P(SimtCustomInit, BatchedTransposeAcrossPartialTiles) {
             }
 }
 
+// The column index of a sparse STDP group (built on the device by a counting sort) against
+// one computed here from the rows the backend built: colStart[j] = synapses of columns < j, and
+// each column's synapse ids (row * stride + k) ascending.
+TEST_P(SimtCustomInit, ColumnIndexIsTheCountingSortOfTheRows) {
+    constexpr unsigned kPre = 300, kPost = 130;
+    Model m("simt_colind");
+    m.setSeed(99);
+    m.addNeuronGroup("A", kPre, holder(), {}, {{"x", 0.0}});
+    m.addNeuronGroup("B", kPost, holder(), {}, {{"x", 0.0}});
+    WeightUpdateModel stdp = batchedWeights();
+    stdp.postSpikeSynCode = "g += 0.01;";
+    m.addSynapseGroup("S", MatrixType::Sparse, 0, "A", "B", {stdp, {}, {{"g", 0.0}}, {}, {}},
+                      {models::DeltaCurr(), {}, {}}, init::FixedProbability(0.1));
+    Simulation sim(m, prefs());
+    sim.pullConnectivity("S");
+    const auto rl = sim.rowLengths("S"), ind = sim.columnIndices("S");
+    const unsigned stride = sim.rowStride("S");
+    std::vector<uint32_t> start(kPost + 1, 0), syn;
+    for (unsigned i = 0; i < kPre; i++)
+        for (unsigned k = 0; k < rl[i]; k++)
+            start[ind[size_t(i) * stride + k] + 1]++;
+    for (unsigned j = 0; j < kPost; j++)
+        start[j + 1] += start[j];
+    syn.resize(start[kPost]);
+    std::vector<uint32_t> cursor(start.begin(), start.end() - 1);
+    for (unsigned i = 0; i < kPre; i++)
+        for (unsigned k = 0; k < rl[i]; k++)
+            syn[cursor[ind[size_t(i) * stride + k]]++] = i * stride + k;
+    ASSERT_GT(syn.size(), 1000u); // p = 0.1 of 39000 pairs
+    sim.pull("S", "colStart");
+    sim.pull("S", "colSyn");
+    const auto cs = sim.view<uint32_t>("S", "colStart");
+    const auto cy = sim.view<uint32_t>("S", "colSyn");
+    ASSERT_EQ(std::vector<uint32_t>(cs.begin(), cs.end()), start);
+    ASSERT_EQ(std::vector<uint32_t>(cy.begin(), cy.begin() + syn.size()), syn);
+}
+
 SF_INSTANTIATE_BACKEND_TESTS(SimtCustomInit);
 
 // ---- initialisation: the same on cpu and opencl ------------------------------------------------

@@ -60,6 +60,35 @@ Stage rows(const GroupContext& c, const InitBody& b, const ConnectivityBuild& k)
             perPre(c), 1, 0};
 }
 
+// An inclusive scan of colStart in one work-group: chunks of SF_WG words, each a Hillis-Steele
+// scan in local memory plus the sum of the chunks before it. Its loop bounds are uniform.
+std::string scan(const ConnectivityBuild& k) {
+    return "const uint32_t sfCount = " + k.numPost +
+           " + 1u;\nuint32_t sfCarry = 0;\n"
+           "for (uint32_t sfBase = 0; sfBase < sfCount; sfBase += SF_WG) {\n"
+           "const uint32_t j = sfBase + sfLocalId;\n"
+           "sfLocal[sfLocalId] = j < sfCount ? sfCs[j] : 0u;\nSF_BARRIER();\n"
+           "for (uint32_t d = 1u; d < SF_WG; d <<= 1) {\n"
+           "const uint32_t sfAdd = sfLocalId >= d ? sfLocal[sfLocalId - d] : 0u;\n"
+           "SF_BARRIER();\nsfLocal[sfLocalId] += sfAdd;\nSF_BARRIER();\n}\n"
+           "if (j < sfCount) sfCs[j] = sfCarry + sfLocal[sfLocalId];\n"
+           "sfCarry += sfLocal[SF_WG - 1u];\nSF_BARRIER();\n}\n";
+}
+
+// Shell sort (Knuth's gaps) of one column's synapse ids: in place, O(n^1.5) for a column of n.
+std::string sortColumn(const ConnectivityBuild& k) {
+    return "if (sfLid < " + k.numPost + ") {\n" + codegen::globalPointer("uint32_t") +
+           " sfSeg = " + k.colSyn +
+           " + sfCs[sfLid];\n"
+           "const uint32_t sfLen = sfCs[sfLid + 1u] - sfCs[sfLid];\n"
+           "uint32_t sfGap = 1u;\nwhile (sfGap < sfLen / 3u) sfGap = 3u * sfGap + 1u;\n"
+           "for (; sfGap > 0u; sfGap /= 3u) {\n"
+           "for (uint32_t x = sfGap; x < sfLen; x++) {\n"
+           "const uint32_t v = sfSeg[x];\nuint32_t y = x;\n"
+           "while (y >= sfGap && sfSeg[y - sfGap] > v) {\n"
+           "sfSeg[y] = sfSeg[y - sfGap];\ny -= sfGap;\n}\nsfSeg[y] = v;\n}\n}\n}\n";
+}
+
 std::vector<Stage> columnIndex(const GroupContext& c, const InitBody& b,
                                const ConnectivityBuild& k) {
     const std::string cs = codegen::globalPointer("uint32_t") + " sfCs = " + k.colStart + ";\n";
@@ -79,35 +108,12 @@ std::vector<Stage> columnIndex(const GroupContext& c, const InitBody& b,
                      "[sfLid];\nif (j + 2u <= " + k.numPost +
                      ") sf_atomic_add_u32(&sfCs[j + 2u], 1u);\n}\n",
                  synapses, 1, 0});
-    // The scan: chunks of SF_WG words, each a Hillis-Steele scan in local memory plus the sum of
-    // the chunks before it. One work-group per group; its loop bounds are uniform.
-    s.push_back({pre + "const uint32_t sfCount = " + k.numPost +
-                     " + 1u;\nuint32_t sfCarry = 0;\n"
-                     "for (uint32_t sfBase = 0; sfBase < sfCount; sfBase += SF_WG) {\n"
-                     "const uint32_t j = sfBase + sfLocalId;\n"
-                     "sfLocal[sfLocalId] = j < sfCount ? sfCs[j] : 0u;\nSF_BARRIER();\n"
-                     "for (uint32_t d = 1u; d < SF_WG; d <<= 1) {\n"
-                     "const uint32_t sfAdd = sfLocalId >= d ? sfLocal[sfLocalId - d] : 0u;\n"
-                     "SF_BARRIER();\nsfLocal[sfLocalId] += sfAdd;\nSF_BARRIER();\n}\n"
-                     "if (j < sfCount) sfCs[j] = sfCarry + sfLocal[sfLocalId];\n"
-                     "sfCarry += sfLocal[SF_WG - 1u];\nSF_BARRIER();\n}\n",
-                 std::vector<size_t>(c.group.elements.size(), c.workGroupSize), 1,
+    s.push_back({pre + scan(k), std::vector<size_t>(c.group.elements.size(), c.workGroupSize), 1,
                  c.workGroupSize});
     s.push_back({pre + synapse + "const uint32_t sfSlot = sf_atomic_add_u32(&sfCs[" + k.ind +
                      "[sfLid] + 1u], 1u);\n" + k.colSyn + "[sfSlot] = (uint32_t)sfLid;\n}\n",
                  synapses, 1, 0});
-    // Shell sort (Knuth's gaps) of one column's synapse ids: in place, and columns are short.
-    s.push_back({pre + "if (sfLid < " + k.numPost + ") {\n" + codegen::globalPointer("uint32_t") +
-                     " sfSeg = " + k.colSyn +
-                     " + sfCs[sfLid];\n"
-                     "const uint32_t sfLen = sfCs[sfLid + 1u] - sfCs[sfLid];\n"
-                     "uint32_t sfGap = 1u;\nwhile (sfGap < sfLen / 3u) sfGap = 3u * sfGap + 1u;\n"
-                     "for (; sfGap > 0u; sfGap /= 3u) {\n"
-                     "for (uint32_t x = sfGap; x < sfLen; x++) {\n"
-                     "const uint32_t v = sfSeg[x];\nuint32_t y = x;\n"
-                     "while (y >= sfGap && sfSeg[y - sfGap] > v) {\n"
-                     "sfSeg[y] = sfSeg[y - sfGap];\ny -= sfGap;\n}\nsfSeg[y] = v;\n}\n}\n}\n",
-                 perPost(c), 1, 0});
+    s.push_back({pre + sortColumn(k), perPost(c), 1, 0});
     return s;
 }
 

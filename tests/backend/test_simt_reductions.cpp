@@ -233,6 +233,50 @@ TEST_P(SimtCustomInit, ColumnIndexIsTheCountingSortOfTheRows) {
     ASSERT_EQ(std::vector<uint32_t>(cy.begin(), cy.begin() + syn.size()), syn);
 }
 
+// Double precision: the trees' 8-byte slots hold doubles (batch 33 over N = 100 takes a
+// work-group per element; the neuron reduction a work-group per batch element).
+TEST_P(SimtCustomInit, DoublePrecisionReductions) {
+    constexpr unsigned kBatch = 33, kN = 100;
+    Model m("simt_double");
+    m.setPrecision(Precision::Double);
+    m.setBatchSize(kBatch);
+    m.addNeuronGroup("Pop", kN, holder(), {}, {{"x", 0.0}});
+    m.addCustomUpdate("BR", "Reduce", reduce(A::ReduceBatchSum, A::ReduceBatchMax), {},
+                      {{"sum", 0.0}, {"mx", 0.0}}, {{"x", {"Pop", "x"}}});
+    CustomUpdateModel total;
+    total.name = "Total";
+    total.vars = {{"sum", "scalar", A::ReduceNeuronSum}};
+    total.varRefs = {{"x", "scalar", A::ReadOnly}};
+    total.updateCode = "sum = x;";
+    m.addCustomUpdate("NR", "Total", total, {}, {{"sum", 0.0}}, {{"x", {"Pop", "x"}}});
+    Simulation sim(m, prefs());
+    const auto values = randomValues(size_t(kBatch) * kN, 5);
+    sim.pull("Pop", "x");
+    std::copy(values.begin(), values.end(), sim.view<double>("Pop", "x").begin());
+    sim.push("Pop", "x");
+    sim.customUpdate("Total"); // before "Reduce" doubles x
+    sim.customUpdate("Reduce");
+    sim.pull("BR", "sum");
+    sim.pull("BR", "mx");
+    sim.pull("NR", "sum");
+    // Sums of at most 100 doubles of magnitude <= 3: rounding below 1e-12.
+    for (unsigned i = 0; i < kN; i++) {
+        double sum = 0.0, mx = -INFINITY;
+        for (unsigned b = 0; b < kBatch; b++) {
+            sum += values[size_t(b) * kN + i];
+            mx = std::max(mx, double(values[size_t(b) * kN + i]));
+        }
+        ASSERT_NEAR(sim.view<double>("BR", "sum")[i], sum, 1e-12) << i;
+        ASSERT_EQ(sim.view<double>("BR", "mx")[i], mx) << i;
+    }
+    for (unsigned b = 0; b < kBatch; b++) {
+        double sum = 0.0;
+        for (unsigned i = 0; i < kN; i++)
+            sum += values[size_t(b) * kN + i];
+        ASSERT_NEAR(sim.view<double>("NR", "sum")[b], sum, 1e-12) << b;
+    }
+}
+
 SF_INSTANTIATE_BACKEND_TESTS(SimtCustomInit);
 
 // ---- initialisation: the same on cpu and opencl ------------------------------------------------

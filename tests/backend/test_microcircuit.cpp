@@ -1,0 +1,148 @@
+// The Potjans–Diesmann microcircuit (examples/microcircuit.toml) at small scale, loaded the way
+// `spikeforge simulate` loads it, on every usable backend: every population fires at a low,
+// irregular rate, inhibitory populations fire faster than the excitatory population of their
+// layer, and (where opencl is usable) cpu and opencl give the same population rates.
+//
+// Scale: 4 % of the neurons (3,087) with the full model's in-degrees (k_scale = 1, so no DC
+// compensation and the dynamics are the full model's), 1 s of model time; the first 200 ms
+// (the transient from the random initial voltages) are left out of every statistic.
+#include "backend_fixture.hpp"
+#include "example_runner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+using namespace spikeforge;
+
+namespace {
+
+constexpr double kSkipMs = 200.0; // [ms] transient left out
+const std::vector<std::string> kSets = {"scale=0.04", "k_scale=1"};
+const std::vector<std::string> kLayers = {"L23", "L4", "L5", "L6"};
+
+struct PopulationStats {
+    unsigned size = 0;
+    uint64_t spikes = 0;    // after the transient
+    double rateHz = 0.0;    // spikes / (size × analysed time)
+    double meanCv = 0.0;    // mean over neurons with at least kMinIsis intervals
+    unsigned cvNeurons = 0; // how many neurons the mean CV is over
+};
+
+constexpr unsigned kMinIsis = 3;
+
+// Rate and ISI irregularity of one population. The CV of a neuron's ISIs is sd / mean with the
+// n - 1 estimator of the variance.
+PopulationStats statsOf(const std::vector<SpikeEvent>& spikes, unsigned size, double endMs) {
+    PopulationStats s;
+    s.size = size;
+    std::vector<std::vector<double>> times(size);
+    for (const SpikeEvent& e : spikes)
+        if (e.time >= kSkipMs) times[e.neuron].push_back(e.time);
+    double cvSum = 0.0;
+    for (const auto& t : times) {
+        s.spikes += t.size();
+        if (t.size() < kMinIsis + 1) continue;
+        double sum = 0.0, sumSq = 0.0;
+        for (size_t i = 1; i < t.size(); ++i) {
+            const double isi = t[i] - t[i - 1];
+            sum += isi;
+            sumSq += isi * isi;
+        }
+        const double n = double(t.size() - 1);
+        const double mean = sum / n;
+        const double var = (sumSq - n * mean * mean) / (n - 1.0);
+        cvSum += std::sqrt(std::max(var, 0.0)) / mean;
+        ++s.cvNeurons;
+    }
+    s.rateHz = double(s.spikes) / (double(size) * (endMs - kSkipMs) * 1e-3);
+    s.meanCv = s.cvNeurons > 0 ? cvSum / s.cvNeurons : 0.0;
+    return s;
+}
+
+// One run per backend per test process: the parameterised test and the cross-backend test
+// share it.
+const std::map<std::string, PopulationStats>& microcircuitOn(const std::string& backend) {
+    static std::map<std::string, std::map<std::string, PopulationStats>> cache;
+    static std::mutex mutex;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(backend);
+    if (it != cache.end()) return it->second;
+    BackendPreferences prefs;
+    prefs.backend = backend;
+    sftest::ExampleRun run("microcircuit.toml", kSets, prefs);
+    const double endMs = double(run.steps) * run.config.model->dt();
+    std::map<std::string, PopulationStats> stats;
+    for (const auto& [name, spikes] : run.run()) {
+        unsigned size = 0;
+        for (const auto& g : run.config.model->neuronGroups())
+            if (g->name() == name) size = g->size();
+        stats[name] = statsOf(spikes, size, endMs);
+    }
+    return cache.emplace(backend, std::move(stats)).first->second;
+}
+
+bool usable(const std::string& backend) {
+    const auto b = sftest::usableBackends();
+    return std::find(b.begin(), b.end(), backend) != b.end();
+}
+
+} // namespace
+
+class Microcircuit : public sftest::BackendTest {};
+
+// Asynchronous irregular activity: 0.1–30 Hz in every population (the full model's rates are
+// 0.9–8.7 Hz), and a mean ISI CV above 0.5 in each (a Poisson process has 1, the full model
+// about 0.7–1; tonic, clock-like firing stays below 0.3) over at least 10 neurons with 3 or
+// more intervals.
+TEST_P(Microcircuit, EveryPopulationFiresAtALowIrregularRate) {
+    const auto& stats = microcircuitOn(GetParam());
+    ASSERT_EQ(stats.size(), 8u);
+    for (const auto& [name, s] : stats) {
+        SCOPED_TRACE(name);
+        EXPECT_GE(s.rateHz, 0.1);
+        EXPECT_LE(s.rateHz, 30.0);
+        EXPECT_GE(s.cvNeurons, 10u);
+        EXPECT_GT(s.meanCv, 0.5);
+    }
+}
+
+// In every layer the inhibitory population fires faster than the excitatory one (full model:
+// L2/3 0.9 vs 3.0 Hz, L4 4.4 vs 5.9, L5 7.6 vs 8.6, L6 1.1 vs 7.8).
+TEST_P(Microcircuit, InhibitoryAboveExcitatoryInEachLayer) {
+    const auto& stats = microcircuitOn(GetParam());
+    for (const std::string& layer : kLayers) {
+        SCOPED_TRACE(layer);
+        ASSERT_TRUE(stats.count(layer + "E") && stats.count(layer + "I"));
+        EXPECT_GT(stats.at(layer + "I").rateHz, stats.at(layer + "E").rateHz);
+    }
+}
+
+SF_INSTANTIATE_BACKEND_TESTS(Microcircuit);
+
+// cpu and opencl build the same network (same seed: same connectivity, weights, delays and
+// initial voltages) but sum inputs in different orders, so the chaotic spike trains part within
+// milliseconds; the population rates are statistics of the same network and must agree. The
+// tolerance is 15 % of the mean rate plus 5 standard errors of a Poisson count (sqrt of the
+// spike count over both runs), which covers the run-to-run spread of rates seen between seeds.
+TEST(MicrocircuitCrossBackend, CpuAndOpenclPopulationRatesAgree) {
+    if (!usable("opencl")) GTEST_SKIP() << "the opencl backend is not usable on this machine";
+    if (!usable("cpu")) GTEST_SKIP() << "the cpu backend is not usable on this machine";
+    const auto& cpu = microcircuitOn("cpu");
+    const auto& ocl = microcircuitOn("opencl");
+    for (const auto& [name, c] : cpu) {
+        SCOPED_TRACE(name);
+        ASSERT_TRUE(ocl.count(name));
+        const PopulationStats& o = ocl.at(name);
+        const double mean = 0.5 * (c.rateHz + o.rateHz);
+        const double perSpike = c.rateHz / std::max<double>(double(c.spikes), 1.0);
+        const double tolerance =
+            0.15 * mean + 5.0 * std::sqrt(double(c.spikes + o.spikes)) * perSpike;
+        EXPECT_NEAR(o.rateHz, c.rateHz, tolerance);
+    }
+}

@@ -24,7 +24,7 @@ inline std::string examplePath(const std::string& file) {
 struct ExampleRun {
     spikeforge::cli::Config config;
     std::unique_ptr<spikeforge::Simulation> sim;
-    uint64_t steps = 0;
+    uint64_t steps = 0; // of the last run()
 
     // An example from examples/ with --set overrides; batch 0 keeps the config's batch size.
     ExampleRun(const std::string& file, const std::vector<std::string>& sets,
@@ -44,11 +44,13 @@ struct ExampleRun {
         spikeforge::cli::finaliseModel(config);
         sim = std::make_unique<spikeforge::Simulation>(*config.model, prefs);
         spikeforge::cli::applyInputs(*sim, config);
-        steps = static_cast<uint64_t>(std::llround(*config.durationMs / config.model->dt()));
     }
 
-    // Runs the config's duration with every recorded population recorded; returns the spikes.
-    std::map<std::string, std::vector<spikeforge::SpikeEvent>> run() {
+    // Runs durationMs [ms] (0: the config's duration_ms) with every recorded population
+    // recorded; returns the spikes.
+    std::map<std::string, std::vector<spikeforge::SpikeEvent>> run(double durationMs = 0.0) {
+        const double ms = durationMs > 0.0 ? durationMs : *config.durationMs;
+        steps = static_cast<uint64_t>(std::llround(ms / config.model->dt()));
         sim->setRecordingWindow(steps);
         sim->run(steps);
         sim->pullRecording();

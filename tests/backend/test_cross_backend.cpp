@@ -222,7 +222,10 @@ TEST_P(CrossBackendExact, SpikesAndVariablesAreBitIdentical) {
     }
     for (const auto& [pop, spikes] : cpu.spikes) {
         SCOPED_TRACE(pop);
-        EXPECT_GE(spikes.size(), 7u * batch); // every population is active (S: 7 times)
+        if (pop == "S")
+            EXPECT_EQ(spikes.size(), 7u * batch); // the spike-time array, every batch element
+        else
+            EXPECT_GT(spikes.size(), 100u * batch); // active (cpu: 35-50 Hz)
         EXPECT_TRUE(spikes == ocl.spikes.at(pop))
             << spikes.size() << " vs " << ocl.spikes.at(pop).size();
     }

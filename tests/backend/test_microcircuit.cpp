@@ -71,6 +71,47 @@ PopulationStats statsOf(const std::vector<SpikeEvent>& spikes, unsigned size, do
     return s;
 }
 
+// What one projection was built with: synapse count, weight mean and s.d. [nA], mean
+// dendritic delay [steps].
+struct ProjectionStats {
+    size_t count = 0;
+    double meanG = 0.0, sdG = 0.0, meanD = 0.0;
+};
+
+// The two projections whose build the tests check against the reference: excitatory (with the
+// doubled L4E -> L23E weight) and inhibitory.
+const std::vector<std::string> kCheckedProjections = {"L4E_to_L23E", "L23I_to_L23E"};
+
+ProjectionStats projectionStats(Simulation& sim, const std::string& group) {
+    sim.pullConnectivity(group);
+    sim.pull(group, "g");
+    sim.pull(group, "d");
+    const auto lengths = sim.rowLengths(group);
+    const unsigned stride = sim.rowStride(group);
+    const auto g = sim.view<float>(group, "g");
+    const auto d = sim.view<uint8_t>(group, "d");
+    ProjectionStats p;
+    double sumG = 0.0, sumG2 = 0.0, sumD = 0.0;
+    for (size_t i = 0; i < lengths.size(); ++i)
+        for (uint32_t k = 0; k < lengths[i]; ++k) {
+            const size_t s = i * stride + k;
+            sumG += g[s];
+            sumG2 += double(g[s]) * g[s];
+            sumD += d[s];
+            ++p.count;
+        }
+    const double n = double(p.count);
+    p.meanG = sumG / n;
+    p.sdG = std::sqrt((sumG2 - n * p.meanG * p.meanG) / (n - 1.0));
+    p.meanD = sumD / n;
+    return p;
+}
+
+std::map<std::string, std::map<std::string, ProjectionStats>>& projectionCache() {
+    static std::map<std::string, std::map<std::string, ProjectionStats>> cache;
+    return cache;
+}
+
 // One run per backend per test process: the parameterised test and the cross-backend test
 // share it.
 const std::map<std::string, PopulationStats>& microcircuitOn(const std::string& backend) {
@@ -82,6 +123,8 @@ const std::map<std::string, PopulationStats>& microcircuitOn(const std::string& 
     BackendPreferences prefs;
     prefs.backend = backend;
     sftest::ExampleRun run("microcircuit.toml", kSets, prefs);
+    for (const std::string& g : kCheckedProjections)
+        projectionCache()[backend][g] = projectionStats(*run.sim, g);
     const auto spikes = run.run(kDurationMs);
     std::map<std::string, PopulationStats> stats;
     for (const auto& g : run.config.model->neuronGroups())
@@ -125,6 +168,51 @@ TEST_P(Microcircuit, InhibitoryAboveExcitatoryInEachLayer) {
         SCOPED_TRACE(layer);
         ASSERT_TRUE(stats.count(layer + "E") && stats.count(layer + "I"));
         EXPECT_GT(stats.at(layer + "I").rateHz, stats.at(layer + "E").rateHz);
+    }
+}
+
+// Φ, the standard normal distribution function.
+double normalCdf(double x) {
+    return 0.5 * std::erfc(-x / std::sqrt(2.0));
+}
+
+// The network is built as the reference says (../shared/REFERENCE.md), at scale 0.04 and
+// k_scale 0.5: synapse count round(0.04 · 0.5 · K) with K = log(1 − p) / log(1 − 1/(Npre·Npost));
+// weights of mean w·(1/√0.5) (× 2 for L4E → L23E, × −4 for inhibitory sources), relative s.d.
+// 0.1; dendritic delays d = floor(Y), Y ~ N(delay/dt − 0.5, sd/dt) truncated to
+// [0.5, ring − 0.5], whose mean is summed over the integer bins below. Tolerances: 5 standard
+// errors (mean: sd/√n; sample s.d.: sd/√(2n)).
+TEST_P(Microcircuit, ProjectionsAreBuiltAsTheReferenceSays) {
+    microcircuitOn(GetParam());
+    const auto& projections = projectionCache().at(GetParam());
+    struct Expected {
+        std::string name;
+        double p, nPre, nPost, weight, delayMs, delaySdMs, ring;
+    };
+    const double w = 0.0878 / std::sqrt(0.5); // [nA]
+    const std::vector<Expected> expected = {
+        {"L4E_to_L23E", 0.0437, 21915, 20683, 2.0 * w, 1.5, 0.75, 64},
+        {"L23I_to_L23E", 0.1689, 5834, 20683, -4.0 * w, 0.75, 0.375, 32}};
+    for (const Expected& e : expected) {
+        SCOPED_TRACE(e.name);
+        const ProjectionStats& got = projections.at(e.name);
+        const double k = std::log(1.0 - e.p) / std::log(1.0 - 1.0 / (e.nPre * e.nPost));
+        EXPECT_EQ(got.count, size_t(std::llround(0.04 * 0.5 * k)));
+        const double n = double(got.count), sd = 0.1 * std::fabs(e.weight);
+        EXPECT_NEAR(got.meanG, e.weight, 5.0 * sd / std::sqrt(n));
+        EXPECT_NEAR(got.sdG, sd, 5.0 * sd / std::sqrt(2.0 * n));
+        const double mu = e.delayMs / 0.1 - 0.5, sigma = e.delaySdMs / 0.1;
+        const double lo = 0.5, hi = e.ring - 0.5;
+        const double mass = normalCdf((hi - mu) / sigma) - normalCdf((lo - mu) / sigma);
+        double mean = 0.0, meanSq = 0.0;
+        for (int b = 0; b < int(e.ring); ++b) {
+            const double a = std::max(double(b), lo), z = std::min(double(b + 1), hi);
+            if (z <= a) continue;
+            const double pb = (normalCdf((z - mu) / sigma) - normalCdf((a - mu) / sigma)) / mass;
+            mean += b * pb;
+            meanSq += double(b) * b * pb;
+        }
+        EXPECT_NEAR(got.meanD, mean, 5.0 * std::sqrt(meanSq - mean * mean) / std::sqrt(n));
     }
 }
 

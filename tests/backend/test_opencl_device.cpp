@@ -247,11 +247,20 @@ TEST(OpenClApi, ErrorsAreNamed) {
                    {"clFoo", "CL_INVALID_VALUE", "what"});
 }
 
-// The factory makes the opencl backend; a device selector is refused by the cpu backend.
+// The factory makes the opencl backend, which refuses cpu settings; the cpu backend refuses a
+// device selector.
 TEST(OpenClBackend, IsMadeByTheFactory) {
     BackendPreferences prefs;
     prefs.backend = "opencl";
     EXPECT_EQ(backends::makeBackend(prefs)->name(), "opencl");
+    prefs.threads = 4; // a cpu setting is refused, not ignored
+    expectContains(errorOf<ModelError>([&] { backends::makeBackend(prefs); }),
+                   {"BackendPreferences::threads", "4", "opencl"});
+    prefs.threads = 0;
+    prefs.compiler = "g++";
+    expectContains(errorOf<ModelError>([&] { backends::makeBackend(prefs); }),
+                   {"BackendPreferences::compiler", "g++"});
+    prefs.compiler.clear();
     prefs.backend = "cpu";
     prefs.device = "0:0";
     expectContains(errorOf<ModelError>([&] { backends::makeBackend(prefs); }),

@@ -33,7 +33,18 @@ void checkFeatures(const DeviceInfo& d, const codegen::Plan& plan) {
 
 } // namespace
 
-OpenClBackend::OpenClBackend(BackendPreferences prefs) : m_prefs(std::move(prefs)) {}
+OpenClBackend::OpenClBackend(BackendPreferences prefs) : m_prefs(std::move(prefs)) {
+    // Settings of the cpu backend are refused rather than ignored: a user who sets them expects
+    // them to act.
+    if (m_prefs.threads != 0)
+        throw ModelError("BackendPreferences::threads (" + std::to_string(m_prefs.threads) +
+                         ") sets the cpu backend's OpenMP threads; the opencl backend has none "
+                         "(leave it 0)");
+    if (!m_prefs.compiler.empty())
+        throw ModelError("BackendPreferences::compiler ('" + m_prefs.compiler +
+                         "') names the cpu backend's C++ compiler; the opencl backend builds with "
+                         "the OpenCL driver");
+}
 
 std::unique_ptr<backends::Device> OpenClBackend::build(const codegen::Plan& plan, BuildInfo& info) {
     auto device = OpenClDevice::open(m_prefs.device);

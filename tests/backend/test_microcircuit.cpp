@@ -4,7 +4,7 @@
 // layer, and (where opencl is usable) cpu and opencl give the same population rates.
 //
 // Scale: 4 % of the neurons (3,087), half the in-degrees (k_scale = 0.5: weights × √2 and the
-// lost mean input as DC, docs/examples.md), 5.9 million synapses, 1.5 s of model time; the
+// lost mean input as DC, docs/examples.md), 5.9 million synapses, 3 s of model time; the
 // first 200 ms (the transient from the random initial voltages) are left out of every
 // statistic. Full in-degrees at this scale (k_scale = 1) drive L5E above L5I: with 4 % of the
 // sources every neuron shares far more of its inputs with its neighbours than at full scale.
@@ -25,7 +25,7 @@ using namespace spikeforge;
 
 namespace {
 
-constexpr double kDurationMs = 1500.0; // [ms] model time run
+constexpr double kDurationMs = 3000.0; // [ms] model time run
 constexpr double kSkipMs = 200.0;      // [ms] transient left out
 const std::vector<std::string> kSets = {"scale=0.04", "k_scale=0.5"};
 const std::vector<std::string> kLayers = {"L23", "L4", "L5", "L6"};
@@ -219,10 +219,11 @@ TEST_P(Microcircuit, ProjectionsAreBuiltAsTheReferenceSays) {
 SF_INSTANTIATE_BACKEND_TESTS(Microcircuit);
 
 // cpu and opencl build the same network (same seed: same connectivity, weights, delays and
-// initial voltages) but sum inputs in different orders, so the chaotic spike trains part within
-// milliseconds; the population rates are statistics of the same network and must agree. The
-// tolerance is 15 % of the mean rate plus 5 standard errors of a Poisson count (sqrt of the
-// spike count over both runs), which covers the run-to-run spread of rates seen between seeds.
+// initial voltages) but sum inputs in different orders, so the spike trains part; the
+// population rates are statistics of the same network and must agree. Tolerance: 15 % of the
+// mean rate plus 5 standard errors of the two Poisson spike counts. On cpu, a weight change of
+// a few float ulps (which, like another summation order, puts the network on another
+// trajectory) moved the rates by up to 5 % over this run (L5E 8.16 vs 8.59 Hz).
 TEST(MicrocircuitCrossBackend, CpuAndOpenclPopulationRatesAgree) {
     if (!usable("opencl")) GTEST_SKIP() << "the opencl backend is not usable on this machine";
     if (!usable("cpu")) GTEST_SKIP() << "the cpu backend is not usable on this machine";

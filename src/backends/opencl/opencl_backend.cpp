@@ -2,6 +2,7 @@
 
 #include "backends/opencl/opencl_device.hpp"
 #include "backends/opencl/opencl_dialect.hpp"
+#include "backends/opencl/program_cache.hpp"
 #include "spikeforge/errors.hpp"
 
 #include <chrono>
@@ -49,13 +50,11 @@ OpenClBackend::OpenClBackend(BackendPreferences prefs) : m_prefs(std::move(prefs
 std::unique_ptr<backends::Device> OpenClBackend::build(const codegen::Plan& plan, BuildInfo& info) {
     auto device = OpenClDevice::open(m_prefs.device);
     checkFeatures(device->info(), plan);
-    auto start = std::chrono::steady_clock::now();
+    const auto start = std::chrono::steady_clock::now();
     const simt::Program program = simt::generate(plan, openclDialect(device->info()));
     info.generateSeconds = secondsSince(start);
-    start = std::chrono::steady_clock::now();
-    Program built = device->buildProgram(program.source, buildOptions(device->info()));
-    info.compileSeconds = secondsSince(start);
-    info.cacheHit = false;
+    Program built =
+        buildCached(*device, program.source, buildOptions(device->info()), m_prefs, info);
     device->load(plan, program, std::move(built));
     return device;
 }

@@ -122,7 +122,8 @@ public:
     void setEGP(const std::string& group, const std::string& egp, std::span<const double> values);
 
     // ---- spikes ----
-    // Spikes emitted in the last step by a neuron group, per batch element.
+    // Spikes emitted in the last step by a neuron group, per batch element, in neuron order on
+    // every backend.
     std::vector<std::vector<uint32_t>> currentSpikes(const std::string& group);
     // Record spikes of every group with spike recording on, for the next `steps` steps, then
     // stop. Discards spikes kept from an earlier window. Recording is streamed: a bit-packed

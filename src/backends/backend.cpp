@@ -5,6 +5,9 @@
 #if SPIKEFORGE_BACKEND_CPU
 #include "backends/cpu/cpu_backend.hpp"
 #endif
+#if SPIKEFORGE_BACKEND_OPENCL
+#include "backends/opencl/opencl_backend.hpp"
+#endif
 
 namespace spikeforge {
 
@@ -24,8 +27,7 @@ std::unique_ptr<Backend> makeBackend(const BackendPreferences& prefs) {
     }
     if (prefs.backend == "opencl") {
 #if SPIKEFORGE_BACKEND_OPENCL
-        throw ModelError("backend 'opencl' is not available yet: the SIMT kernels it runs are "
-                         "not implemented (`spikeforge info` lists the OpenCL devices found)");
+        return std::make_unique<opencl::OpenClBackend>(prefs);
 #else
         throw ModelError("backend 'opencl' is not in this build (configured with "
                          "SPIKEFORGE_BACKEND_OPENCL=OFF; see `spikeforge info`)");

@@ -5,10 +5,11 @@ namespace spikeforge::codegen::abi {
 static_assert(sizeof(StepArgs) == 40, "StepArgs changed: update kStepArgsFields");
 
 std::string stepArgsDeclaration() {
-    std::string s = "struct SFStepArgs {";
+    // A typedef, so C (OpenCL C) may name it without `struct`, like C++ does.
+    std::string s = "typedef struct SFStepArgs {";
     for (const auto& f : kStepArgsFields)
         s += std::string(" ") + f.ctype + " " + f.name + ";";
-    return s + " };\n";
+    return s + " } SFStepArgs;\n";
 }
 
 const char* errorMacro(ErrorBit b) {

@@ -31,7 +31,7 @@ inline constexpr AbiField kStepArgsFields[] = {
     {"uint64_t", "seed"},
 };
 
-// `struct SFStepArgs { … };` for generated code (C, C++, CUDA and OpenCL C spell it alike).
+// `typedef struct SFStepArgs { … } SFStepArgs;` for generated code (C, C++, CUDA and OpenCL C spell it alike).
 std::string stepArgsDeclaration();
 
 // Device-side error bits of a synapse group's error word (its word in the model-wide error array,

@@ -525,6 +525,8 @@ std::vector<std::vector<uint32_t>> Simulation::currentSpikes(const std::string& 
     for (unsigned b = 0; b < s.model.batchSize(); b++) {
         const size_t base = (size_t(b) * D + slot) * ng.size();
         out[b].assign(spk.begin() + base, spk.begin() + base + cnt[size_t(b) * D + slot]);
+        // GPU kernels emit spikes in the order work-groups finish; the API's order is one.
+        std::sort(out[b].begin(), out[b].end());
     }
     s.errors->check(s.step);
     return out;

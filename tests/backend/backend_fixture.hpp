@@ -44,10 +44,12 @@ void expectError(F&& f, std::initializer_list<std::string> fragments) {
 
 class BackendTest : public ::testing::TestWithParam<std::string> {
 protected:
+    // `threads` is the cpu backend's OpenMP thread count; other backends have none (and refuse
+    // one), so it applies to cpu only.
     spikeforge::BackendPreferences prefs(int threads = 0) const {
         spikeforge::BackendPreferences p;
         p.backend = GetParam();
-        p.threads = threads;
+        if (p.backend == "cpu") p.threads = threads;
         return p;
     }
 };

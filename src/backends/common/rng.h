@@ -232,11 +232,12 @@ SF_FN scalar sf_stirling_tail(sf_u32 k) {
 SF_FN scalar sf_binomial_log_ratio(sf_u32 n, sf_u32 m, sf_u32 k, scalar d, scalar p, scalar q) {
     const scalar m1 = (scalar)m + (scalar)1;
     const scalar nm1 = (scalar)(n - m) + (scalar)1;
-    const scalar half = SF_RNG_C(0.5);
+    const scalar halfOne = SF_RNG_C(0.5);
     const scalar ratio = ((scalar)(n - k) + (scalar)1) * p / (((scalar)k + (scalar)1) * q);
-    return ((scalar)0 - ((scalar)m + half) * sf_log1pmx(d / m1)) -
-           ((scalar)(n - m) + half) * sf_log1pmx((scalar)0 - d / nm1) +
-           half * d * ((scalar)1 / m1 - (scalar)1 / nm1) + d * log(ratio) + sf_stirling_tail(m) +
+    return ((scalar)0 - ((scalar)m + halfOne) * sf_log1pmx(d / m1)) -
+           ((scalar)(n - m) + halfOne) * sf_log1pmx((scalar)0 - d / nm1) +
+           halfOne * d * ((scalar)1 / m1 - (scalar)1 / nm1) + d * log(ratio) +
+           sf_stirling_tail(m) +
            sf_stirling_tail(n - m) - sf_stirling_tail(k) - sf_stirling_tail(n - k);
 }
 

@@ -214,9 +214,11 @@ std::vector<std::string> compileFlags(const BackendPreferences& prefs) {
     if (debugCode(prefs)) return {"-std=c++17", "-O0", "-g", "-fopenmp", "-fPIC", "-shared"};
     // No trapping maths and no errno: results are unchanged (spikeforge never enables FP
     // exceptions or reads errno) but conditional arithmetic in snippets can be if-converted and
-    // vectorised.
-    return {"-std=c++17",      "-O3",      "-march=native", "-fno-trapping-math",
-            "-fno-math-errno", "-fopenmp", "-fPIC",         "-shared"};
+    // vectorised. No contraction of a*b+c into one fused operation: the GPU backends do not
+    // contract either, so one model computes the same numbers on every backend.
+    return {"-std=c++17",      "-O3",      "-march=native",     "-fno-trapping-math",
+            "-fno-math-errno", "-fopenmp", "-ffp-contract=off", "-fPIC",
+            "-shared"};
 }
 
 // Removes this build's temporary files however the build ends.

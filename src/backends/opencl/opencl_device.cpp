@@ -84,6 +84,9 @@ OpenClDevice::OpenClDevice(const DeviceInfo& device) : m_info(device) {
 OpenClDevice::~OpenClDevice() {
     // Errors are ignored here: a destructor must not throw, and the context goes anyway.
     clFinish(m_queue);
+    m_launches.clear();
+    m_setters.clear();
+    m_program.reset();
     for (const auto& [buffer, bytes] : m_sizes)
         clReleaseMemObject(static_cast<cl_mem>(buffer));
     clReleaseCommandQueue(m_queue);
@@ -172,16 +175,6 @@ void OpenClDevice::synchronise() {
     check(clFinish(m_queue), "clFinish");
 }
 
-void OpenClDevice::bindTable(size_t, const std::vector<std::vector<backends::FieldValue>>&) {
-    throw InternalError("OpenClDevice::bindTable is not implemented until the SIMT generator "
-                        "(issue #8)");
-}
-
-void OpenClDevice::launch(size_t, const codegen::abi::StepArgs&) {
-    throw InternalError("OpenClDevice::launch is not implemented until the SIMT generator "
-                        "(issue #8)");
-}
-
 Program OpenClDevice::buildProgram(const std::string& source, const std::string& options) const {
     const char* text = source.c_str();
     const size_t length = source.size();
@@ -204,6 +197,17 @@ void OpenClDevice::enqueue(const Kernel& kernel, size_t global, size_t local) {
                                  local ? &local : nullptr, 0, nullptr, nullptr),
           "clEnqueueNDRangeKernel",
           "kernel " + kernel.name() + ", " + std::to_string(global) + " work-items");
+}
+
+void OpenClDevice::enqueue2d(const Kernel& kernel, size_t global0, size_t global1, size_t local0) {
+    if (global0 == 0 || global1 == 0) return;
+    const size_t global[2] = {global0, global1};
+    const size_t local[2] = {local0, 1};
+    check(clEnqueueNDRangeKernel(m_queue, kernel.handle(), 2, nullptr, global,
+                                 local0 ? local : nullptr, 0, nullptr, nullptr),
+          "clEnqueueNDRangeKernel",
+          "kernel " + kernel.name() + ", " + std::to_string(global0) + " x " +
+              std::to_string(global1) + " work-items");
 }
 
 } // namespace spikeforge::opencl

@@ -1,13 +1,16 @@
 #pragma once
 // The OpenCL device: a context and an in-order command queue on one device, buffers as cl_mem,
-// and the program build helper the SIMT generator's kernels will go through. Binding tables and
-// launching plan kernels wait for that generator (issue #8).
+// program builds, and the SIMT program of a model once loaded: its merged-group tables (filled
+// on the device by the program's setter kernels) and the launches of every plan kernel.
 #include "backends/device.hpp"
 #include "backends/opencl/platforms.hpp"
+#include "backends/simt/simt.hpp"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace spikeforge::opencl {
 
@@ -26,6 +29,8 @@ public:
     template <typename T> void setValue(unsigned index, const T& value) {
         setRaw(index, sizeof value, &value);
     }
+    // A scalar argument of `size` bytes at `value`.
+    void setRawValue(unsigned index, size_t size, const void* value) { setRaw(index, size, value); }
     cl_kernel handle() const { return m_kernel; }
     const std::string& name() const { return m_name; }
 
@@ -72,9 +77,14 @@ public:
     void zero(backends::Buffer buffer, size_t bytes) override;
     void synchronise() override;
 
-    // Not before the SIMT generator: they throw InternalError.
+    // Makes `built` (the source of `program`, generated for `plan`) the device's program: its
+    // kernels are created here; tables are allocated on first bind (opencl_program.cpp).
+    void load(const codegen::Plan& plan, const simt::Program& program, Program built);
+    // InternalError before load.
     void bindTable(size_t table, const std::vector<std::vector<backends::FieldValue>>&) override;
     void launch(size_t kernel, const codegen::abi::StepArgs&) override;
+    // The buffer holding table `table`'s structs (nullptr until bound): for tests and probes.
+    backends::Buffer tableBuffer(size_t table) const { return m_tables.at(table); }
 
     // Builds OpenCL C `source` for this device with compiler `options` ("-cl-std=CL1.2 …").
     // A program that does not build is a BackendError with the compiler's build log.
@@ -82,6 +92,8 @@ public:
     // Enqueues `kernel` over `global` work-items (1-D) in work-groups of `local` work-items
     // (0: the platform chooses); returns without waiting (synchronise waits).
     void enqueue(const Kernel& kernel, size_t global, size_t local = 0);
+    // The same over global0 x global1 work-items in work-groups of local0 x 1.
+    void enqueue2d(const Kernel& kernel, size_t global0, size_t global1, size_t local0);
 
     cl_context context() const { return m_context; }
     cl_command_queue queue() const { return m_queue; }
@@ -100,6 +112,18 @@ private:
     cl_context m_context = nullptr;
     cl_command_queue m_queue = nullptr;
     std::unordered_map<backends::Buffer, size_t> m_sizes; // [B] of every live buffer
+
+    // The loaded SIMT program (load).
+    struct LoadedLaunch {
+        Kernel kernel;
+        simt::Launch launch;
+    };
+    std::optional<Program> m_program;
+    std::vector<std::vector<LoadedLaunch>> m_launches; // per plan kernel
+    std::vector<Kernel> m_setters;                     // per merged-group table
+    std::vector<std::vector<codegen::FieldDecl>> m_tableFields;
+    std::vector<size_t> m_tableGroups;      // structs per table
+    std::vector<backends::Buffer> m_tables; // per table; nullptr until bound
 };
 
 } // namespace spikeforge::opencl

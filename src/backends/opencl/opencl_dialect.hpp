@@ -1,0 +1,14 @@
+#pragma once
+// OpenCL C as the SIMT generator's dialect (simt.hpp lists what a dialect defines).
+#include "backends/opencl/platforms.hpp"
+#include "backends/simt/simt.hpp"
+
+#include <string>
+
+namespace spikeforge::opencl {
+
+simt::Dialect openclDialect(const DeviceInfo& device);
+// Options every SIMT program is built with.
+std::string buildOptions(const DeviceInfo& device);
+
+} // namespace spikeforge::opencl

@@ -89,7 +89,7 @@ Model& network(Model& m, unsigned batch, unsigned nPre = 90, unsigned nPost = 70
     return m;
 }
 
-const char* const kSpans[] = {"Auto", "Pre3", "Post"};
+const char* const kSpans[] = {"SpanAuto", "SpanPre3", "SpanPost"};
 
 // Three static synapse groups Pre → Post of `matrix`, one per span setting.
 void addSpanGroups(Model& m, MatrixType matrix, unsigned delay = 0) {
@@ -99,8 +99,8 @@ void addSpanGroups(Model& m, MatrixType matrix, unsigned delay = 0) {
         auto& sg = m.addSynapseGroup(name, matrix, delay, "Pre", "Post",
                                      {models::StaticPulse(), {}, {{"g", 1.0}}, {}, {}},
                                      {models::DeltaCurr(), {}, {}}, conn);
-        if (std::string(name) == "Pre3") sg.setNumThreadsPerSpike(3);
-        if (std::string(name) == "Post") sg.setSpanType(SpanType::Postsynaptic);
+        if (std::string(name) == "SpanPre3") sg.setNumThreadsPerSpike(3);
+        if (std::string(name) == "SpanPost") sg.setSpanType(SpanType::Postsynaptic);
     }
 }
 

@@ -13,8 +13,8 @@ namespace {
 // Local memory of the update stage: the work-group's spike words, then its spike count and the
 // first queue position reserved for them.
 std::string localLayout() {
-    return "SF_LOCAL uint32_t* sfBitsL = sfLocal;             // SF_WG / 32 words\n"
-           "SF_LOCAL uint32_t* sfCntL = sfLocal + SF_WG / 32u; // [0] count, [1] first position\n";
+    return "SF_LOCAL uint32_t* sfBitsL = sfLocal;\n"
+           "SF_LOCAL uint32_t* sfCntL = sfLocal + SF_WG / 32u;\n";
 }
 
 // Names every stage of the body declares (cpu_print_neuron.cpp declares the same).
@@ -73,7 +73,10 @@ std::string emit(const codegen::NeuronUpdateBody& b) {
              b.recordSpk +
              "[((size_t)(a->step - a->recordStart) * SF_BATCH + batch) * sfWords + sfW] = "
              "sfBitsL[sfLocalId];\n";
-    return s + "}\n";
+    // A closing barrier: PoCL (the version tested) ran the code after a function's last barrier,
+    // when the function is called under a branch (each work-group's range, simt_generator.cpp),
+    // with the conditions of other work-items (seen: words past the group's end written).
+    return s + "}\nSF_BARRIER();\n";
 }
 
 // Stage 1: the update of every (neuron, batch element), then the emission of its spikes.

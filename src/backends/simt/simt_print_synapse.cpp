@@ -67,7 +67,10 @@ std::string postSpan(const codegen::PropagationBody& b) {
            "for (uint32_t sfS = 0; sfS < sfNc; sfS++) {\n"
            "const uint32_t " +
            b.spikeId + " = sfSpkL[sfS];\n" + b.loop.setup + "const uint32_t sfK = " + b.loop.begin +
-           " + sfJ;\nif (sfK < " + b.loop.end + ") {\n" + synapse(b) + "}\n}\n}\n}\n";
+           " + sfJ;\nif (sfK < " + b.loop.end + ") {\n" + synapse(b) +
+           "}\n}\n}\n}\n"
+           // PoCL needs a function's barriers closed (simt_print_neuron.cpp, emit).
+           "SF_BARRIER();\n";
 }
 
 // Work-items [s * tps, (s + 1) * tps) share spike s: work-item p walks synapses p, p + tps, …

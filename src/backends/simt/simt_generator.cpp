@@ -160,7 +160,8 @@ void printLaunch(Writer& w, const codegen::Plan& plan, const Launch& l,
              "const uint32_t sfLocalId = SF_LOCAL_ID;\n";
     for (size_t i = 0; i < ranges.size(); i++) {
         const Range& r = ranges[i];
-        w << std::string(i ? "else " : "") + "if (sfGid < " + std::to_string(r.end) + "u) {\n" +
+        w << "if (sfGid >= " + std::to_string(r.begin) + "u && sfGid < " + std::to_string(r.end) +
+                 "u) {\n" +
                  (r.dim1 < l.dim1 ? "if (batch < " + std::to_string(r.dim1) + "u) " : "") +
                  stageFunction(plan.mergedGroups.at(r.table), r.stage) + "(&sfTable" +
                  std::to_string(r.table) + "[" + std::to_string(r.group) +

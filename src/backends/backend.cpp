@@ -7,6 +7,7 @@
 #endif
 #if SPIKEFORGE_BACKEND_OPENCL
 #include "backends/opencl/opencl_backend.hpp"
+#include "backends/opencl/platforms.hpp"
 #endif
 
 namespace spikeforge {
@@ -43,13 +44,25 @@ std::unique_ptr<Backend> makeBackend(const BackendPreferences& prefs) {
 
 namespace {
 
-// Why the opencl backend cannot run here. No device discovery: loading an OpenCL driver takes
-// ~0.2 s (PoCL loads LLVM), and every process that lists backends (each CLI run, each test)
-// would pay it while no kernel could use the device anyway; `spikeforge info` lists them.
+// Why the opencl backend cannot run here ("" when it can): not built, or no OpenCL device.
+// Discovery loads every OpenCL driver (~0.2 s for PoCL, which loads LLVM), so it happens only
+// here, when someone asks which backends are usable, never at startup; a process asks the
+// drivers once and keeps the answer (platforms do not come and go while it runs).
 std::string openclStatus() {
 #if SPIKEFORGE_BACKEND_OPENCL
-    return "not implemented yet: the SIMT kernels are planned (`spikeforge info` lists the "
-           "OpenCL devices found)";
+    static const std::string status = [] {
+        try {
+            for (const opencl::PlatformInfo& p : opencl::discoverPlatforms())
+                for (const opencl::DeviceInfo& d : p.devices)
+                    if (d.available) return std::string();
+        } catch (const BackendError& e) {
+            return std::string("OpenCL device discovery failed: ") + e.what();
+        }
+        return std::string("no OpenCL platform/device found (install pocl-opencl-icd to run "
+                           "OpenCL on the CPU: tools/install-deps; `spikeforge info` lists what "
+                           "was found)");
+    }();
+    return status;
 #else
     return "not in this build (SPIKEFORGE_BACKEND_OPENCL=OFF)";
 #endif
@@ -65,7 +78,8 @@ std::vector<BackendStatus> availableBackends() {
 #else
     out.push_back({"cpu", false, "not in this build (SPIKEFORGE_BACKEND_CPU=OFF)"});
 #endif
-    out.push_back({"opencl", false, openclStatus()});
+    const std::string openclReason = openclStatus();
+    out.push_back({"opencl", openclReason.empty(), openclReason});
     out.push_back({"cuda", false, "not implemented yet: the SIMT backends are planned"});
     return out;
 }

@@ -86,14 +86,32 @@ struct RunResult {
     }
 };
 
+// Every backend name spikeforge knows; whether one is usable here is the backend's to say when
+// it is built (availableBackends would load every OpenCL driver just to check a name).
+const std::vector<std::string> knownBackends{"cpu", "opencl", "cuda"};
+
 void checkBackendName(const std::string& name) {
-    std::vector<std::string> names;
-    for (const BackendStatus& b : availableBackends()) {
-        if (b.name == name) return;
-        names.push_back(b.name);
-    }
-    throw UsageError("unknown backend '" + name + "'" + suggestion(name, names) +
+    if (std::find(knownBackends.begin(), knownBackends.end(), name) != knownBackends.end()) return;
+    throw UsageError("unknown backend '" + name + "'" + suggestion(name, knownBackends) +
                      "; `spikeforge info` lists the backends");
+}
+
+// --threads applies to the cpu backend only, --device to the GPU backends only; a selector that
+// names no device is a usage error naming the option and listing the devices. Checked before the
+// model is built, so the message names the flag rather than the BackendPreferences field.
+void checkBackendOptions(const SimulateOptions& options) {
+    if (options.threads != 0 && options.backend != "cpu")
+        throw UsageError("--threads " + std::to_string(options.threads) +
+                         " sets the cpu backend's threads; --backend " + options.backend +
+                         " has none (drop --threads)");
+    if (options.device.empty()) return;
+    if (options.backend == "cpu")
+        throw UsageError("--device '" + options.device +
+                         "' selects an OpenCL or CUDA device; --backend cpu has none (use "
+                         "--backend opencl, or drop --device)");
+    if (options.backend != "opencl") return; // cuda: its backend reports the selector
+    if (const std::string error = openclSelectorError(options.device); !error.empty())
+        throw UsageError("--device '" + options.device + "': " + error);
 }
 
 // More steps than this is surely a mistake (2^40 steps of 0.1 ms are 3.5 years).
@@ -173,6 +191,7 @@ RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps,
                    SpikeOutput& output) {
     BackendPreferences prefs;
     prefs.backend = options.backend;
+    prefs.device = options.device;
     prefs.threads = options.threads;
     if (options.compileTimeoutSeconds) prefs.compileTimeout = *options.compileTimeoutSeconds;
     Simulation sim(*cfg.model, prefs);
@@ -261,6 +280,7 @@ std::string resultJson(const RunResult& r) {
 
 int simulateCommand(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
     checkBackendName(options.backend);
+    checkBackendOptions(options);
     Config cfg = loadConfig(options.config, options.sets);
     if (options.batch) cfg.model->setBatchSize(*options.batch);
     finaliseModel(cfg);
@@ -388,6 +408,9 @@ int runCli(int argc, char** argv) {
     sim->add_option("config", options.config, "TOML network config (docs/config.md)")->required();
     sim->add_option("--backend,-b", options.backend, "Backend to run on (see `info`)")
         ->capture_default_str();
+    sim->add_option("--device", options.device,
+                    "OpenCL device: P:D as `info` lists it, or a name substring (default: the "
+                    "first GPU, else the first device)");
     CLI::Option* durationOpt = sim->add_option("--duration-ms", durationMs,
                                                "Run length [ms] (default: [model] duration_ms)")
                                    ->check(positiveNumber);

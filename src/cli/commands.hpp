@@ -16,6 +16,7 @@ constexpr int exitUsage = 2;   // bad command line, bad config or a model the en
 struct SimulateOptions {
     std::string config; // path of the TOML config
     std::string backend = "cpu";
+    std::string device; // BackendPreferences::device: "" = default, "P:D" or a name substring
     std::optional<double> durationMs;            // [ms] overrides [model] duration_ms
     std::optional<unsigned> batch;               // overrides [model] batch
     int threads = 0;                             // 0 = all cores

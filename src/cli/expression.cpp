@@ -20,11 +20,47 @@ bool isIdentifier(std::string_view name) {
 
 namespace {
 
+// The functions an expression may call: a fixed table of pure one-argument maths (enough for
+// the scaling rules of examples/microcircuit.toml: rounded counts, square roots, the synapse
+// count formula), so a config still cannot run code. `valid` is the domain; an argument
+// outside it is an error rather than a NaN.
+struct Function {
+    std::string_view name;
+    double (*apply)(double);
+    bool (*valid)(double);
+    std::string_view domain; // for the error message
+};
+
+bool anyValue(double) {
+    return true;
+}
+bool nonNegative(double x) {
+    return x >= 0.0;
+}
+bool positive(double x) {
+    return x > 0.0;
+}
+
+constexpr Function kFunctions[] = {
+    {"round", [](double x) { return std::round(x); }, anyValue, ""},
+    {"floor", [](double x) { return std::floor(x); }, anyValue, ""},
+    {"ceil", [](double x) { return std::ceil(x); }, anyValue, ""},
+    {"sqrt", [](double x) { return std::sqrt(x); }, nonNegative, ">= 0"},
+    {"exp", [](double x) { return std::exp(x); }, anyValue, ""},
+    {"log", [](double x) { return std::log(x); }, positive, "> 0"},
+};
+
+const Function* findFunction(std::string_view name) {
+    for (const Function& f : kFunctions)
+        if (f.name == name) return &f;
+    return nullptr;
+}
+
 // Recursive descent over
 //   expr    := term (('+' | '-') term)*
 //   term    := unary (('*' | '/') unary)*
 //   unary   := ('+' | '-') unary | primary
-//   primary := number | name | '(' expr ')'
+//   primary := number | name | function '(' expr ')' | '(' expr ')'
 class Parser {
 public:
     Parser(std::string_view text, const NameLookup& lookup) : m_text(text), m_lookup(lookup) {}
@@ -156,9 +192,34 @@ private:
                (std::isalnum(static_cast<unsigned char>(m_text[m_pos])) || m_text[m_pos] == '_'))
             ++m_pos;
         const std::string id(m_text.substr(start, m_pos - start));
+        if (accept('(')) return call(start, id);
         const std::optional<double> value = m_lookup(id);
         if (!value) throw ExpressionError(start, "unknown parameter '" + id + "'", id);
         return *value;
+    }
+
+    // `name(` has been read; `start` is where the name begins.
+    double call(std::size_t start, const std::string& id) {
+        const Function* f = findFunction(id);
+        if (!f)
+            throw ExpressionError(start, "unknown function '" + id +
+                                             "' (functions: round, "
+                                             "floor, ceil, sqrt, exp, log)");
+        --m_pos; // back onto '(' so that parenthesised() reports a missing ')'
+        const double argument = parenthesised();
+        if (!f->valid(argument))
+            throw ExpressionError(start, id + "(x) needs x " + std::string(f->domain) + " (got " +
+                                             formatNumber(argument) + ")");
+        const double value = f->apply(argument);
+        if (!std::isfinite(value))
+            throw ExpressionError(start, id + "(" + formatNumber(argument) + ") overflows");
+        return value;
+    }
+
+    static std::string formatNumber(double x) {
+        char buffer[32];
+        const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, x);
+        return ec == std::errc() ? std::string(buffer, end) : std::string("?");
     }
 
     std::string_view m_text;

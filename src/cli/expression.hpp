@@ -1,7 +1,8 @@
 #pragma once
 // A small, safe arithmetic evaluator for the numeric fields of a TOML config: numbers,
-// parameter names, + - * /, unary minus/plus and parentheses. Nothing else (no functions,
-// no assignment), so a config can never run code.
+// parameter names, + - * /, unary minus/plus, parentheses and a fixed table of one-argument
+// maths functions (round floor ceil sqrt exp log). Nothing else (no user functions, no
+// assignment), so a config can never run code.
 #include <cstddef>
 #include <functional>
 #include <optional>

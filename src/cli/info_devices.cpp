@@ -78,6 +78,15 @@ void printOpenclDevices(std::ostream& out) {
             << ", float atomics " << yesNo(d.floatAtomics) << '\n';
 }
 
+std::string openclSelectorError(const std::string& selector) {
+    try {
+        opencl::selectDevice(opencl::discoverPlatforms(), selector);
+    } catch (const BackendError& e) {
+        return e.what();
+    }
+    return "";
+}
+
 #else
 
 std::string openclDevicesJson() {
@@ -89,6 +98,10 @@ std::string openclDevicesJson() {
 }
 
 void printOpenclDevices(std::ostream&) {}
+
+std::string openclSelectorError(const std::string&) {
+    return "this build has no OpenCL (configured with SPIKEFORGE_BACKEND_OPENCL=OFF)";
+}
 
 #endif
 

@@ -113,8 +113,19 @@ struct Reduction {
     std::string array, index;
 };
 
+// A transposed copy of a WU-shaped value of a Dense update (synapse id = id_pre * numPost +
+// id_post): the local `value` of perElement, stored at [id_post * numPre + id_pre] of `array`
+// (the transposed group's numPost x numPre array). `batchStride` is the array's elements per
+// batch element ("sfN") when it has a batch dimension, empty when not.
+struct Transpose {
+    std::string array, value, ctype;
+    std::string numPre, numPost; // expressions
+    std::string batchStride;
+};
+
 // Custom update over numElements elements x batch: prologue; per (batch, id): decode,
-// perElement, the reductions' folds; epilogue. Names provided: sfN (elements), id.
+// perElement, the transposed stores, the reductions' folds; epilogue. Names provided: sfN
+// (elements), id.
 struct CustomUpdateBody {
     CustomUpdateKind kind = CustomUpdateKind::Elementwise;
     std::string numElements;
@@ -123,11 +134,16 @@ struct CustomUpdateBody {
     std::string decode;             // WU-shaped: id_pre/id_post from id; may `continue`
     std::string perElement;
     std::vector<Reduction> reductions;
+    std::vector<Transpose> transposes; // only in element-wise updates
 
     std::vector<std::string*> fragments() {
         std::vector<std::string*> f = {&numElements, &prologue, &epilogue, &decode, &perElement};
         for (auto& r : reductions)
             for (std::string* s : {&r.name, &r.local, &r.ctype, &r.array, &r.index})
+                f.push_back(s);
+        for (auto& t : transposes)
+            for (std::string* s :
+                 {&t.array, &t.value, &t.ctype, &t.numPre, &t.numPost, &t.batchStride})
                 f.push_back(s);
         return f;
     }

@@ -75,13 +75,23 @@ std::string elementBody(Lowerer& e, const CustomUpdate& cu, const std::vector<Sl
     for (const auto& s : ss) {
         if (s.access == A::ReadWrite)
             c += s.array + "[" + index(s.target, "batch") + "] = l_" + s.name + ";\n";
-        if (!s.transpose.empty()) // the transposed group is numPost x numPre
-            c += s.transpose + "[" + (s.transposeBatched ? "(size_t)batch * sfN + " : "") +
-                 "(size_t)id_post * " +
-                 e.env.number("numPre", "uint32_t", cu.synapseGroup()->source().size()) +
-                 " + id_pre] = l_" + s.name + ";\n";
     }
     return c;
+}
+
+// The transposed stores of one update: structure, so each backend prints its own (the SIMT
+// kernels go through local-memory tiles).
+std::vector<Transpose> transposes(Lowerer& e, const CustomUpdate& cu, const std::vector<Slot>& ss) {
+    std::vector<Transpose> out;
+    for (const auto& s : ss) {
+        if (s.transpose.empty()) continue;
+        const SynapseGroup& sg = *cu.synapseGroup();
+        out.push_back({s.transpose, "l_" + s.name, s.type,
+                       e.env.number("numPre", "uint32_t", sg.source().size()),
+                       e.env.number("numPost", "uint32_t", sg.target().size()),
+                       s.transposeBatched ? "sfN" : ""});
+    }
+    return out;
 }
 
 std::vector<Reduction> reductions(const std::vector<Slot>& ss) {
@@ -186,6 +196,8 @@ LoweredGroup lowerCustomUpdate(const Model& m, const std::vector<const CustomUpd
     if (first.isWUShaped()) b.decode = connectivityOf(*first.synapseGroup())->decode(e.env);
     b.kind = kindOf(blocks.front().slots);
     b.reductions = reductions(blocks.front().slots);
+    // Transposes occur only in unfused updates (fusable), whose locals the stores read.
+    b.transposes = transposes(e, first, blocks.front().slots);
     return e.finish(name, std::move(b), first.numElements(),
                     first.isWUShaped() ? synapseExtent(*first.synapseGroup()) : SynapseExtent{});
 }

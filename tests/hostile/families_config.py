@@ -22,7 +22,7 @@ def numbers():
     case("num_toml_huge_integer", model() + lif(size="99999999999999999999"), 2,
          r"num_toml_huge_integer\.toml:\d+")
     case("num_expression_div_zero", model() + lif(params={"TauM": '"20 / 0"'}), 2, r"TauM|zero")
-    case("num_expression_function", model() + lif(params={"TauM": '"exp(3)"'}), 2, r"TauM")
+    case("num_expression_function", model() + lif(params={"TauM": '"system(3)"'}), 2, r"TauM")
     case("num_expression_power", model() + lif(params={"TauM": '"2^4"'}), 2, r"TauM")
     case("num_expression_nan_word", model() + lif(params={"TauM": '"nan"'}), 2, r"TauM|nan")
     case("num_double_model_nan_var", model(extra='precision = "double"') + lif(V="nan"), 2,

@@ -1,10 +1,10 @@
 // The CPU backend's compile cache and compiler process: where the cache lives and who may own
 // it, what the key covers, libraries that must be rebuilt rather than run, one compile for
 // concurrent builds, quoting-proof paths, the time limit, interrupts, and compiler errors.
+#include "backends/common/sha256.hpp"
 #include "backends/cpu/cache.hpp"
 #include "backends/cpu/compiler.hpp"
 #include "backends/cpu/cpu_backend.hpp"
-#include "backends/cpu/sha256.hpp"
 #include "spikeforge/models.hpp"
 #include "spikeforge/simulation.hpp"
 
@@ -158,13 +158,13 @@ size_t occurrences(const std::string& text, const std::string& what) {
 } // namespace
 
 TEST(Sha256, MatchesPublishedVectors) {
-    EXPECT_EQ(cpu::sha256Hex(""),
+    EXPECT_EQ(backends::sha256Hex(""),
               "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-    EXPECT_EQ(cpu::sha256Hex("abc"),
+    EXPECT_EQ(backends::sha256Hex("abc"),
               "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-    EXPECT_EQ(cpu::sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+    EXPECT_EQ(backends::sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
               "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-    EXPECT_EQ(cpu::sha256Hex(std::string(1000000, 'a')),
+    EXPECT_EQ(backends::sha256Hex(std::string(1000000, 'a')),
               "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 

@@ -50,6 +50,16 @@ std::string writeAccumulators(const std::vector<Reduction>& rs, bool perElement)
     return c;
 }
 
+// The transposed stores, in place after each element's body.
+std::string transposedStores(const std::vector<codegen::Transpose>& ts) {
+    std::string c;
+    for (const auto& t : ts)
+        c += t.array + "[" +
+             (t.batchStride.empty() ? "" : "(size_t)batch * " + t.batchStride + " + ") +
+             "(size_t)id_post * " + t.numPre + " + id_pre] = " + t.value + ";\n";
+    return c;
+}
+
 } // namespace
 
 void printCustomUpdate(Writer& w, const codegen::CustomUpdateBody& b) {
@@ -78,7 +88,7 @@ void printCustomUpdate(Writer& w, const codegen::CustomUpdateBody& b) {
                            "for (uint32_t batch = 0; batch < " + B +
                            "; batch++) {\n"
                            "for (size_t id = sfTile; id < sfEnd; id++) {\n" +
-                           b.decode + b.perElement +
+                           b.decode + b.perElement + transposedStores(b.transposes) +
                            (batchReduction ? fold(b.reductions, true) : "") + "}\n}\n";
         if (batchReduction)
             loop += "for (size_t id = sfTile; id < sfEnd; id++) {\n" + b.decode +

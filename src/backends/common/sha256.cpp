@@ -1,8 +1,8 @@
-#include "backends/cpu/sha256.hpp"
+#include "backends/common/sha256.hpp"
 
 #include <cstring>
 
-namespace spikeforge::cpu {
+namespace spikeforge::backends {
 
 namespace {
 
@@ -108,4 +108,4 @@ std::string sha256Hex(std::string_view data) {
     return h.hexDigest();
 }
 
-} // namespace spikeforge::cpu
+} // namespace spikeforge::backends

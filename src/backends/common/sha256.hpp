@@ -1,11 +1,11 @@
 #pragma once
 // SHA-256 (FIPS 180-4), used for the compile-cache key: a collision would load the wrong model's
-// library, so the key needs a cryptographic hash, not FNV.
+// library or program binary, so the key needs a cryptographic hash, not FNV.
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-namespace spikeforge::cpu {
+namespace spikeforge::backends {
 
 class Sha256 {
 public:
@@ -25,4 +25,4 @@ private:
 
 std::string sha256Hex(std::string_view data);
 
-} // namespace spikeforge::cpu
+} // namespace spikeforge::backends

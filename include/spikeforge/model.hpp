@@ -18,6 +18,11 @@ namespace spikeforge {
 
 enum class MatrixType { Dense, Sparse };
 
+// How a GPU backend shares out a synapse group's spike propagation (docs/internals.md, "SIMT
+// kernels"): Auto lets the backend's rule choose; Postsynaptic: one thread per target (dense) or
+// row slot (sparse); Presynaptic: one or more threads per spike. The CPU backend ignores it.
+enum class SpanType { Auto, Postsynaptic, Presynaptic };
+
 // What a matrix type means to the model, answered in one place per fact (a `switch` without
 // `default` each, so a new type must answer them all). How a type is stored and iterated in
 // generated code is its connectivity descriptor's business (codegen/connectivity.hpp).
@@ -114,6 +119,16 @@ public:
     void setMaxDendriticDelaySteps(unsigned steps) { m_maxDendriticDelaySteps = steps; }
     unsigned maxDendriticDelaySteps() const { return m_maxDendriticDelaySteps; }
     void setWUParamDynamic(const std::string& param, bool dynamic = true);
+    // GPU parallelisation of the presynaptic update (like GeNN's setSpanType /
+    // setNumThreadsPerSpike). Threads per spike (1 .. kMaxThreadsPerSpike, else ModelError)
+    // apply to the presynaptic span and, with SpanType::Auto, choose it; 0 leaves the count to
+    // the backend. A span the synapse code cannot run under safely is a ModelError when the model
+    // is lowered (e.g. a postsynaptic span for code that writes presynaptic variables).
+    static constexpr unsigned kMaxThreadsPerSpike = 1024;
+    void setSpanType(SpanType span) { m_spanType = span; }
+    SpanType spanType() const { return m_spanType; }
+    void setNumThreadsPerSpike(unsigned threads);
+    unsigned numThreadsPerSpike() const { return m_numThreadsPerSpike; }
     void setPSParamDynamic(const std::string& param, bool dynamic = true);
 
     // Filled in by Model::finalise for Sparse groups: the row stride.
@@ -137,6 +152,8 @@ private:
     VarInitMap m_wuPostVarInits;
     std::optional<SparseConnectivityInit> m_connectivity;
     unsigned m_maxDendriticDelaySteps = 1;
+    SpanType m_spanType = SpanType::Auto;
+    unsigned m_numThreadsPerSpike = 0;
     unsigned m_maxRowLength = 0;
     unsigned m_maxColLength = 0;
 };

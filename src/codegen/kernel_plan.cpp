@@ -38,7 +38,10 @@ std::string flags(const NeuronUpdateBody& b) {
     return b.usesRng ? "rng" : "";
 }
 std::string flags(const PropagationBody& b) {
-    return std::string(b.presynaptic ? "pre" : "post") + (b.loop.indexIsTarget ? ",index" : "");
+    return std::string(b.presynaptic ? "pre" : "post") + (b.loop.indexIsTarget ? ",index" : "") +
+           ",w" + std::to_string(b.writesSpikeSide) + std::to_string(b.writesOtherSide) +
+           std::to_string(b.writesShared) + ",span" + std::to_string(static_cast<int>(b.span)) +
+           "x" + std::to_string(b.threadsPerSpike);
 }
 std::string flags(const CustomUpdateBody& b) {
     std::string s = std::to_string(static_cast<int>(b.kind)) + "," + std::to_string(b.batch);

@@ -81,6 +81,14 @@ struct PropagationBody {
     // Number of targets when each target's updates are independent of the others (then a
     // backend may partition the targets among threads); empty when not.
     std::string numTargets;
+    // What the per-synapse code assigns besides synapse variables and the SF_ADD_TO_POST hooks,
+    // for backends that run spikes or synapses in parallel: variables of the spiking neuron's
+    // side (one spike's own), of the other side, or anything else (EGPs: shared by all).
+    bool writesSpikeSide = false, writesOtherSide = false, writesShared = false;
+    // How a GPU backend shares out a presynaptic update (SynapseGroup::setSpanType): Auto lets
+    // the backend's rule choose; threadsPerSpike 0 lets it choose the count.
+    enum class Span { Auto, Postsynaptic, Presynaptic } span = Span::Auto;
+    unsigned threadsPerSpike = 0;
 
     std::vector<std::string*> fragments() {
         return {&setup,       &slot,       &delaySlots, &spkCnt,     &spk,      &spikeStride,

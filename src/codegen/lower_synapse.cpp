@@ -76,19 +76,86 @@ void spikeSource(Lowerer& e, PropagationBody& b, const NeuronGroup& ng, const st
     b.spk = e.env.array(prefix + "Spk", "uint32_t", ng.name() + ".spk", Use::Read);
 }
 
-// Whether each target's updates are independent of the other targets': the code writes only
-// synapse variables and variables of the postsynaptic side (and the target's input).
-bool targetsIndependent(const SynapseGroup& sg, const snippet::Scanned& scanned) {
-    std::set<std::string> own;
+// What the code assigns beyond synapse variables, by owner: the spiking neuron's side (pre for
+// the presynaptic update, post for postsynaptic learning), the other side, or neither (EGPs).
+// Each set holds the names assigned.
+struct Writes {
+    std::set<std::string> spikeSide, otherSide, shared;
+};
+
+Writes writesOf(const SynapseGroup& sg, const snippet::Scanned& scanned, bool presynaptic) {
+    std::set<std::string> synapse, pre, post;
     for (const auto& v : sg.wu().model.vars)
-        own.insert(v.name);
+        synapse.insert(v.name);
+    for (const auto& v : sg.wu().model.preVars)
+        pre.insert(v.name);
+    for (const auto& v : sg.source().model().vars)
+        pre.insert(v.name + "_pre");
     for (const auto& v : sg.wu().model.postVars)
-        own.insert(v.name);
+        post.insert(v.name);
     for (const auto& v : sg.target().model().vars)
-        own.insert(v.name + "_post");
-    for (const auto& n : scanned.assignedNames)
-        if (!own.count(n)) return false;
-    return true;
+        post.insert(v.name + "_post");
+    Writes w;
+    for (const auto& n : scanned.assignedNames) {
+        if (synapse.count(n)) continue;
+        if (pre.count(n))
+            (presynaptic ? w.spikeSide : w.otherSide).insert(n);
+        else if (post.count(n))
+            (presynaptic ? w.otherSide : w.spikeSide).insert(n);
+        else
+            w.shared.insert(n);
+    }
+    return w;
+}
+
+void setWrites(PropagationBody& b, const Writes& w) {
+    b.writesSpikeSide = !w.spikeSide.empty();
+    b.writesOtherSide = !w.otherSide.empty();
+    b.writesShared = !w.shared.empty();
+}
+
+// The user's span override (SynapseGroup::setSpanType) and why the code cannot run under it:
+// a postsynaptic span runs one spike's synapses in parallel threads (and, when sparse, one
+// target's synapses too); a presynaptic span runs spikes in parallel, and with more than one
+// thread per spike also one spike's synapses.
+void setSpan(PropagationBody& b, const SynapseGroup& sg, const Writes& w) {
+    b.threadsPerSpike = sg.numThreadsPerSpike();
+    const char* problem = nullptr;
+    const std::set<std::string>* names = nullptr;
+    switch (sg.spanType()) {
+    case SpanType::Auto:
+        b.span = b.threadsPerSpike > 0 ? PropagationBody::Span::Presynaptic
+                                       : PropagationBody::Span::Auto;
+        break;
+    case SpanType::Postsynaptic:
+        b.span = PropagationBody::Span::Postsynaptic;
+        break;
+    case SpanType::Presynaptic:
+        b.span = PropagationBody::Span::Presynaptic;
+        break;
+    }
+    if (!w.shared.empty() && b.span != PropagationBody::Span::Auto) {
+        problem = "variables shared by every spike";
+        names = &w.shared;
+    } else if (b.span == PropagationBody::Span::Postsynaptic && !w.spikeSide.empty()) {
+        problem = "presynaptic variables";
+        names = &w.spikeSide;
+    } else if (b.span == PropagationBody::Span::Postsynaptic && !w.otherSide.empty() &&
+               !b.loop.indexIsTarget) {
+        problem = "postsynaptic variables (only a dense postsynaptic span owns its targets)";
+        names = &w.otherSide;
+    } else if (b.span == PropagationBody::Span::Presynaptic && !w.otherSide.empty()) {
+        problem = "postsynaptic variables";
+        names = &w.otherSide;
+    } else if (b.span == PropagationBody::Span::Presynaptic && b.threadsPerSpike > 1 &&
+               !w.spikeSide.empty()) {
+        problem = "presynaptic variables (one thread per spike needed)";
+        names = &w.spikeSide;
+    }
+    if (problem)
+        throw ModelError("synapse group '" + sg.name() + "', span type: the synapse code assigns " +
+                         problem + " ('" + *names->begin() +
+                         "'), which threads of this span would write concurrently");
 }
 
 } // namespace
@@ -120,7 +187,12 @@ LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg) {
     b.spikeStride = "sfNpre";
     b.spikeId = "id_pre";
     b.loop = connectivityOf(sg)->rowLoop(e.env);
-    if (targetsIndependent(sg, scanned)) b.numTargets = "sfNpost";
+    const Writes writes = writesOf(sg, scanned, true);
+    setWrites(b, writes);
+    setSpan(b, sg, writes);
+    // Each target's updates are independent when nothing but the synapses and the postsynaptic
+    // side is written.
+    if (!b.writesSpikeSide && !b.writesShared) b.numTargets = "sfNpost";
     return e.finish(n, std::move(b), synapseCount(sg), synapseExtent(sg));
 }
 
@@ -130,8 +202,10 @@ LoweredGroup lowerPostsynapticUpdate(const Model& m, const SynapseGroup& sg) {
     PropagationBody b;
     b.presynaptic = false;
     b.setup = sizesSetup(e, sg);
-    bindSynapseNames(e, sg, analysis::of(m, n, "postSpikeSynCode"));
+    const auto& scanned = analysis::of(m, n, "postSpikeSynCode");
+    bindSynapseNames(e, sg, scanned);
     b.perSynapse = e.render(n, "postSpikeSynCode");
+    setWrites(b, writesOf(sg, scanned, false));
     spikeSource(e, b, sg.target(), "tgt", 0);
     b.spikeStride = "sfNpost";
     b.spikeId = "id_post";

@@ -143,6 +143,13 @@ void SynapseGroup::setWUParamDynamic(const std::string& param, bool dynamic) {
         m_wu.dynamicParams.erase(param);
 }
 
+void SynapseGroup::setNumThreadsPerSpike(unsigned threads) {
+    if (threads > kMaxThreadsPerSpike)
+        throw ModelError(where(m_name, "threads per spike") + std::to_string(threads) +
+                         " is more than " + std::to_string(kMaxThreadsPerSpike));
+    m_numThreadsPerSpike = threads;
+}
+
 void SynapseGroup::setPSParamDynamic(const std::string& param, bool dynamic) {
     if (dynamic)
         m_ps.dynamicParams.insert(param);
@@ -287,6 +294,9 @@ void Model::finalise() {
         checkVars(sg->name(), "postsynaptic vars", ps.model.vars, ps.varInits, ps.model.name, false,
                   num);
         checkDynamic(sg->name(), ps.model, ps.params, ps.dynamicParams, m_dt);
+        if (sg->spanType() == SpanType::Postsynaptic && sg->numThreadsPerSpike() > 0)
+            throw ModelError(where(sg->name(), "threads per spike") +
+                             "apply to the presynaptic span, but the span type is postsynaptic");
         if (sg->maxDendriticDelaySteps() == 0)
             throw ModelError(where(sg->name(), "max dendritic delay") + "must be at least 1");
         auto& src = *sg->m_source;

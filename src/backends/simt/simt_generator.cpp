@@ -158,14 +158,24 @@ void printLaunch(Writer& w, const codegen::Plan& plan, const Launch& l,
              "const uint64_t sfGid = SF_GLOBAL_ID;\n"
              "const uint32_t batch = SF_DIM1_ID;\n"
              "const uint32_t sfLocalId = SF_LOCAL_ID;\n";
-    for (size_t i = 0; i < ranges.size(); i++) {
+    // One call site per table (its groups' ranges are consecutive): the work-item finds its
+    // group, then calls. PoCL's LLVM crashed inlining a barrier-using stage function at one call
+    // site per group, and ran such calls wrongly in the later branches of an else-if chain.
+    for (size_t i = 0; i < ranges.size();) {
+        size_t j = i;
+        std::string find;
+        for (; j < ranges.size() && ranges[j].table == ranges[i].table; j++)
+            find += "if (sfGid >= " + std::to_string(ranges[j].begin) + "u && sfGid < " +
+                    std::to_string(ranges[j].end) +
+                    "u) { sfG = " + std::to_string(ranges[j].group) +
+                    "; sfBegin = " + std::to_string(ranges[j].begin) + "u; }\n";
         const Range& r = ranges[i];
-        w << std::string(i ? "else " : "") + "if (sfGid < " + std::to_string(r.end) + "u) {\n" +
-                 (r.dim1 < l.dim1 ? "if (batch < " + std::to_string(r.dim1) + "u) " : "") +
+        w << "{\nint64_t sfG = -1;\nuint64_t sfBegin = 0;\n" + find + "if (sfG >= 0" +
+                 (r.dim1 < l.dim1 ? " && batch < " + std::to_string(r.dim1) + "u" : "") + ") " +
                  stageFunction(plan.mergedGroups.at(r.table), r.stage) + "(&sfTable" +
-                 std::to_string(r.table) + "[" + std::to_string(r.group) +
-                 "], &sfArgs, batch, sfGid - " + std::to_string(r.begin) +
-                 "u, sfLocalId, sfLocal);\n}\n";
+                 std::to_string(r.table) +
+                 "[sfG], &sfArgs, batch, sfGid - sfBegin, sfLocalId, sfLocal);\n}\n";
+        i = j;
     }
     w << "(void)sfLocal; (void)batch; (void)sfLocalId;\n}\n\n";
 }

@@ -1,12 +1,129 @@
-// Placeholder until the SIMT printer of this body kind lands (issue #8).
+// Spike propagation and postsynaptic learning as SIMT kernels, in the strategy simt_span.cpp
+// chooses: post-span (a work-item per target or row slot, spikes staged in local memory),
+// pre-span (work-items per spike) or serial (a work-item per batch element, the CPU's loops).
+// Each computes what cpu_print_synapse.cpp computes; only the order in which inputs are summed
+// into a target may differ (the queue order of spikes, and atomics).
 #include "backends/simt/simt_print.hpp"
-
-#include "spikeforge/errors.hpp"
+#include "backends/simt/simt_span.hpp"
 
 namespace spikeforge::simt {
 
-std::vector<Stage> propagationStages(const GroupContext&, const codegen::PropagationBody&) {
-    throw InternalError("SIMT: propagationStages is not implemented yet");
+namespace {
+
+using codegen::Hook;
+using codegen::hookName;
+
+// The input hooks of the synapse code. `owned`: the work-item is the only one adding into its
+// target (of its batch element), so plain additions; otherwise atomic ones.
+std::string defineHooks(bool owned) {
+    auto addTo = [&](const std::string& place, const std::string& x) {
+        return owned ? "(void)(" + place + " += (" + x + "))"
+                     : "(void)sf_atomic_add_scalar(&" + place + ", (" + x + "))";
+    };
+    return "#define " + std::string(hookName(Hook::AddToPost)) + "(x) " +
+           addTo("sfInSyn[id_post]", "x") + "\n#define " + hookName(Hook::AddToPostDelay) +
+           "(x, d) do { const uint32_t sfD_ = (uint32_t)(d); if (sfD_ >= sfDd) "
+           "(void)sf_atomic_or_u32(sfErr, SF_ERROR_DENDRITIC_DELAY); else " +
+           addTo("sfDen[((sfStep + sfD_) % sfDd) * sfNpost + id_post]", "x") + "; } while (0)\n";
+}
+
+std::string undefineHooks() {
+    return "#undef " + std::string(hookName(Hook::AddToPost)) + "\n#undef " +
+           hookName(Hook::AddToPostDelay) + "\n";
+}
+
+// The step's spikes of batch element `batch`: sfCnt of them at sfSpk, then perBatch.
+std::string spikeSource(const codegen::PropagationBody& b) {
+    return b.setup + "const uint32_t sfSlot = " + b.slot +
+           ";\n"
+           "const uint32_t sfCnt = " +
+           b.spkCnt + "[(size_t)batch * " + b.delaySlots +
+           " + sfSlot];\n"
+           "const SF_GLOBAL uint32_t* sfSpk = " +
+           b.spk + " + ((size_t)batch * " + b.delaySlots + " + sfSlot) * " + b.spikeStride + ";\n" +
+           b.perBatch;
+}
+
+// One synapse sfK of the spike being processed; a `continue` in the fragments skips it.
+std::string synapse(const codegen::PropagationBody& b) {
+    return "do {\n" + b.loop.perIter + b.perSynapse + "} while (0);\n";
+}
+
+// Work-item sfLid is slot sfJ of every spike's row (the target itself when dense). The spikes
+// are staged through local memory SF_WG at a time; every work-item of the work-group reaches
+// the barriers (the count is uniform: `batch` is).
+std::string postSpan(const codegen::PropagationBody& b) {
+    return "SF_LOCAL uint32_t* sfSpkL = sfLocal;\n"
+           "const uint32_t sfJ = (uint32_t)sfLid;\n"
+           "const bool sfActive = sfLid < (uint64_t)(" +
+           b.loop.bound +
+           ");\n"
+           "for (uint32_t sfC = 0; sfC < sfCnt; sfC += SF_WG) {\n"
+           "const uint32_t sfNc = sfCnt - sfC < SF_WG ? sfCnt - sfC : SF_WG;\n"
+           "SF_BARRIER();\n"
+           "if (sfLocalId < sfNc) sfSpkL[sfLocalId] = sfSpk[sfC + sfLocalId];\n"
+           "SF_BARRIER();\n"
+           "if (sfActive) {\n"
+           "for (uint32_t sfS = 0; sfS < sfNc; sfS++) {\n"
+           "const uint32_t " +
+           b.spikeId + " = sfSpkL[sfS];\n" + b.loop.setup + "const uint32_t sfK = " + b.loop.begin +
+           " + sfJ;\nif (sfK < " + b.loop.end + ") {\n" + synapse(b) +
+           "}\n}\n}\n}\n"
+           // PoCL needs a function's barriers closed (simt_print_neuron.cpp, emit).
+           "SF_BARRIER();\n";
+}
+
+// Work-items [s * tps, (s + 1) * tps) share spike s: work-item p walks synapses p, p + tps, …
+std::string preSpan(const codegen::PropagationBody& b, unsigned threadsPerSpike) {
+    const std::string tps = std::to_string(threadsPerSpike) + "u";
+    return "const uint64_t sfS = sfLid / " + tps + ";\nif (sfS < sfCnt) {\nconst uint32_t " +
+           b.spikeId + " = sfSpk[sfS];\n" + b.loop.setup + "for (uint32_t sfK = " + b.loop.begin +
+           " + (uint32_t)(sfLid % " + tps + "); sfK < " + b.loop.end + "; sfK += " + tps + ") {\n" +
+           synapse(b) + "}\n}\n";
+}
+
+// The CPU's loops over every spike and synapse, in queue order, by one work-item.
+std::string serial(const codegen::PropagationBody& b) {
+    return "if (sfLid == 0u) {\nfor (uint32_t sfS = 0; sfS < sfCnt; sfS++) {\nconst uint32_t " +
+           b.spikeId + " = sfSpk[sfS];\n" + b.loop.setup + "for (uint32_t sfK = " + b.loop.begin +
+           "; sfK < " + b.loop.end + "; sfK++) {\n" + synapse(b) + "}\n}\n}\n";
+}
+
+} // namespace
+
+std::vector<Stage> propagationStages(const GroupContext& c, const codegen::PropagationBody& b) {
+    const SpanChoice span = chooseSpan(c, b);
+    Stage s;
+    s.dim1 = c.plan.batchSize;
+    std::string loops;
+    // Only a dense post-span work-item owns its target; a serial one owns every target.
+    bool owned = false;
+    switch (span.strategy) {
+    case Strategy::PostSpan:
+        for (const auto& e : c.group.synapses)
+            s.items.push_back(e.rowStride);
+        s.localWords = c.workGroupSize;
+        loops = postSpan(b);
+        owned = b.loop.indexIsTarget;
+        break;
+    case Strategy::PreSpan:
+        for (const auto& e : c.group.synapses)
+            s.items.push_back((b.presynaptic ? e.pre : e.post) * span.threadsPerSpike);
+        loops = preSpan(b, span.threadsPerSpike);
+        break;
+    case Strategy::Serial:
+        s.items.assign(c.group.synapses.size(), 1);
+        loops = serial(b);
+        owned = true;
+        break;
+    }
+    std::string comment = std::string("// ") +
+                          (b.presynaptic ? "presynaptic update" : "postsynaptic learning") + ": " +
+                          strategyName(span.strategy);
+    if (span.strategy == Strategy::PreSpan)
+        comment += ", " + std::to_string(span.threadsPerSpike) + " work-item(s) per spike";
+    s.body = comment + "\n" + defineHooks(owned) + spikeSource(b) + loops + undefineHooks();
+    return {s};
 }
 
 } // namespace spikeforge::simt

@@ -127,7 +127,10 @@ void OpenClDevice::release(backends::Buffer buffer) {
     if (!buffer) return;
     const cl_mem mem = memOf(buffer);
     m_sizes.erase(buffer);
-    // The queue is in order and OpenCL keeps an object alive until the commands using it end.
+    // Kernels reach most buffers through pointers stored in the merged-group tables, which
+    // OpenCL does not track: it would free a buffer a queued kernel still writes. Wait first
+    // (releases are rare: teardown and resizing an extra global parameter).
+    check(clFinish(m_queue), "clFinish");
     check(clReleaseMemObject(mem), "clReleaseMemObject");
 }
 

@@ -129,7 +129,11 @@ void printStageFunction(Writer& w, const codegen::MergedGroupTable& t, size_t st
         else
             w << "const " + f.ctype + " sfv_" + f.name + " = grp->" + f.name + ";\n";
     }
-    w << s.body << "}\n\n";
+    w << s.body;
+    // A stage that shares work-group memory synchronises on it; ending it with a barrier keeps
+    // PoCL from running its tail (after the last barrier) under other work-items' conditions.
+    if (s.localWords > 0) w << "SF_BARRIER();\n";
+    w << "}\n\n";
 }
 
 size_t roundUp(size_t n, size_t to) {
@@ -180,12 +184,16 @@ void printLaunch(Writer& w, const codegen::Plan& plan, const Launch& l,
     w << "(void)sfLocal; (void)batch; (void)sfLocalId;\n}\n\n";
 }
 
-// Consecutive groups of a kernel that may share launches: the same body kind (and, for
-// propagation, the same direction: postsynaptic learning runs after every presynaptic update).
-size_t runKey(const codegen::KernelBody& body) {
-    if (const auto* p = std::get_if<codegen::PropagationBody>(&body))
-        return p->presynaptic ? 10 : 11;
-    return body.index();
+// Whether consecutive groups of a kernel may share launches (run at once): the same body kind
+// and independent of each other. Postsynaptic learning runs after every presynaptic update; custom
+// updates run in the order they were added (a reduction reads what the update before it wrote),
+// so each of their merged groups is a run of its own.
+bool shareLaunches(const codegen::KernelBody& a, const codegen::KernelBody& b) {
+    if (a.index() != b.index()) return false;
+    if (std::holds_alternative<codegen::CustomUpdateBody>(a)) return false;
+    if (const auto* p = std::get_if<codegen::PropagationBody>(&a))
+        return p->presynaptic == std::get<codegen::PropagationBody>(b).presynaptic;
+    return true;
 }
 
 } // namespace
@@ -214,7 +222,7 @@ Program generate(const codegen::Plan& plan, const Dialect& dialect) {
         while (first < k.groups.size()) {
             size_t last = first + 1;
             while (last < k.groups.size() &&
-                   runKey(k.groups[last].body) == runKey(k.groups[first].body))
+                   shareLaunches(k.groups[first].body, k.groups[last].body))
                 last++;
             std::vector<std::vector<Stage>> stages;
             size_t numStages = 0;

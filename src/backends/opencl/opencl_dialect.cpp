@@ -60,6 +60,11 @@ SF_FN void sf_atomic_add_f64(SF_GLOBAL double* p, double v) {
 
 } // namespace
 
+bool isPocl(const DeviceInfo& device) {
+    return device.platformName.find("Portable Computing Language") != std::string::npos ||
+           device.version.find("PoCL") != std::string::npos;
+}
+
 simt::Dialect openclDialect(const DeviceInfo& device) {
     simt::Dialect d;
     d.name = "opencl";
@@ -67,6 +72,7 @@ simt::Dialect openclDialect(const DeviceInfo& device) {
     // 64 work-items: two NVIDIA warps, and on a CPU device (PoCL) enough to vectorise the
     // work-group loop without making the barrier regions long.
     d.workGroupSize = device.maxWorkGroupSize >= 64 || device.maxWorkGroupSize == 0 ? 64 : 32;
+    d.tablesShareLaunches = !isPocl(device);
     return d;
 }
 

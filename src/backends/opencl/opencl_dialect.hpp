@@ -8,6 +8,9 @@
 namespace spikeforge::opencl {
 
 simt::Dialect openclDialect(const DeviceInfo& device);
+// PoCL (OpenCL on the CPU): its launches run one merged-group table each
+// (simt::Dialect::tablesShareLaunches).
+bool isPocl(const DeviceInfo& device);
 // Options every SIMT program is built with.
 std::string buildOptions(const DeviceInfo& device);
 

@@ -174,8 +174,16 @@ void printLaunch(Writer& w, const codegen::Plan& plan, const Launch& l,
                     "u) { sfG = " + std::to_string(ranges[j].group) +
                     "; sfBegin = " + std::to_string(ranges[j].begin) + "u; }\n";
         const Range& r = ranges[i];
-        w << "{\nint64_t sfG = -1;\nuint64_t sfBegin = 0;\n" + find + "if (sfG >= 0" +
-                 (r.dim1 < l.dim1 ? " && batch < " + std::to_string(r.dim1) + "u" : "") + ") " +
+        // With one table the ranges cover the whole launch: every work-item calls, and no
+        // barrier of the stage sits under a condition (what PoCL mishandles).
+        const bool all = l.tables.size() == 1 && r.dim1 == l.dim1;
+        w << "{\nint64_t sfG = " + std::string(all ? "0" : "-1") + ";\nuint64_t sfBegin = 0;\n" +
+                 find +
+                 (all ? std::string()
+                      : "if (sfG >= 0" +
+                            (r.dim1 < l.dim1 ? " && batch < " + std::to_string(r.dim1) + "u"
+                                             : std::string()) +
+                            ") ") +
                  stageFunction(plan.mergedGroups.at(r.table), r.stage) + "(&sfTable" +
                  std::to_string(r.table) +
                  "[sfG], &sfArgs, batch, sfGid - sfBegin, sfLocalId, sfLocal);\n}\n";
@@ -233,13 +241,14 @@ Program generate(const codegen::Plan& plan, const Dialect& dialect) {
                     printStageFunction(w, table, s, stages.back()[s]);
                 numStages = std::max(numStages, stages.back().size());
             }
-            for (size_t s = 0; s < numStages; s++) {
+            // Stage s of groups [from, to) as one launch.
+            auto emit = [&](size_t s, size_t from, size_t to, const std::string& suffix) {
                 Launch l;
-                l.function = k.entry + "_" + std::to_string(run) + "_" + std::to_string(s);
+                l.function = k.entry + "_" + std::to_string(run) + "_" + std::to_string(s) + suffix;
                 l.localSize = dialect.workGroupSize;
                 std::vector<Range> ranges;
                 size_t localWords = 0;
-                for (size_t g = first; g < last; g++) {
+                for (size_t g = from; g < to; g++) {
                     if (s >= stages[g - first].size()) continue;
                     const Stage& st = stages[g - first][s];
                     const size_t table = k.groups[g].table;
@@ -261,9 +270,17 @@ Program generate(const codegen::Plan& plan, const Dialect& dialect) {
                     l.dim1 = std::max(l.dim1, st.dim1);
                     localWords = std::max(localWords, st.localWords);
                 }
-                if (ranges.empty()) continue;
+                if (ranges.empty()) return;
                 printLaunch(kernels, plan, l, ranges, localWords);
                 launches.push_back(std::move(l));
+            };
+            for (size_t s = 0; s < numStages; s++) {
+                if (dialect.tablesShareLaunches) {
+                    emit(s, first, last, "");
+                    continue;
+                }
+                for (size_t g = first; g < last; g++)
+                    emit(s, g, g + 1, "_t" + std::to_string(g - first));
             }
             first = last;
             run++;

@@ -1,3 +1,4 @@
+// Built only with the opencl backend (file name test_opencl_*: CMake leaves it out otherwise).
 // The SIMT printers of custom updates and initialisation: the batch-reduction rule, the stages
 // each body kind becomes (read from their structure) and, for every shape, a Program built for
 // the OpenCL device on this machine (PoCL), which compiles every stage the printers wrote.

@@ -99,6 +99,10 @@ TEST(SimtBatchReductionRule, GroupPerElementOnlyForFewElementsAndALargeBatch) {
     EXPECT_EQ(chooseBatchReduction(kFewElements - 1, 33, kWG), S::GroupPerElement);
     EXPECT_EQ(chooseBatchReduction(kFewElements, 33, kWG), S::ItemPerElement);
     EXPECT_EQ(chooseBatchReduction(kFewElements, 512, kWG), S::ItemPerElement);
+    // A device that fills up sooner (a CPU) lowers the bound; none raises it beyond kFewElements.
+    EXPECT_EQ(chooseBatchReduction(255, 512, kWG, 256), S::GroupPerElement);
+    EXPECT_EQ(chooseBatchReduction(256, 512, kWG, 256), S::ItemPerElement);
+    EXPECT_EQ(chooseBatchReduction(kFewElements, 512, kWG, 10 * kFewElements), S::ItemPerElement);
 }
 
 class SimtReductionShapes : public ::testing::TestWithParam<unsigned> {};

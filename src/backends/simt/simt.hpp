@@ -53,6 +53,10 @@ struct Dialect {
     // calling unconditionally; PoCL needs this (it ran barriers in such conditional calls
     // wrongly and crashed compiling them).
     bool tablesShareLaunches = true;
+    // Elements below which a batch reduction uses a work-group per element: fewer work-items
+    // than this leave the device idle when each has one element (a GPU wants thousands; a CPU
+    // device a few per core).
+    size_t fewElements = 8192;
 };
 
 // One launch of a kernel function of the Program.

@@ -15,6 +15,7 @@ struct GroupContext {
     const codegen::MergedGroupTable& table;
     const codegen::KernelGroup& group; // per group of the table: elements, synapse extents
     unsigned workGroupSize;            // Dialect::workGroupSize
+    size_t fewElements = 8192;         // Dialect::fewElements
 };
 
 // One launch's share of a merged group. Stage k of every group of a run (consecutive groups of a

@@ -125,7 +125,7 @@ Stage epilogue(const GroupContext& c, const CustomUpdateBody& b) {
 } // namespace
 
 BatchReductionStrategy batchReductionStrategy(const GroupContext& c, const CustomUpdateBody& b) {
-    return chooseBatchReduction(largest(c.group.elements), b.batch, c.workGroupSize);
+    return chooseBatchReduction(largest(c.group.elements), b.batch, c.workGroupSize, c.fewElements);
 }
 
 std::vector<Stage> customUpdateStages(const GroupContext& c, const CustomUpdateBody& b) {

@@ -4,6 +4,8 @@
 // of any C type up to 8 bytes share one tree.
 #include "backends/simt/simt_reduce.hpp"
 
+#include <algorithm>
+
 namespace spikeforge::simt {
 
 namespace {
@@ -33,9 +35,9 @@ std::string combine(const Reduction& r, const std::string& acc, const std::strin
 
 } // namespace
 
-BatchReductionStrategy chooseBatchReduction(size_t elements, unsigned batch,
-                                            unsigned workGroupSize) {
-    return 2u * batch >= workGroupSize && elements < kFewElements
+BatchReductionStrategy chooseBatchReduction(size_t elements, unsigned batch, unsigned workGroupSize,
+                                            size_t fewElements) {
+    return 2u * batch >= workGroupSize && elements < std::min(fewElements, kFewElements)
                ? BatchReductionStrategy::GroupPerElement
                : BatchReductionStrategy::ItemPerElement;
 }

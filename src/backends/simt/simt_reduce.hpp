@@ -16,12 +16,13 @@ enum class BatchReductionStrategy {
 };
 
 // The rule (docs/internals.md): a work-group per element when the batch fills at least half a
-// work-group (batch >= workGroupSize / 2) and the elements alone are too few to fill a GPU
-// (fewer than kFewElements work-items); otherwise a work-item per element. `elements` is the
-// largest group of the merged group (the strategy is one per merged group).
+// work-group (batch >= workGroupSize / 2) and the elements alone are too few to fill the device
+// (fewer than `fewElements` work-items, Dialect::fewElements, at most kFewElements); otherwise a
+// work-item per element. `elements` is the largest group of the merged group (the strategy is
+// one per merged group).
 inline constexpr size_t kFewElements = 8192;
-BatchReductionStrategy chooseBatchReduction(size_t elements, unsigned batch,
-                                            unsigned workGroupSize);
+BatchReductionStrategy chooseBatchReduction(size_t elements, unsigned batch, unsigned workGroupSize,
+                                            size_t fewElements = kFewElements);
 // The strategy customUpdateStages uses for a batch reduction `b` of the merged group `c`.
 BatchReductionStrategy batchReductionStrategy(const GroupContext& c,
                                               const codegen::CustomUpdateBody& b);

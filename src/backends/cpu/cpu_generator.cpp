@@ -2,12 +2,9 @@
 // merged-group structs, one function per merged group and the exported entry points.
 #include "backends/cpu/cpu_generator.hpp"
 
+#include "backends/common/device_source.hpp"
 #include "backends/cpu/cpu_print.hpp"
 #include "codegen/abi.hpp"
-
-namespace spikeforge::embedded {
-extern const char* const embeddedRngSource;
-}
 
 namespace spikeforge::cpu {
 
@@ -41,12 +38,7 @@ std::string prelude(const codegen::Plan& plan) {
     s += "#define " + std::string(hookName(Hook::Global)) + "\n"; // one address space
     s += codegen::abi::errorBitDefinitions();
     s += codegen::abi::stepArgsDeclaration();
-    s += spikeforge::embedded::embeddedRngSource;
-    s += "\n#define rand_uniform() sf_uniform(&sfRng)\n"
-         "#define rand_normal() sf_normal(&sfRng)\n"
-         "#define rand_exponential() sf_exponential(&sfRng)\n"
-         "#define rand_gamma(a) sf_gamma(&sfRng, (scalar)(a))\n"
-         "#define rand_binomial(n, p) sf_binomial(&sfRng, (sf_u32)(n), (scalar)(p))\n";
+    s += backends::randomNumberSource();
     // Each thread owns the targets it updates (see cpu_print_synapse.cpp): plain additions.
     s += "#define " + std::string(hookName(Hook::AddToPost)) + "(x) (sfInSyn[id_post] += (x))\n";
     s += "#define " + std::string(hookName(Hook::AddSynapse)) +

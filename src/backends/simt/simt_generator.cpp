@@ -5,6 +5,7 @@
 // group's function.
 #include "backends/simt/simt.hpp"
 
+#include "backends/common/device_source.hpp"
 #include "backends/common/writer.hpp"
 #include "backends/simt/simt_print.hpp"
 #include "codegen/abi.hpp"
@@ -12,10 +13,6 @@
 
 #include <algorithm>
 #include <type_traits>
-
-namespace spikeforge::embedded {
-extern const char* const embeddedRngSource;
-}
 
 namespace spikeforge::simt {
 
@@ -52,12 +49,7 @@ std::string prelude(const codegen::Plan& plan, const Dialect& d) {
     s += "#define " + std::string(hookName(Hook::TimeMin)) + " ((scalar)-1.0e30)\n";
     s += codegen::abi::errorBitDefinitions();
     s += codegen::abi::stepArgsDeclaration();
-    s += spikeforge::embedded::embeddedRngSource;
-    s += "\n#define rand_uniform() sf_uniform(&sfRng)\n"
-         "#define rand_normal() sf_normal(&sfRng)\n"
-         "#define rand_exponential() sf_exponential(&sfRng)\n"
-         "#define rand_gamma(a) sf_gamma(&sfRng, (scalar)(a))\n"
-         "#define rand_binomial(n, p) sf_binomial(&sfRng, (sf_u32)(n), (scalar)(p))\n";
+    s += backends::randomNumberSource();
     // Bounds check of a snippet index (snippet/printer.cpp): an index outside [0, n) is reported
     // in the field's error slot and replaced by 0 (every array has at least one element).
     s += "SF_FN uint64_t sf_index(int64_t i, uint64_t n, SF_GLOBAL uint32_t* err, uint32_t code) "

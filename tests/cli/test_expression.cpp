@@ -1,5 +1,6 @@
 // Unit tests of the CLI helpers: expression evaluator, "did you mean", JSON output.
 #include "expression.hpp"
+#include "expression_support.hpp"
 #include "json.hpp"
 
 #include <gtest/gtest.h>
@@ -14,22 +15,11 @@ namespace {
 const std::map<std::string, double> params = {{"N", 4000.0}, {"p", 0.02}, {"tau_m", 20.0}};
 
 double eval(const std::string& text) {
-    return evaluateExpression(text, [](const std::string& name) -> std::optional<double> {
-        const auto it = params.find(name);
-        if (it == params.end()) return std::nullopt;
-        return it->second;
-    });
+    return sftest::evalWith(params, text);
 }
 
-// The error's position for `text`, or npos when it does not throw.
 ExpressionError errorOf(const std::string& text) {
-    try {
-        eval(text);
-    } catch (const ExpressionError& e) {
-        return e;
-    }
-    ADD_FAILURE() << "no ExpressionError for \"" << text << "\"";
-    return ExpressionError(std::string::npos, "");
+    return sftest::errorOfWith(params, text);
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 // log): values against the C library, domains, positions of errors, and that a parameter may
 // still share a function's name when it is not called.
 #include "expression.hpp"
+#include "expression_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,21 +17,11 @@ namespace {
 const std::map<std::string, double> params = {{"N", 20683.0}, {"scale", 0.05}, {"log", 3.0}};
 
 double eval(const std::string& text) {
-    return evaluateExpression(text, [](const std::string& name) -> std::optional<double> {
-        const auto it = params.find(name);
-        if (it == params.end()) return std::nullopt;
-        return it->second;
-    });
+    return sftest::evalWith(params, text);
 }
 
 ExpressionError errorOf(const std::string& text) {
-    try {
-        eval(text);
-    } catch (const ExpressionError& e) {
-        return e;
-    }
-    ADD_FAILURE() << "no ExpressionError for \"" << text << "\"";
-    return ExpressionError(std::string::npos, "");
+    return sftest::errorOfWith(params, text);
 }
 
 bool mentions(const ExpressionError& e, const std::string& fragment) {

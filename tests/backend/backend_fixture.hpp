@@ -6,11 +6,22 @@
 #include <gtest/gtest.h>
 
 #include <initializer_list>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace sftest {
+
+// n floats uniform in [-3, 3) from a fixed seed: test inputs that are the same on every run.
+inline std::vector<float> randomValues(size_t n, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> d(-3.0f, 3.0f);
+    std::vector<float> v(n);
+    for (auto& x : v)
+        x = d(rng);
+    return v;
+}
 
 inline std::vector<std::string> usableBackends() {
     std::vector<std::string> out;

@@ -36,15 +36,6 @@ CustomUpdateModel batchReduce() {
     return m;
 }
 
-std::vector<float> randomValues(size_t n, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> d(-3.0f, 3.0f);
-    std::vector<float> v(n);
-    for (auto& x : v)
-        x = d(rng);
-    return v;
-}
-
 using Shape = std::tuple<unsigned /*batch*/, unsigned /*neurons*/>;
 class BatchReductionTest : public ::testing::TestWithParam<std::tuple<std::string, Shape>> {};
 
@@ -59,7 +50,7 @@ TEST_P(BatchReductionTest, NeuronShapedSumAndMaxMatchReference) {
     BackendPreferences prefs;
     prefs.backend = backend;
     Simulation sim(m, prefs);
-    const auto values = randomValues(size_t(batch) * n, batch * 1000 + n);
+    const auto values = sftest::randomValues(size_t(batch) * n, batch * 1000 + n);
     sim.pull("Pop", "x");
     std::copy(values.begin(), values.end(), sim.view<float>("Pop", "x").begin());
     sim.push("Pop", "x");
@@ -123,7 +114,7 @@ TEST_P(CustomUpdateTest, NeuronReductionsMatchReference) {
         m.addCustomUpdate("Red", "Reduce", red, {}, {{"peak", 0.0}},
                           {{"x", {"Pop", "x"}}, {"total", {"Pop", "perBatch"}}});
         Simulation sim(m, prefs());
-        const auto values = randomValues(size_t(kBatch) * n, n);
+        const auto values = sftest::randomValues(size_t(kBatch) * n, n);
         sim.pull("Pop", "x");
         std::copy(values.begin(), values.end(), sim.view<float>("Pop", "x").begin());
         sim.push("Pop", "x");
@@ -190,7 +181,7 @@ TEST_P(CustomUpdateTest, WeightShapedBatchSumAndMax) {
                     stride = sim.rowStride("Syn");
                 }
                 const size_t perBatch = size_t(pre) * stride;
-                const auto values = randomValues(perBatch * batch, 99 + batch);
+                const auto values = sftest::randomValues(perBatch * batch, 99 + batch);
                 sim.pull("Syn", "grad");
                 std::copy(values.begin(), values.end(), sim.view<float>("Syn", "grad").begin());
                 sim.push("Syn", "grad");
@@ -348,7 +339,7 @@ TEST_P(CustomUpdateTest, CompatibleUpdatesRunFused) {
     m.addCustomUpdate("Second", "Step", plusOne, {}, {},
                       {{"y", {"First", "y"}}, {"x", {"Pop", "x"}}});
     Simulation sim(m, prefs());
-    const auto values = randomValues(150, 4);
+    const auto values = sftest::randomValues(150, 4);
     sim.pull("Pop", "x");
     std::copy(values.begin(), values.end(), sim.view<float>("Pop", "x").begin());
     sim.push("Pop", "x");

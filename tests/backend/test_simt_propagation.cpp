@@ -172,9 +172,10 @@ Result runDendritic(const std::string& backend, unsigned batch) {
     for (MatrixType matrix : {MatrixType::Dense, MatrixType::Sparse}) {
         std::optional<SparseConnectivityInit> conn;
         if (matrix == MatrixType::Sparse) conn = init::FixedNumberPostWithReplacement(9);
-        m.addSynapseGroup(matrixTypeName(matrix), matrix, 1, "Pre", "Post",
-                          {models::StaticPulseDendriticDelay(), {}, {{"g", 1.0}, {"d", 0.0}}},
-                          {models::DeltaCurr(), {}, {}}, conn)
+        m.addSynapseGroup(
+             matrixTypeName(matrix), matrix, 1, "Pre", "Post",
+             {models::StaticPulseDendriticDelay(), {}, {{"g", 1.0}, {"d", 0.0}}, {}, {}},
+             {models::DeltaCurr(), {}, {}}, conn)
             .setMaxDendriticDelaySteps(4);
     }
     BackendPreferences prefs;

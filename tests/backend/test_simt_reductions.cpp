@@ -33,15 +33,6 @@ CustomUpdateModel reduce(A sum, A max) {
     return m;
 }
 
-std::vector<float> randomValues(size_t n, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> d(-3.0f, 3.0f);
-    std::vector<float> v(n);
-    for (auto& x : v)
-        x = d(rng);
-    return v;
-}
-
 // Runs `kind` reductions of x (batch x n, random) and returns the simulation for inspection.
 struct Reduced {
     std::vector<float> values, sum, mx, x;
@@ -58,7 +49,7 @@ Reduced runReduction(const std::string& backend, unsigned batch, unsigned n, boo
     prefs.backend = backend;
     Simulation sim(m, prefs);
     Reduced r;
-    r.values = randomValues(size_t(batch) * n, batch * 7919 + n);
+    r.values = sftest::randomValues(size_t(batch) * n, batch * 7919 + n);
     sim.pull("Pop", "x");
     std::copy(r.values.begin(), r.values.end(), sim.view<float>("Pop", "x").begin());
     sim.push("Pop", "x");
@@ -178,7 +169,7 @@ TEST_P(SimtCustomInit, BatchedTransposeAcrossPartialTiles) {
     scale.updateCode = "variable = 2.0 * variable + 1.0;";
     m.addCustomUpdateWU("T", "Transpose", scale, {}, {}, {{"variable", {"Fwd", "g", "Back", "g"}}});
     Simulation sim(m, prefs());
-    const auto values = randomValues(size_t(kBatch) * kA * kB, 17);
+    const auto values = sftest::randomValues(size_t(kBatch) * kA * kB, 17);
     sim.pull("Fwd", "g");
     std::copy(values.begin(), values.end(), sim.view<float>("Fwd", "g").begin());
     sim.push("Fwd", "g");
@@ -252,7 +243,7 @@ TEST_P(SimtCustomInit, DoublePrecisionReductions) {
     total.updateCode = "sum = x;";
     m.addCustomUpdate("NR", "Total", total, {}, {{"sum", 0.0}}, {{"x", {"Pop", "x"}}});
     Simulation sim(m, prefs());
-    const auto values = randomValues(size_t(kBatch) * kN, 5);
+    const auto values = sftest::randomValues(size_t(kBatch) * kN, 5);
     sim.pull("Pop", "x");
     std::copy(values.begin(), values.end(), sim.view<double>("Pop", "x").begin());
     sim.push("Pop", "x");

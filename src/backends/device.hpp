@@ -63,6 +63,20 @@ public:
     virtual void bindTable(size_t table, const std::vector<std::vector<FieldValue>>& values) = 0;
     // Runs kernel `kernel` (index into Plan::kernels of the plan the device was built for).
     virtual void launch(size_t kernel, const codegen::abi::StepArgs& args) = 0;
+    // Runs `steps` consecutive time steps from `first`: per step every kernel of `kernels` in
+    // order, with step = first.step + i and t = (double)step * dt (the runtime's own formula, so
+    // every device sees the same t bit for bit). The default launches them one by one; a device
+    // may run many steps as fewer launches (a multi-step kernel, a replayed CUDA graph).
+    virtual void runSteps(const std::vector<size_t>& kernels, const codegen::abi::StepArgs& first,
+                          uint64_t steps, double dt) {
+        codegen::abi::StepArgs a = first;
+        for (uint64_t i = 0; i < steps; i++) {
+            a.step = first.step + i;
+            a.t = static_cast<double>(a.step) * dt;
+            for (size_t k : kernels)
+                launch(k, a);
+        }
+    }
     // Returns when every launch and copy so far has finished.
     virtual void synchronise() = 0;
 

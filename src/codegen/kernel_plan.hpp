@@ -38,7 +38,10 @@ std::string globalPointer(const std::string& elementType);
 // One neuron group's update: per (batch, id) the fragments run in order
 //   perNeuron; spike = threshold; if (spike) onSpike; store
 // then the printer records the spike bits, compacts them into the spike queue slot and copies
-// them to the recording buffer. Names provided: sfN (neurons), sfSlot (queue slot), id.
+// them to the recording buffer. Names provided: sfN (neurons), sfSlot (queue slot), id (the
+// neuron, uint32_t, as user code sees it) and sfId (the same as size_t, for array indices: a
+// SIMT printer defines it from a 64-bit work-item index, so a compiler that packs work-items
+// into vector lanes sees consecutive accesses, which a zero-extended 32-bit id hides).
 struct NeuronUpdateBody {
     std::string numNeurons, numDelaySlots; // expressions
     std::string perNeuron;                 // statements

@@ -23,7 +23,7 @@ VarBlock loadVars(Lowerer& e, const std::vector<VarDecl>& vars, const std::strin
         // Every variable is loaded; only writable ones are stored back.
         const std::string arr = e.env.array(fieldPrefix + v.name, type, owner + "." + v.name,
                                             isReadOnly(v.access) ? Use::Read : Use::ReadWrite);
-        const std::string idx = neuronVarIndex(v.access, "id", nExpr);
+        const std::string idx = neuronVarIndex(v.access, "sfId", nExpr);
         const std::string local = localPrefix + v.name;
         b.loads += type + " " + local + " = " + arr + "[" + idx + "];\n";
         if (!isReadOnly(v.access)) b.stores += arr + "[" + idx + "] = " + local + ";\n";
@@ -72,17 +72,17 @@ std::string postsynapticBlock(Lowerer& e, const SynapseGroup& sg, size_t k) {
     const std::string inSyn =
         e.env.array(p + "inSyn", e.scalar(), sg.name() + ".inSyn", Use::ReadWrite);
     std::string s =
-        "{\n" + e.scalar() + " l_" + p + "inSyn = " + inSyn + "[(size_t)batch * sfN + id];\n";
+        "{\n" + e.scalar() + " l_" + p + "inSyn = " + inSyn + "[(size_t)batch * sfN + sfId];\n";
     if (usesDendriticDelay(e.model, sg)) {
         const std::string den =
             e.env.array(p + "denDelay", e.scalar(), sg.name() + ".denDelay", Use::ReadWrite);
         const std::string dd = e.env.number(p + "dd", "uint32_t", sg.maxDendriticDelaySteps());
         s += globalPointer(e.scalar()) + " sfDen = " + den + " + ((size_t)batch * " + dd +
              " + (size_t)(a->step % " + dd + ")) * sfN;\nl_" + p +
-             "inSyn += sfDen[id]; sfDen[id] = 0;\n";
+             "inSyn += sfDen[sfId]; sfDen[sfId] = 0;\n";
     }
     s += b.loads + b.code + b.stores;
-    s += inSyn + "[(size_t)batch * sfN + id] = l_" + p + "inSyn;\n}\n";
+    s += inSyn + "[(size_t)batch * sfN + sfId] = l_" + p + "inSyn;\n}\n";
     return s;
 }
 
@@ -166,15 +166,15 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng) {
     // Every snippet of this body was rendered through `e`, which recorded whether one draws
     // random numbers; only then does each neuron seed a generator.
     b.usesRng = e.usesRng;
-    b.perNeuron =
-        S + " sfIsyn = 0; (void)sfIsyn;\n" + S + " l_st = " + st + "[(size_t)batch * sfN + id];\n";
+    b.perNeuron = S + " sfIsyn = 0; (void)sfIsyn;\n" + S + " l_st = " + st +
+                  "[(size_t)batch * sfN + sfId];\n";
     if (b.usesRng)
         b.perNeuron += std::string(hookName(Hook::RngState)) + " sfRng; " +
                        hookName(Hook::RngInit) + "(&sfRng, a->seed, " + stream +
                        ", id, batch, (uint32_t)a->step);\n";
     b.perNeuron += vars.loads + inputs + dynamics + sim;
     b.onSpike = reset + "l_st = sf_t;\n" + spikeCode;
-    b.store = st + "[(size_t)batch * sfN + id] = l_st;\n" + vars.stores;
+    b.store = st + "[(size_t)batch * sfN + sfId] = l_st;\n" + vars.stores;
     if (ng.spikeRecording())
         b.recordSpk = e.env.array("recordSpk", "uint32_t", name + ".recordSpk", Use::Write);
     return e.finish(name, std::move(b), ng.size());

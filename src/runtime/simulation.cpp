@@ -216,12 +216,8 @@ struct Simulation::Impl {
             recorder->afterRun(step); // a chunk left full (its sink threw) is flushed first
             const uint64_t piece =
                 std::min({n, recorder->stepsUntilFlush(step), stepsUntilCheck()});
-            for (uint64_t i = 0; i < piece; i++) {
-                const auto a = args();
-                for (size_t k : stepKernels)
-                    device->launch(k, a);
-                step++;
-            }
+            device->runSteps(stepKernels, args(), piece, model.dt());
+            step += piece;
             n -= piece;
             const bool flushed = recorder->afterRun(step);
             if (flushed || (prefs.errorCheckInterval > 0 &&

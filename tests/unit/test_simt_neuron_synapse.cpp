@@ -111,7 +111,8 @@ Model& twoPopulations(Model& m, unsigned nPre, unsigned nPost, unsigned batch = 
 
 void addStatic(Model& m, const std::string& name, MatrixType type, unsigned delay = 0,
                std::optional<SparseConnectivityInit> conn = {}) {
-    m.addSynapseGroup(name, type, delay, "Pre", "Post", {models::StaticPulse(), {}, {{"g", 1.0}}},
+    m.addSynapseGroup(name, type, delay, "Pre", "Post",
+                      {models::StaticPulse(), {}, {{"g", 1.0}}, {}, {}},
                       {models::DeltaCurr(), {}, {}}, std::move(conn));
 }
 
@@ -277,12 +278,14 @@ TEST(SimtPropagation, AxonalAndDendriticDelaysBuildInFloatAndDouble) {
         Model m("delays");
         m.setPrecision(precision);
         twoPopulations(m, 25, 33, 7);
-        m.addSynapseGroup("D", MatrixType::Dense, 3, "Pre", "Post",
-                          {models::StaticPulseDendriticDelay(), {}, {{"g", 1.0}, {"d", 2.0}}},
-                          {models::DeltaCurr(), {}, {}});
-        m.addSynapseGroup("S", MatrixType::Sparse, 2, "Pre", "Post",
-                          {models::StaticPulseDendriticDelay(), {}, {{"g", 1.0}, {"d", 1.0}}},
-                          {models::DeltaCurr(), {}, {}}, init::FixedNumberPostWithReplacement(4));
+        m.addSynapseGroup(
+            "D", MatrixType::Dense, 3, "Pre", "Post",
+            {models::StaticPulseDendriticDelay(), {}, {{"g", 1.0}, {"d", 2.0}}, {}, {}},
+            {models::DeltaCurr(), {}, {}});
+        m.addSynapseGroup(
+            "S", MatrixType::Sparse, 2, "Pre", "Post",
+            {models::StaticPulseDendriticDelay(), {}, {{"g", 1.0}, {"d", 1.0}}, {}, {}},
+            {models::DeltaCurr(), {}, {}}, init::FixedNumberPostWithReplacement(4));
         m.synapseGroup("D").setMaxDendriticDelaySteps(4);
         m.synapseGroup("S").setMaxDendriticDelaySteps(3);
         m.finalise();

@@ -27,10 +27,11 @@ typedef long int64_t;
 #define SF_KERNEL __kernel void
 #define SF_FN static inline
 #define SF_GLOBAL __global
+#define SF_RESTRICT restrict
 #define SF_LOCAL __local
 #define SF_SHARED __local
 #define SF_LOCAL_ID ((uint32_t)get_local_id(0))
-#define SF_GLOBAL_ID ((uint64_t)get_global_id(0))
+#define SF_GROUP_ID ((uint64_t)get_group_id(0))
 #define SF_DIM1_ID ((uint32_t)get_global_id(1))
 #define SF_BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 SF_FN uint32_t sf_ctz(uint32_t x) { return x ? 31u - (uint32_t)clz(x & (0u - x)) : 32u; }

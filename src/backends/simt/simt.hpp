@@ -24,12 +24,15 @@ namespace spikeforge::simt {
 //   SF_KERNEL        declares a kernel function returning void ("__kernel void")
 //   SF_FN            qualifies a device function ("static inline", "__device__ inline")
 //   SF_GLOBAL        address space of device arrays ("__global"; empty in CUDA)
+//   SF_RESTRICT      no-alias qualifier of a pointer parameter ("restrict", "__restrict__"):
+//                    the merged-group tables, which no kernel writes, so a compiler may load
+//                    their fields once per work-group however the kernel stores to arrays
 //   SF_LOCAL         address space of work-group memory in pointer types ("__local"; empty in
 //                    CUDA)
 //   SF_SHARED        storage of a work-group array declared in a kernel ("__local",
 //                    "__shared__")
 //   SF_LOCAL_ID      work-item index within its work-group, dimension 0 (uint32_t)
-//   SF_GLOBAL_ID     work-item index in the launch, dimension 0 (uint64_t)
+//   SF_GROUP_ID      work-group index in the launch, dimension 0 (uint64_t)
 //   SF_DIM1_ID       work-item index in dimension 1 (uint32_t; the batch element)
 //   SF_BARRIER()     work-group barrier that also orders local and global memory
 //   maths    log, exp, sqrt, pow, floor, fabs, log1p, sin, cos, … for float and double, INFINITY

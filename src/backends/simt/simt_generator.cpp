@@ -108,7 +108,7 @@ std::string stageFunction(const codegen::MergedGroupTable& t, size_t stage) {
 // The device function of one stage of one merged group: fields loaded, then the body.
 void printStageFunction(Writer& w, const codegen::MergedGroupTable& t, size_t stage,
                         const Stage& s) {
-    w << "SF_FN void " + stageFunction(t, stage) + "(SF_GLOBAL struct " + t.structName +
+    w << "SF_FN void " + stageFunction(t, stage) + "(const SF_GLOBAL struct " + t.structName +
              "* grp, const SFStepArgs* a, uint32_t batch, uint64_t sfLid, uint32_t sfLocalId, "
              "SF_LOCAL uint32_t* sfLocal) {\n"
              "(void)grp; (void)a; (void)batch; (void)sfLid; (void)sfLocalId; (void)sfLocal;\n"
@@ -144,24 +144,30 @@ void printLaunch(Writer& w, const codegen::Plan& plan, const Launch& l,
                  const std::vector<Range>& ranges, size_t localWords) {
     w << "SF_KERNEL " + l.function + "(SFStepArgs sfArgs";
     for (size_t t : l.tables)
-        w << ", SF_GLOBAL struct " + plan.mergedGroups.at(t).structName + "* sfTable" +
-                 std::to_string(t);
+        w << ", const SF_GLOBAL struct " + plan.mergedGroups.at(t).structName +
+                 "* SF_RESTRICT sfTable" + std::to_string(t);
     w << ") {\n"
          "SF_SHARED uint64_t sfLocalStore[" +
              std::to_string(std::max<size_t>(1, (localWords + 1) / 2)) +
              "];\n"
              "SF_LOCAL uint32_t* sfLocal = (SF_LOCAL uint32_t*)sfLocalStore;\n"
-             "const uint64_t sfGid = SF_GLOBAL_ID;\n"
-             "const uint32_t batch = SF_DIM1_ID;\n"
-             "const uint32_t sfLocalId = SF_LOCAL_ID;\n";
+             "const uint32_t sfLocalId = SF_LOCAL_ID;\n"
+             "const uint64_t sfWgBegin = SF_GROUP_ID * " +
+             std::to_string(l.localSize) +
+             "u;\n"
+             "const uint64_t sfGid = sfWgBegin + sfLocalId;\n"
+             "const uint32_t batch = SF_DIM1_ID;\n";
     // One call site per table (its groups' ranges are consecutive): the work-item finds its
-    // group, then calls. PoCL's LLVM crashed inlining a barrier-using stage function at one call
-    // site per group, and ran such calls wrongly in the later branches of an else-if chain.
+    // group from its work-group's first index (ranges are whole work-groups), so the choice,
+    // the table row and every field read from it are uniform in the work-group. A compiler that
+    // packs work-items into vector lanes (PoCL) then loads the fields once, not once per lane.
+    // PoCL's LLVM crashed inlining a barrier-using stage function at one call site per group, and
+    // ran such calls wrongly in the later branches of an else-if chain.
     for (size_t i = 0; i < ranges.size();) {
         size_t j = i;
         std::string find;
         for (; j < ranges.size() && ranges[j].table == ranges[i].table; j++)
-            find += "if (sfGid >= " + std::to_string(ranges[j].begin) + "u && sfGid < " +
+            find += "if (sfWgBegin >= " + std::to_string(ranges[j].begin) + "u && sfWgBegin < " +
                     std::to_string(ranges[j].end) +
                     "u) { sfG = " + std::to_string(ranges[j].group) +
                     "; sfBegin = " + std::to_string(ranges[j].begin) + "u; }\n";

@@ -43,7 +43,7 @@ Stage resetStage(const GroupContext& c, const codegen::NeuronUpdateBody& b) {
 // The fragments of one neuron, in the CPU's order, leaving the spike in sfSpike.
 std::string perNeuron(const codegen::NeuronUpdateBody& b) {
     return "if (sfLid < sfN) {\n"
-           "const uint32_t id = (uint32_t)sfLid;\n" +
+           "const uint32_t id = (uint32_t)sfLid;\nconst size_t sfId = (size_t)sfLid;\n" +
            b.perNeuron + "sfSpike = " + b.threshold + ";\nif (sfSpike) {\n" + b.onSpike + "}\n" +
            b.store + "}\n";
 }
@@ -52,7 +52,8 @@ std::string perNeuron(const codegen::NeuronUpdateBody& b) {
 // sfLid - sfLocalId is a multiple of SF_WG (ranges are padded to whole work-groups), so the
 // work-group covers whole words: its word k is the group's word (sfLid - sfLocalId) / 32 + k.
 std::string emit(const codegen::NeuronUpdateBody& b) {
-    std::string s = "uint32_t sfPos = 0;\n"
+    std::string s = "SF_BARRIER();\n"
+                    "uint32_t sfPos = 0;\n"
                     "if (sfSpike) {\n"
                     "sf_local_atomic_or_u32(&sfBitsL[sfLocalId / 32u], 1u << (sfLocalId & 31u));\n"
                     "sfPos = sf_local_atomic_add_u32(&sfCntL[0], 1u);\n}\n"
@@ -82,12 +83,10 @@ std::string emit(const codegen::NeuronUpdateBody& b) {
 // Stage 1: the update of every (neuron, batch element), then the emission of its spikes.
 Stage updateStage(const GroupContext& c, const codegen::NeuronUpdateBody& b) {
     Stage s;
-    s.body = sizes(b) + queueRow(b) + localLayout() +
+    s.body = sizes(b) + queueRow(b) + localLayout() + "bool sfSpike = false;\n" + perNeuron(b) +
              "if (sfLocalId < SF_WG / 32u) sfBitsL[sfLocalId] = 0u;\n"
-             "if (sfLocalId == 0u) sfCntL[0] = 0u;\n"
-             "SF_BARRIER();\n"
-             "bool sfSpike = false;\n" +
-             perNeuron(b) + emit(b);
+             "if (sfLocalId == 0u) sfCntL[0] = 0u;\n" +
+             emit(b);
     s.items = c.group.elements;
     s.dim1 = c.plan.batchSize;
     s.localWords = c.workGroupSize / 32 + 2;

@@ -101,4 +101,9 @@ struct Plan {
     std::vector<Kernel> kernels;
 };
 
+// The kernels of one time step in the order they run (indices into Plan::kernels): every
+// SynapseUpdate kernel, then every NeuronUpdate kernel, each in plan order. One definition for
+// the runtime and for a device that runs many steps at once (backends::Device::runSteps).
+std::vector<size_t> stepKernels(const Plan& plan);
+
 } // namespace spikeforge::codegen

@@ -297,7 +297,6 @@ struct Simulation::Impl {
     // Assigns the plan's kernels to the runtime's launch points.
     void sortKernels() {
         using P = codegen::KernelPhase;
-        std::vector<size_t> synapse, neuron;
         for (size_t k = 0; k < plan.kernels.size(); k++) {
             const auto& kernel = plan.kernels[k];
             switch (kernel.phase) {
@@ -305,18 +304,14 @@ struct Simulation::Impl {
                 initKernels.push_back(k);
                 break;
             case P::SynapseUpdate:
-                synapse.push_back(k);
-                break;
             case P::NeuronUpdate:
-                neuron.push_back(k);
-                break;
+                break; // codegen::stepKernels orders them
             case P::CustomUpdate:
                 customKernels[kernel.updateGroup].push_back(k);
                 break;
             }
         }
-        stepKernels = synapse;
-        stepKernels.insert(stepKernels.end(), neuron.begin(), neuron.end());
+        stepKernels = codegen::stepKernels(plan);
     }
 };
 

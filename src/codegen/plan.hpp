@@ -20,6 +20,7 @@ struct ArrayDecl {
     std::string name;  // "<group>.<var>"
     std::string ctype; // C element type after precision is applied ("float", "uint32_t", …)
     size_t count = 0;  // elements; 0 = allocated later (EGPs, recording)
+    bool egp = false;  // an extra global parameter: sized and set by the user at run time
 };
 
 // What one struct field holds for one group.

@@ -42,7 +42,8 @@ struct FileSpec {
     std::vector<int> labels;
     hid_t labelType = H5T_STD_U8LE;
     bool writeTimes = true, writeUnits = true, writeLabels = true;
-    bool timesAsIntegers = false, labelsAsFloats = false, labelsTwoD = false;
+    bool timesAsIntegers = false, unitsAsFloats = false, labelsAsFloats = false;
+    bool labelsTwoD = false;
 };
 
 // Writes one variable-length dataset of `rows` stored as `fileBase`, given in memory as
@@ -119,7 +120,10 @@ protected:
         } else if (spec.writeTimes) {
             writeVlen(spikes, "times", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, spec.times);
         }
-        if (spec.writeUnits) writeVlen(spikes, "units", H5T_STD_U16LE, H5T_NATIVE_INT, spec.units);
+        if (spec.writeUnits) {
+            writeVlen(spikes, "units", spec.unitsAsFloats ? H5T_IEEE_F32LE : H5T_STD_U16LE,
+                      H5T_NATIVE_INT, spec.units);
+        }
         if (spec.writeLabels) writeLabels(file, spec);
         writeKeys(file);
         H5Gclose(spikes);
@@ -206,6 +210,10 @@ TEST_F(DatasetHdf5File, WrongTypesAndShapesAreNamed) {
     s.timesAsIntegers = true;
     EXPECT_TRUE(contains(errorFor(s), "dataset 'spikes/times': wrong type (expected "
                                       "variable-length floats)"));
+    s = good();
+    s.unitsAsFloats = true;
+    EXPECT_TRUE(contains(errorFor(s), "dataset 'spikes/units': wrong type (expected "
+                                      "variable-length integers)"));
     s = good();
     s.labelsAsFloats = true;
     EXPECT_TRUE(contains(errorFor(s), "dataset 'labels': wrong type (expected integers)"));

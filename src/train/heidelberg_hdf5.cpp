@@ -221,7 +221,8 @@ struct Reader {
             fail("duration must be finite and non-negative");
         }
         std::error_code ec;
-        if (!std::filesystem::is_regular_file(path, ec)) fail("no such file (or not a regular file)");
+        if (!std::filesystem::is_regular_file(path, ec))
+            fail("no such file (or not a regular file)");
         const QuietErrors quiet;
         if (H5Fis_hdf5(path.c_str()) <= 0) fail("not an HDF5 file");
         const Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);

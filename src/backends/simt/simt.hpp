@@ -60,6 +60,17 @@ struct Dialect {
     // than this leave the device idle when each has one element (a GPU wants thousands; a CPU
     // device a few per core).
     size_t fewElements = 8192;
+    // Optional capabilities; the defaults are "absent", and the printers then print exactly what
+    // they print for OpenCL.
+    // Sub-group (warp) size when the prelude also defines the sub-group reductions, 0 when not:
+    //   sf_subgroup_add_f32/f64(x), sf_subgroup_max_f32/f64(x)   the sum/max of x over the
+    //   sub-group, returned to every work-item of it; every work-item of the sub-group must call
+    // Sub-groups are consecutive SF_LOCAL_IDs, workGroupSize is a multiple of subGroupSize and
+    // at most its square. The reduction trees then reduce inside each sub-group first.
+    unsigned subGroupSize = 0;
+    // Whether sf_atomic_add_f32/f64 are native atomics (true) or compare-and-swap loops: for
+    // algorithm choices and messages; the generated calls are the same.
+    bool nativeFloatAtomics = false;
 };
 
 // One launch of a kernel function of the Program.

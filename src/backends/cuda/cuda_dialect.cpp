@@ -5,6 +5,8 @@
 // Warp shuffles give the sub-group reductions (simt::Dialect::subGroupSize).
 #include "backends/cuda/cuda_dialect.hpp"
 
+#include "backends/cuda/nvrtc.hpp"
+
 #include "spikeforge/errors.hpp"
 
 namespace spikeforge::cuda {
@@ -90,6 +92,7 @@ simt::Dialect cudaDialect(unsigned workGroupSize) {
     simt::Dialect d;
     d.name = "cuda";
     d.prelude = kPrelude;
+    d.sourceName = kSourceName;
     d.workGroupSize = workGroupSize;
     d.tablesShareLaunches = true;
     d.subGroupSize = 32;

@@ -105,23 +105,24 @@ std::string programLog(Program p) {
     return log;
 }
 
-// "name(LINE): error: …" → the message line plus the source line it names.
+// Line n (from 1) of `text`, "" past its end.
+std::string lineOf(const std::string& text, long n) {
+    std::istringstream in(text);
+    std::string line;
+    for (long i = 0; i < n; i++)
+        if (!std::getline(in, line)) return "";
+    return line;
+}
+
+// The first "FILE(LINE): error: …" of the log, plus the source line when FILE is the generated
+// source itself (other names are #line names of model code, already in the message).
 std::string firstError(const std::string& log, const std::string& source, const std::string& name) {
     std::istringstream in(log);
     for (std::string line; std::getline(in, line);) {
-        if (line.find("error") == std::string::npos) continue;
-        std::string where;
-        const size_t open = line.rfind(name + "(", 0) == 0 ? name.size() : std::string::npos;
-        const size_t close = open == std::string::npos ? open : line.find(')', open);
-        if (close != std::string::npos) {
-            const long n = std::strtol(line.c_str() + open + 1, nullptr, 10);
-            std::istringstream src(source);
-            std::string text;
-            for (long i = 0; i < n && std::getline(src, text); i++) {
-            }
-            if (n > 0) where = "\n  line " + std::to_string(n) + " of " + name + ": " + text;
-        }
-        return line + where;
+        if (line.find(": error") == std::string::npos) continue;
+        if (line.rfind(name + "(", 0) != 0) return line;
+        const long n = std::strtol(line.c_str() + name.size() + 1, nullptr, 10);
+        return line + "\n  line " + std::to_string(n) + " of " + name + ": " + lineOf(source, n);
     }
     return log.substr(0, log.find('\n'));
 }

@@ -11,6 +11,9 @@
 
 namespace spikeforge::cuda {
 
+// The name CUDA programs of the SIMT generator have in #line directives and NVRTC's messages.
+inline constexpr const char* kSourceName = "spikeforge_generated.cu";
+
 struct NvrtcInfo {
     bool available = false;
     std::string reason;       // why not, naming every library tried
@@ -27,11 +30,11 @@ struct CompiledCuda {
 
 // Compiles `source` (CUDA C++, no headers) to a cubin for compute capability major.minor, with
 // `options` (e.g. cudaCompileOptions()) besides the architecture. `name` is the file name
-// NVRTC's messages use. Throws BackendError when NVRTC is absent (nvrtcInfo().reason) or the
-// source does not compile: then the message has the first error, the source line it names and
-// the whole log.
+// NVRTC's messages use for lines of `source` outside #line directives. Throws BackendError when
+// NVRTC is absent (nvrtcInfo().reason) or the source does not compile: then the message has the
+// first error, the source line it names and the whole log.
 CompiledCuda compileCuda(const std::string& source, int major, int minor,
                          const std::vector<std::string>& options,
-                         const std::string& name = "spikeforge_generated.cu");
+                         const std::string& name = kSourceName);
 
 } // namespace spikeforge::cuda

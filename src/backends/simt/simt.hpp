@@ -47,6 +47,8 @@ namespace spikeforge::simt {
 struct Dialect {
     std::string name;    // "opencl", "cuda": for messages
     std::string prelude; // the definitions above
+    // The file name the source's #line directives give it (compiler messages name it).
+    std::string sourceName = "spikeforge_generated.cl";
     // Work-items per work-group: a power of two, at least 32 (spike words are built in local
     // memory, one bit per work-item).
     unsigned workGroupSize = 64;

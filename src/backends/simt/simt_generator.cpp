@@ -213,8 +213,8 @@ Program generate(const codegen::Plan& plan, const Dialect& dialect) {
         throw InternalError("SIMT work-group size " + std::to_string(dialect.workGroupSize) +
                             " is not a power of two >= 32");
     Program p;
-    Writer w("spikeforge_generated.cl");
-    Writer kernels("spikeforge_generated.cl"); // launches, appended after the stage functions
+    Writer w(dialect.sourceName);
+    Writer kernels(dialect.sourceName); // launches, appended after the stage functions
     w << prelude(plan, dialect);
     for (const auto& t : plan.mergedGroups) {
         printStruct(w, t);

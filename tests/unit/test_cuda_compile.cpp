@@ -188,3 +188,20 @@ TEST(Nvrtc, ReportsItsVersionAndLibrary) {
     EXPECT_FALSE(info.library.empty());
     EXPECT_TRUE(info.reason.empty());
 }
+
+// With 32-wide sub-groups the neuron update compacts spikes by warp ballots, without the local
+// spike words and counters (and their barriers) of the OpenCL form.
+TEST(CudaDialect, NeuronUpdateEmitsSpikesByBallotOnlyWhereTheDialectHasIt) {
+    Model m("lif");
+    m.addNeuronGroup("Pop", 100, models::LIF(), kLif, kLifVars).setSpikeRecording(true);
+    m.finalise();
+    const codegen::Plan plan = codegen::lowerModel(m);
+    simt::Dialect cuda = cuda::cudaDialect(128);
+    const std::string withWarps = simt::generate(plan, cuda).source;
+    cuda.subGroupSize = 0;
+    const std::string without = simt::generate(plan, cuda).source;
+    EXPECT_NE(withWarps.find("= sf_subgroup_ballot(sfSpike)"), std::string::npos);
+    EXPECT_EQ(withWarps.find("sfBitsL"), std::string::npos);
+    EXPECT_EQ(without.find("= sf_subgroup_ballot(sfSpike)"), std::string::npos);
+    EXPECT_NE(without.find("sfBitsL"), std::string::npos);
+}

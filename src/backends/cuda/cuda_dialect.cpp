@@ -59,6 +59,10 @@ SF_FN void sf_atomic_add_f64(double* p, double v) {
 #endif
 }
 #endif
+SF_FN uint32_t sf_subgroup_ballot(bool p) { return __ballot_sync(0xffffffffu, p); }
+SF_FN uint32_t sf_subgroup_broadcast_u32(uint32_t x, uint32_t lane) {
+    return __shfl_sync(0xffffffffu, x, (int)lane);
+}
 SF_FN float sf_subgroup_add_f32(float x) {
     for (int d = 16; d > 0; d >>= 1) x += __shfl_xor_sync(0xffffffffu, x, d);
     return x;

@@ -67,6 +67,10 @@ struct Dialect {
     // Sub-group (warp) size when the prelude also defines the sub-group reductions, 0 when not:
     //   sf_subgroup_add_f32/f64(x), sf_subgroup_max_f32/f64(x)   the sum/max of x over the
     //   sub-group, returned to every work-item of it; every work-item of the sub-group must call
+    // and, where subGroupSize is 32, also
+    //   sf_subgroup_ballot(p)            uint32_t: bit i set when work-item i of the sub-group
+    //                                    passed p true
+    //   sf_subgroup_broadcast_u32(x, i)  x of work-item i of the sub-group
     // Sub-groups are consecutive SF_LOCAL_IDs, workGroupSize is a multiple of subGroupSize and
     // at most its square. The reduction trees then reduce inside each sub-group first.
     unsigned subGroupSize = 0;

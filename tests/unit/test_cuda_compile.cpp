@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <iostream>
 #include <string>
 
 using namespace spikeforge;
@@ -179,6 +181,25 @@ TEST(Nvrtc, BrokenSourceIsABackendErrorWithTheLogAndTheLine) {
                                  "x[0] = undeclared_name;", "NVRTC log:"})
             EXPECT_NE(msg.find(part), std::string::npos) << part << " not in: " << msg;
     }
+}
+
+// In a fresh process (the threadsafe death-test style runs the test binary again), so that NVRTC
+// is not loaded yet: a library that is not there is named in the error, with the way out.
+TEST(NvrtcDeathTest, AbsentLibraryIsABackendErrorNamingWhatWasTried) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            setenv("SPIKEFORGE_NVRTC", "libnvrtc-missing.so.99", 1);
+            try {
+                cuda::compileCuda("", 8, 0, {});
+            } catch (const BackendError& e) {
+                std::cerr << e.what();
+                std::exit(cuda::nvrtcInfo().available ? 2 : 0);
+            }
+            std::exit(1);
+        },
+        ::testing::ExitedWithCode(0),
+        "could not be loaded; tried:\n  libnvrtc-missing\\.so\\.99: .*SPIKEFORGE_NVRTC");
 }
 
 TEST(Nvrtc, ReportsItsVersionAndLibrary) {

@@ -3,7 +3,8 @@
 // defines). The prelude needs no header, so a program compiles with no include path.
 //
 // Launch mapping of a simt::Launch: grid (items / localSize, dim1, 1), block (localSize, 1, 1);
-// SF_GROUP_ID is blockIdx.x, SF_DIM1_ID blockIdx.y. Kernels are `extern "C"`, so a module's
+// SF_GROUP_ID is blockIdx.x, SF_DIM1_ID blockIdx.y (so a batch is at most 65535, CUDA's limit
+// on gridDim.y). Kernels are `extern "C"`, so a module's
 // function has the simt::Launch::function name unmangled.
 #include "backends/simt/simt.hpp"
 

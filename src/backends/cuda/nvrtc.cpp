@@ -36,7 +36,8 @@ struct Api {
 
 std::vector<std::string> candidates() {
     std::vector<std::string> c;
-    if (const char* env = std::getenv("SPIKEFORGE_NVRTC"); env && *env) c.push_back(env);
+    // A library named by the user is the only one tried, so a wrong name is an error.
+    if (const char* env = std::getenv("SPIKEFORGE_NVRTC"); env && *env) return {env};
 #ifdef SPIKEFORGE_NVRTC_HINT
     c.push_back(SPIKEFORGE_NVRTC_HINT);
 #endif

@@ -3,9 +3,9 @@
 // NVRTC (nor libcuda), so a build with the cuda layer runs on machines without the CUDA toolkit
 // and says why cuda is unusable there.
 //
-// The library is looked for, in order: $SPIKEFORGE_NVRTC (a file name or path), the toolkit
-// CMake found at build time (if any), then libnvrtc.so and the versioned names
-// libnvrtc.so.13, .12, .11.2 on the loader's search path (LD_LIBRARY_PATH, ldconfig).
+// The library is $SPIKEFORGE_NVRTC (a file name or path) when set, else the first that loads of:
+// the toolkit's that CMake found at build time (if any), then libnvrtc.so and the versioned
+// names libnvrtc.so.13, .12, .11.2 on the loader's search path (LD_LIBRARY_PATH, ldconfig).
 #include <string>
 #include <vector>
 

@@ -107,7 +107,11 @@ simt::Dialect cudaDialect(unsigned workGroupSize) {
 std::vector<std::string> cudaCompileOptions() {
     // No fused multiply-add: a*b+c stays two roundings, as on the cpu and opencl backends, so
     // that one model gives the same numbers wherever summation order cannot differ.
-    return {"--fmad=false", "--std=c++17"};
+    // Every stage function loads all fields of its table and declares the names every body may
+    // use, and a launch tests every range's bounds (the first's lower bound is 0): by design, so
+    // their warnings (177: declared but never referenced, 186: unsigned compared with zero, 550:
+    // set but never used) would only bury a real message in the log.
+    return {"--fmad=false", "--std=c++17", "--diag-suppress=177,186,550"};
 }
 
 } // namespace spikeforge::cuda

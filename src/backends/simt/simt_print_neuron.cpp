@@ -40,12 +40,16 @@ Stage resetStage(const GroupContext& c, const codegen::NeuronUpdateBody& b) {
     return s;
 }
 
-// The fragments of one neuron, in the CPU's order, leaving the spike in sfSpike.
+// The fragments of one neuron, in the CPU's order, leaving the spike in sfSpike. A work-item past
+// the group's end runs them for neuron 0 with its stores off (sfWrite, kernel_plan.hpp): no
+// branch around the body, so PoCL can run the work-group's loop in vector lanes.
 std::string perNeuron(const codegen::NeuronUpdateBody& b) {
-    return "if (sfLid < sfN) {\n"
-           "const uint32_t id = (uint32_t)sfLid;\nconst size_t sfId = (size_t)sfLid;\n" +
-           b.perNeuron + "sfSpike = " + b.threshold + ";\nif (sfSpike) {\n" + b.onSpike + "}\n" +
-           b.store + "}\n";
+    return "{\n"
+           "const bool sfWrite = sfLid < sfN;\n"
+           "const size_t sfId = sfWrite ? (size_t)sfLid : 0u;\n"
+           "const uint32_t id = (uint32_t)sfId;\n" +
+           b.perNeuron + "sfSpike = sfWrite && " + b.threshold + ";\nif (sfSpike) {\n" + b.onSpike +
+           "}\n" + b.store + "}\n";
 }
 
 // Spikes of the work-group into the queue, and its words into spkBits and the recording.

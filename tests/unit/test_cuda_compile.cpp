@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <utility>
 
 using namespace spikeforge;
 using A = CustomUpdateVarAccess;
@@ -109,12 +110,18 @@ TEST(CudaCompile, StdpDenseAndSparse) {
 }
 
 // Batch reductions of both strategies (a work-item per element for 20 000 elements, a
-// work-group per element for 100), neuron reductions, softmax and a transpose, batched.
+// work-group per element for 100), neuron reductions, softmax and a transpose, batched; float
+// and double (the warp reductions of each), block sizes from one warp to 32.
 TEST(CudaCompile, ReductionsSoftmaxTranspose) {
     SKIP_WITHOUT_NVRTC();
-    for (unsigned wg : {32u, 128u, 1024u}) {
+    const std::pair<unsigned, Precision> shapes[] = {{32u, Precision::Float},
+                                                     {128u, Precision::Float},
+                                                     {128u, Precision::Double},
+                                                     {1024u, Precision::Double}};
+    for (const auto& [wg, precision] : shapes) {
         Model m("custom");
         m.setBatchSize(64);
+        m.setPrecision(precision);
         m.addNeuronGroup("Small", 100, holder(), {}, {{"x", 0.0}, {"y", 0.0}});
         m.addNeuronGroup("Large", 20000, holder(), {}, {{"x", 0.0}, {"y", 0.0}});
         for (const char* g : {"Small", "Large"}) {
@@ -134,7 +141,8 @@ TEST(CudaCompile, ReductionsSoftmaxTranspose) {
                           {models::DeltaCurr(), {}, {}});
         m.addCustomUpdateWU("T", "Transpose", models::Transpose(), {}, {},
                             {{"variable", {"Fwd", "g", "Back", "g"}}});
-        SCOPED_TRACE("block size " + std::to_string(wg));
+        SCOPED_TRACE("block size " + std::to_string(wg) +
+                     (precision == Precision::Float ? ", float" : ", double"));
         compilesForCuda(m, wg);
     }
 }

@@ -68,8 +68,21 @@ struct SparseInitSnippet : SnippetBase {
 // Neuron model. simCode advances the state by one step of dt; thresholdConditionCode is an
 // expression; resetCode runs after a spike. Built-ins: t, dt, id, batch, Isyn (summed input),
 // st (last spike time [ms], -inf before the first), the random functions.
+// Per-neuron storage of a neuron model: `slots` values of `type` for every neuron and batch
+// element, kept across steps, that the neuron's code reads and writes as name[k] (k checked
+// against slots at run time, like an EGP index: an index out of range is reported as an error
+// naming the group and field). Stored as an array [batch][neuron][slots] named
+// "<group>.<name>" (pull/push/view); trial state, so Simulation::resetState restores it. E.g.
+// a ring buffer of each neuron's last spike times.
+struct NeuronArrayDecl {
+    std::string name;
+    std::string type = "scalar";
+    uint32_t slots = 1;
+};
+
 struct NeuronModel : SnippetBase {
     std::vector<VarDecl> vars;
+    std::vector<NeuronArrayDecl> arrays;
     std::string simCode;
     std::string thresholdConditionCode;
     std::string resetCode;

@@ -102,6 +102,8 @@ void addNeuronArrays(ArrayList& l, const NeuronGroup& ng, unsigned B, Precision 
     l.add(n, "spkBits", "uint32_t", {B, bitWords(ng.size())}, true);
     l.out.push_back({n + ".recordSpk", "uint32_t", 0}); // sized by the recording window
     l.addVars(n, ng.model().vars, N, B, p, true);
+    for (const auto& a : ng.model().arrays)
+        l.add(n, a.name, resolveType(a.type, p), {B, N, a.slots}, true);
     l.addEGPs(n, ng.model(), p);
 }
 

@@ -35,7 +35,7 @@ std::vector<std::string*> fragmentsOf(KernelBody& body) {
 namespace {
 
 std::string flags(const NeuronUpdateBody& b) {
-    return b.usesRng ? "rng" : "";
+    return std::string(b.usesRng ? "rng" : "") + (b.unguardedWrites ? " writes" : "");
 }
 std::string flags(const PropagationBody& b) {
     return std::string(b.presynaptic ? "pre" : "post") + (b.loop.indexIsTarget ? ",index" : "") +

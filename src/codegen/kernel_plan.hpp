@@ -55,6 +55,9 @@ struct NeuronUpdateBody {
     std::string spkBits, spk, spkCnt;      // array expressions (uint32_t*)
     std::string recordSpk;                 // array expression; empty: not recorded
     bool usesRng = false;                  // some snippet draws random numbers
+    // The fragments write memory other than through stores guarded by sfWrite (per-neuron
+    // arrays): a work-item past the group's end must not run them at all.
+    bool unguardedWrites = false;
 
     std::vector<std::string*> fragments() {
         return {&numNeurons, &numDelaySlots, &perNeuron, &threshold, &onSpike,

@@ -33,6 +33,23 @@ VarBlock loadVars(Lowerer& e, const std::vector<VarDecl>& vars, const std::strin
     return b;
 }
 
+// The neuron model's per-neuron arrays that `scanned` uses: name[k] indexes this neuron's row of
+// `slots` values (the EGP index check bounds k). A write by a SIMT work-item past the group's end
+// would land in neuron 0's row, so writing code keeps those work-items out
+// (NeuronUpdateBody::unguardedWrites).
+void bindNeuronArrays(Lowerer& e, const snippet::Scanned& scanned, const NeuronModel& nm,
+                      const std::string& group, NeuronUpdateBody& b) {
+    for (const auto& a : nm.arrays) {
+        if (!scanned.referencedNames.count(a.name)) continue;
+        const std::string arr = e.env.array("a_" + a.name, resolveType(a.type, e.model.precision()),
+                                            group + "." + a.name, useOf(scanned, a.name));
+        const std::string slots = std::to_string(a.slots) + "u";
+        e.subs[a.name] = "(" + arr + " + ((size_t)batch * sfN + sfId) * " + slots + ")";
+        e.subs["#size:" + a.name] = slots;
+        if (scanned.assignedNames.count(a.name)) b.unguardedWrites = true;
+    }
+}
+
 // One snippet run per neuron in its own scope: its variables loaded into locals, its parameters
 // and EGPs bound under `fieldPrefix`, the code rendered (with `extra` substitutions), the
 // variables stored back. The lowerer's substitutions are restored afterwards.
@@ -141,6 +158,7 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng) {
         e.bindParams(scanned, contexts::evaluateParams(nm, bound.params, m.dt()),
                      bound.dynamicParams, name, "p_");
         e.bindEGPs(scanned, nm, name, "e_");
+        bindNeuronArrays(e, scanned, nm, name, b);
     }
     std::string inputs, dynamics, spikeCode;
     size_t k = 0, kPre = 0, kPost = 0;

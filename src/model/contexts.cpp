@@ -65,6 +65,9 @@ snippet::Context neuronContext(const Model& m, const NeuronGroup& ng, const std:
     auto c = makeContext(m, ng.name(), field);
     addParams(c.names, ng.model(), ng.name());
     addVars(c.names, ng.model().vars, ng.name());
+    for (const auto& a : ng.model().arrays)
+        c.names[a.name] =
+            Symbol(NameKind::ReadWrite, declaredType(a.type, ng.name(), a.name), true);
     addTime(c.names);
     addRandom(c.names);
     addBuiltins(c.names, {"id", "num_neurons"}, Type::U32);

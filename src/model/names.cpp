@@ -252,9 +252,17 @@ void checkNeuronGroup(const NeuronGroup& ng) {
     Scope s(prefix(ng.name(), "neuron model '" + m.name + "'"));
     s.snippet(m);
     s.vars(m.vars);
+    for (const auto& a : m.arrays) {
+        s.declare(a.name, "per-neuron array");
+        if (a.slots == 0)
+            throw ModelError(prefix(ng.name(), "neuron model '" + m.name + "'") +
+                             "per-neuron array '" + a.name + "' has 0 slots (at least 1)");
+    }
     checkInits(ng.name(), ng.bound().varInits);
     Storage st(ng.name(), {"spkCnt", "spk", "st", "spkBits", "recordSpk"});
     st.stored(m.vars, m.egps, "", m.name);
+    for (const auto& a : m.arrays)
+        st.add(a.name, "per-neuron array '" + a.name + "' of model '" + m.name + "'");
 }
 
 void checkSynapseGroup(const SynapseGroup& sg) {

@@ -42,14 +42,18 @@ Stage resetStage(const GroupContext& c, const codegen::NeuronUpdateBody& b) {
 
 // The fragments of one neuron, in the CPU's order, leaving the spike in sfSpike. A work-item past
 // the group's end runs them for neuron 0 with its stores off (sfWrite, kernel_plan.hpp): no
-// branch around the body, so PoCL can run the work-group's loop in vector lanes.
+// branch around the body, so PoCL can run the work-group's loop in vector lanes. Fragments with
+// other writes (NeuronUpdateBody::unguardedWrites) run only for the group's neurons.
 std::string perNeuron(const codegen::NeuronUpdateBody& b) {
-    return "{\n"
-           "const bool sfWrite = sfLid < sfN;\n"
-           "const size_t sfId = sfWrite ? (size_t)sfLid : 0u;\n"
-           "const uint32_t id = (uint32_t)sfId;\n" +
-           b.perNeuron + "sfSpike = sfWrite && " + b.threshold + ";\nif (sfSpike) {\n" + b.onSpike +
-           "}\n" + b.store + "}\n";
+    const std::string scope = b.unguardedWrites
+                                  ? "if (sfLid < sfN) {\n"
+                                    "const bool sfWrite = true;\n"
+                                    "const size_t sfId = (size_t)sfLid;\n"
+                                  : "{\n"
+                                    "const bool sfWrite = sfLid < sfN;\n"
+                                    "const size_t sfId = sfWrite ? (size_t)sfLid : 0u;\n";
+    return scope + "const uint32_t id = (uint32_t)sfId;\n" + b.perNeuron + "sfSpike = sfWrite && " +
+           b.threshold + ";\nif (sfSpike) {\n" + b.onSpike + "}\n" + b.store + "}\n";
 }
 
 // Spike word sfW of this batch element (`word`) into spkBits and, inside the recording window,

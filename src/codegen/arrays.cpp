@@ -39,6 +39,15 @@ bool usesDendriticDelay(const Model& m, const SynapseGroup& sg) {
     return analysis::of(m, sg.name(), "preSpikeSynCode").usesAddToPostDelay;
 }
 
+bool usesAddToPre(const Model& m, const SynapseGroup& sg) {
+    const auto& wu = sg.wu().model;
+    for (const auto& [field, code] : {std::pair{"preSpikeSynCode", &wu.preSpikeSynCode},
+                                      std::pair{"postSpikeSynCode", &wu.postSpikeSynCode}})
+        if (!code->empty() && analysis::of(m, sg.name(), field).calledFunctions.count("addToPre"))
+            return true;
+    return false;
+}
+
 size_t synapseGroupIndex(const Model& m, const SynapseGroup& sg) {
     const auto& groups = m.synapseGroups();
     for (size_t i = 0; i < groups.size(); i++)
@@ -116,6 +125,7 @@ void addSynapseArrays(ArrayList& l, const Model& m, const SynapseGroup& sg) {
     l.add(n, "inSyn", scalar, {B, post}, true);
     if (usesDendriticDelay(m, sg))
         l.add(n, "denDelay", scalar, {B, sg.maxDendriticDelaySteps(), post}, true);
+    if (usesAddToPre(m, sg)) l.add(n, "outPre", scalar, {B, pre}, true);
     const auto& wu = sg.wu().model;
     l.addVars(n, wu.vars, synapseCount(sg), B, p, false); // weights: kept across trials
     l.addVars(n, wu.preVars, pre, B, p, true);

@@ -8,6 +8,8 @@ const char* hookName(Hook h) {
         return "SF_ADD_TO_POST";
     case Hook::AddToPostDelay:
         return "SF_ADD_TO_POST_DELAY";
+    case Hook::AddToPre:
+        return "SF_ADD_TO_PRE";
     case Hook::AddSynapse:
         return "SF_ADD_SYNAPSE";
     case Hook::TimeMin:

@@ -20,6 +20,7 @@ namespace spikeforge::codegen {
 enum class Hook {
     AddToPost,      // SF_ADD_TO_POST(x): add x to the input of this synapse's target `id_post`
     AddToPostDelay, // SF_ADD_TO_POST_DELAY(x, d): the same, d steps later (dendritic delay)
+    AddToPre,       // SF_ADD_TO_PRE(x): add x to the input of this synapse's source `id_pre`
     AddSynapse,     // SF_ADD_SYNAPSE(j): append target j to the row being built
     TimeMin,        // SF_TIME_MIN: spike time of a neuron that never spiked
     LineResync,     // `#line SF_RESYNC`: point diagnostics back at the generated file
@@ -28,9 +29,9 @@ enum class Hook {
     Global,         // SF_GLOBAL: address space of device arrays, in every pointer a fragment
                     // declares (`SF_GLOBAL float* p`; empty on the CPU, `__global` in OpenCL C)
 };
-inline constexpr Hook kHooks[] = {Hook::AddToPost, Hook::AddToPostDelay, Hook::AddSynapse,
-                                  Hook::TimeMin,   Hook::LineResync,     Hook::RngState,
-                                  Hook::RngInit,   Hook::Global};
+inline constexpr Hook kHooks[] = {Hook::AddToPost,  Hook::AddToPostDelay, Hook::AddToPre,
+                                  Hook::AddSynapse, Hook::TimeMin,        Hook::LineResync,
+                                  Hook::RngState,   Hook::RngInit,        Hook::Global};
 const char* hookName(Hook h);
 // `SF_GLOBAL <elementType>*`: the type of a pointer into a device array, in fragments.
 std::string globalPointer(const std::string& elementType);

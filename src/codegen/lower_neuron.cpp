@@ -104,6 +104,16 @@ std::string postsynapticBlock(Lowerer& e, const SynapseGroup& sg, size_t k) {
     return s;
 }
 
+// Outgoing synapse group whose code calls addToPre: what it added last step joins Isyn and the
+// accumulator starts again from zero.
+std::string presynapticOutputBlock(Lowerer& e, const SynapseGroup& sg) {
+    if (!usesAddToPre(e.model, sg)) return "";
+    const std::string out = e.env.array("out_" + std::to_string(synapseGroupIndex(e.model, sg)),
+                                        e.scalar(), sg.name() + ".outPre", Use::ReadWrite);
+    return "sfIsyn += " + out + "[(size_t)batch * sfN + sfId];\nif (sfWrite) " + out +
+           "[(size_t)batch * sfN + sfId] = 0;\n";
+}
+
 std::string currentSourceBlock(Lowerer& e, const CurrentSource& cs, size_t k) {
     const std::string p = "cs" + std::to_string(k) + "_";
     const auto& bound = cs.bound();
@@ -169,6 +179,7 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng) {
             spikeCode += wuNeuronBlock(e, *sg, kPost++, false, "postSpikeCode");
         }
         if (&sg->source() == &ng) {
+            inputs += presynapticOutputBlock(e, *sg);
             dynamics += wuNeuronBlock(e, *sg, kPre, true, "preDynamicsCode");
             spikeCode += wuNeuronBlock(e, *sg, kPre++, true, "preSpikeCode");
         }

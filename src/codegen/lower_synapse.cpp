@@ -96,6 +96,9 @@ Writes writesOf(const SynapseGroup& sg, const snippet::Scanned& scanned, bool pr
     for (const auto& v : sg.target().model().vars)
         post.insert(v.name + "_post");
     Writes w;
+    // addToPre writes the source neuron's input: the spike's side in presynaptic code.
+    if (scanned.calledFunctions.count("addToPre"))
+        (presynaptic ? w.spikeSide : w.otherSide).insert("addToPre");
     for (const auto& n : scanned.assignedNames) {
         if (synapse.count(n)) continue;
         if (pre.count(n))
@@ -106,6 +109,19 @@ Writes writesOf(const SynapseGroup& sg, const snippet::Scanned& scanned, bool pr
             w.shared.insert(n);
     }
     return w;
+}
+
+// addToPre(x) adds to the source's outPre row of this batch element (SF_ADD_TO_PRE, sfOutPre).
+// The span rule gives one work-item sole use of each source's slot: the spike's own (presynaptic
+// code: the write is to the spike side) or a serial one (postsynaptic learning: the other side).
+void bindAddToPre(Lowerer& e, const SynapseGroup& sg, const snippet::Scanned& scanned,
+                  PropagationBody& b) {
+    if (!scanned.calledFunctions.count("addToPre")) return;
+    e.subs["addToPre"] = hookName(Hook::AddToPre);
+    const std::string outPre =
+        e.env.array("outPre", e.scalar(), sg.name() + ".outPre", Use::ReadWrite);
+    b.perBatch += globalPointer(e.scalar()) + " sfOutPre = " + outPre +
+                  " + (size_t)batch * sfNpre; (void)sfOutPre;\n";
 }
 
 void setWrites(PropagationBody& b, const Writes& w) {
@@ -172,9 +188,10 @@ LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg) {
     const std::string inSyn = e.env.array("inSyn", e.scalar(), n + ".inSyn", Use::ReadWrite);
     e.subs["addToPost"] = hookName(Hook::AddToPost);
     e.subs["addToPostDelay"] = hookName(Hook::AddToPostDelay);
+    bindAddToPre(e, sg, scanned, b);
     b.perSynapse = e.render(n, "preSpikeSynCode");
-    b.perBatch = globalPointer(e.scalar()) + " sfInSyn = " + inSyn +
-                 " + (size_t)batch * sfNpost; (void)sfInSyn;\n";
+    b.perBatch += globalPointer(e.scalar()) + " sfInSyn = " + inSyn +
+                  " + (size_t)batch * sfNpost; (void)sfInSyn;\n";
     if (usesDendriticDelay(m, sg)) {
         const std::string dd = e.env.number("dd", "uint32_t", sg.maxDendriticDelaySteps());
         b.perBatch += "const uint32_t sfDd = " + dd + ";\nconst uint64_t sfStep = a->step;\n" +
@@ -204,6 +221,7 @@ LoweredGroup lowerPostsynapticUpdate(const Model& m, const SynapseGroup& sg) {
     b.setup = sizesSetup(e, sg);
     const auto& scanned = analysis::of(m, n, "postSpikeSynCode");
     bindSynapseNames(e, sg, scanned);
+    bindAddToPre(e, sg, scanned, b);
     b.perSynapse = e.render(n, "postSpikeSynCode");
     setWrites(b, writesOf(sg, scanned, false));
     spikeSource(e, b, sg.target(), "tgt", 0);

@@ -125,6 +125,10 @@ snippet::Context synapseContext(const Model& m, const SynapseGroup& sg, const st
         c.names["addToPost"] = NameKind::Function;
         c.names["addToPostDelay"] = NameKind::Function;
     }
+    // Input to the presynaptic neuron (its Isyn in its next update): the backward pass of
+    // EventProp propagates adjoints from targets to sources this way.
+    if (kind == "preSpikeSynCode" || kind == "postSpikeSynCode")
+        c.names["addToPre"] = NameKind::Function;
     return c;
 }
 

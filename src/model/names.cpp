@@ -289,8 +289,8 @@ void checkSynapseGroup(const SynapseGroup& sg) {
     checkInits(sg.name(), sg.wuPreVarInits());
     checkInits(sg.name(), sg.wuPostVarInits());
     checkInits(sg.name(), sg.ps().varInits);
-    Storage st(sg.name(), {"inSyn", "error", "denDelay", "rowLength", "ind", "preCalcRowLength",
-                           "colStart", "colSyn"});
+    Storage st(sg.name(), {"inSyn", "outPre", "error", "denDelay", "rowLength", "ind",
+                           "preCalcRowLength", "colStart", "colSyn"});
     st.stored(wu.vars, wu.egps, "weight update ", wu.name);
     st.stored(wu.preVars, {}, "weight update presynaptic ", wu.name);
     st.stored(wu.postVars, {}, "weight update postsynaptic ", wu.name);

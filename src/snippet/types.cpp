@@ -20,6 +20,7 @@ constexpr std::array kFunctions = {
     FunctionInfo{"rand_binomial", 2, R::U32, 0, false, true},
     FunctionInfo{"addToPost", 1, R::Void, 0, false, false},
     FunctionInfo{"addToPostDelay", 2, R::Void, 2, false, false},
+    FunctionInfo{"addToPre", 1, R::Void, 0, false, false},
     FunctionInfo{"injectCurrent", 1, R::Void, 0, false, false},
     FunctionInfo{"addSynapse", 1, R::Void, 1, false, false},
     FunctionInfo{"exp", 1, R::Floating, 0, true, false},

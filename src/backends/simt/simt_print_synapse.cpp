@@ -24,12 +24,16 @@ std::string defineHooks(bool owned) {
            addTo("sfInSyn[id_post]", "x") + "\n#define " + hookName(Hook::AddToPostDelay) +
            "(x, d) do { const uint32_t sfD_ = (uint32_t)(d); if (sfD_ >= sfDd) "
            "(void)sf_atomic_or_u32(sfErr, SF_ERROR_DENDRITIC_DELAY); else " +
-           addTo("sfDen[((sfStep + sfD_) % sfDd) * sfNpost + id_post]", "x") + "; } while (0)\n";
+           addTo("sfDen[((sfStep + sfD_) % sfDd) * sfNpost + id_post]", "x") +
+           "; } while (0)\n"
+           // The span rule gives the source's slot one owner (codegen bindAddToPre): plain.
+           "#define " +
+           hookName(Hook::AddToPre) + "(x) (void)(sfOutPre[id_pre] += (x))\n";
 }
 
 std::string undefineHooks() {
     return "#undef " + std::string(hookName(Hook::AddToPost)) + "\n#undef " +
-           hookName(Hook::AddToPostDelay) + "\n";
+           hookName(Hook::AddToPostDelay) + "\n#undef " + hookName(Hook::AddToPre) + "\n";
 }
 
 // The step's spikes of batch element `batch`: sfCnt of them at sfSpk, then perBatch.

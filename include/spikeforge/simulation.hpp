@@ -31,7 +31,13 @@ struct BackendPreferences {
     // errorCheckInterval steps [steps] (0 = only at sync points). step() alone copies nothing
     // back. The error names the group and the steps it happened in (docs/errors.md).
     uint64_t errorCheckInterval = 1000;
+    // The cuda backend only: steps captured into one CUDA graph and replayed with a single
+    // launch (0 = off: one launch per kernel and step) [steps]. Cuts the per-launch cost that
+    // dominates small models; at most kMaxCudaGraphSteps. Any other value, or a value other
+    // than 0 for another backend, is a ModelError (docs/gpu.md).
+    uint32_t cudaGraphSteps = 0;
 };
+inline constexpr uint32_t kMaxCudaGraphSteps = 10000;
 
 struct BuildInfo {
     double generateSeconds = 0.0; // code generation

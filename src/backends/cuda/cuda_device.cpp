@@ -4,6 +4,7 @@
 #include "spikeforge/errors.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <limits>
 
@@ -17,6 +18,8 @@ constexpr size_t kMaxStagingBytes = size_t(64) << 20;
 // Graphs kept per device: the runtime's pieces have few distinct lengths (the graph length, and
 // the remainders before recording flushes and error checks); past this the cache starts over.
 constexpr size_t kMaxCachedGraphs = 8;
+
+std::atomic<uint64_t> g_graphLaunches{0};
 
 CUdeviceptr pointerOf(backends::Buffer buffer) {
     return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(buffer));
@@ -33,6 +36,10 @@ int attribute(const DriverApi& api, int attr, CUdevice device, const char* what)
 }
 
 } // namespace
+
+uint64_t graphLaunches() {
+    return g_graphLaunches.load();
+}
 
 int selectDevice(const std::string& selector, int count) {
     if (count <= 0) throw BackendError("no CUDA device (the driver reports none)");
@@ -431,6 +438,7 @@ bool CudaDevice::replayGraph(const std::vector<size_t>& kernels,
     m_api.cuGraphDestroy(graph); // the executable graph does not need it
     check(m_api.cuGraphLaunch(it->second, m_step), "cuGraphLaunch",
           std::to_string(steps) + " steps from step " + std::to_string(first.step));
+    g_graphLaunches++;
     return true;
 }
 

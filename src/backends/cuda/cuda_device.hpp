@@ -32,6 +32,10 @@ struct DeviceInfo {
 // for an index out of range (or when there is no device at all).
 int selectDevice(const std::string& selector, int count);
 
+// CUDA graphs launched by every CudaDevice of this process so far (tests check that graphs were
+// used, not silently replaced by plain launches).
+uint64_t graphLaunches();
+
 // Queries device `ordinal` (the driver must be initialised).
 DeviceInfo queryDevice(const DriverApi& api, int ordinal);
 

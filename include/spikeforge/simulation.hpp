@@ -124,8 +124,15 @@ public:
     // The value is checked as Model::finalise checks parameters (finite, representable in the
     // precision, the model's paramDomain); a refused one is a ModelError and the old value stays.
     void setDynamicParam(const std::string& group, const std::string& param, double value);
-    // Extra global parameters: replace the array (values converted to the EGP's type).
+    // Extra global parameters: replace the array (values converted to the EGP's type). Only an
+    // EGP of the group is accepted (ModelError naming the group's EGPs otherwise). The device
+    // buffer is reallocated only when the element count changes; an upload of the same count
+    // rewrites it in place.
     void setEGP(const std::string& group, const std::string& egp, std::span<const double> values);
+    // Typed upload: T must be the EGP's element type (ModelError otherwise); the values go from
+    // `values` to the device in one copy, with no conversion and no host mirror made.
+    template <typename T>
+    void setEGP(const std::string& group, const std::string& egp, std::span<const T> values);
 
     // ---- spikes ----
     // Spikes emitted in the last step by a neuron group, per batch element, in neuron order on

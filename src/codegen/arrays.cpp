@@ -87,7 +87,7 @@ struct ArrayList {
     }
     void addEGPs(const std::string& group, const SnippetBase& s, Precision p) {
         for (const auto& e : s.egps)
-            out.push_back({group + "." + e.name, resolveType(e.type, p), 0});
+            out.push_back({group + "." + e.name, resolveType(e.type, p), 0, true});
     }
 };
 

@@ -120,4 +120,23 @@ Plan lowerModel(const Model& m) {
     return plan;
 }
 
+std::vector<size_t> stepKernels(const Plan& plan) {
+    std::vector<size_t> synapse, neuron;
+    for (size_t k = 0; k < plan.kernels.size(); k++) {
+        switch (plan.kernels[k].phase) {
+        case KernelPhase::SynapseUpdate:
+            synapse.push_back(k);
+            break;
+        case KernelPhase::NeuronUpdate:
+            neuron.push_back(k);
+            break;
+        case KernelPhase::Initialise:
+        case KernelPhase::CustomUpdate:
+            break;
+        }
+    }
+    synapse.insert(synapse.end(), neuron.begin(), neuron.end());
+    return synapse;
+}
+
 } // namespace spikeforge::codegen

@@ -20,6 +20,7 @@ struct ArrayDecl {
     std::string name;  // "<group>.<var>"
     std::string ctype; // C element type after precision is applied ("float", "uint32_t", …)
     size_t count = 0;  // elements; 0 = allocated later (EGPs, recording)
+    bool egp = false;  // an extra global parameter: sized and set by the user at run time
 };
 
 // What one struct field holds for one group.
@@ -100,5 +101,10 @@ struct Plan {
     std::vector<MergedGroupTable> mergedGroups;
     std::vector<Kernel> kernels;
 };
+
+// The kernels of one time step in the order they run (indices into Plan::kernels): every
+// SynapseUpdate kernel, then every NeuronUpdate kernel, each in plan order. One definition for
+// the runtime and for a device that runs many steps at once (backends::Device::runSteps).
+std::vector<size_t> stepKernels(const Plan& plan);
 
 } // namespace spikeforge::codegen

@@ -67,10 +67,33 @@ struct Simulation::Impl {
         return it->second;
     }
 
+    // The extra global parameter `egp` of `group`; a ModelError for any other array (a state
+    // variable's size is fixed by the model: resizing it would let kernels index past its end).
+    HostArray& egpArray(const std::string& group, const std::string& egp) {
+        HostArray& a = array(group, egp);
+        if (a.decl.egp) return a;
+        std::string names;
+        for (const auto& [n, other] : arrays)
+            if (other.decl.egp && n.rfind(group + ".", 0) == 0)
+                names += (names.empty() ? "" : ", ") + n.substr(group.size() + 1);
+        throw ModelError("'" + egp + "' of group '" + group +
+                         "' is not an extra global parameter (setEGP sets only those" +
+                         (names.empty() ? "; the group has none)" : ": " + names + ")"));
+    }
+
+    // An EGP about to receive `count` elements: reallocated (and the tables rebound to the new
+    // buffer) only when its size changes, so uploads of the same size reuse device memory.
+    void resizeEGP(HostArray& a, size_t count) {
+        if (a.device && a.decl.count == count) return;
+        allocate(a, count);
+        refreshTables();
+    }
+
     // (Re)allocates the device array; a host mirror is dropped and made again on demand.
     void allocate(HostArray& a, size_t count) {
         // Checked first: an overflowing size leaves the array as it was.
-        const size_t bytes = HostArray{{a.decl.name, a.decl.ctype, count}, nullptr, {}}.bytes();
+        const size_t bytes =
+            HostArray{{a.decl.name, a.decl.ctype, count, a.decl.egp}, nullptr, {}}.bytes();
         checkGrowth(a, bytes);
         if (a.device) device->release(a.device);
         a.device = nullptr;
@@ -297,7 +320,6 @@ struct Simulation::Impl {
     // Assigns the plan's kernels to the runtime's launch points.
     void sortKernels() {
         using P = codegen::KernelPhase;
-        std::vector<size_t> synapse, neuron;
         for (size_t k = 0; k < plan.kernels.size(); k++) {
             const auto& kernel = plan.kernels[k];
             switch (kernel.phase) {
@@ -305,18 +327,14 @@ struct Simulation::Impl {
                 initKernels.push_back(k);
                 break;
             case P::SynapseUpdate:
-                synapse.push_back(k);
-                break;
             case P::NeuronUpdate:
-                neuron.push_back(k);
-                break;
+                break; // codegen::stepKernels orders them
             case P::CustomUpdate:
                 customKernels[kernel.updateGroup].push_back(k);
                 break;
             }
         }
-        stepKernels = synapse;
-        stepKernels.insert(stepKernels.end(), neuron.begin(), neuron.end());
+        stepKernels = codegen::stepKernels(plan);
     }
 };
 
@@ -492,16 +510,47 @@ void Simulation::setDynamicParam(const std::string& group, const std::string& pa
 void Simulation::setEGP(const std::string& group, const std::string& egp,
                         std::span<const double> values) {
     auto& s = *m_impl;
-    auto& a = s.array(group, egp);
-    s.allocate(a, values.size());
+    auto& a = s.egpArray(group, egp);
+    s.resizeEGP(a, values.size());
     unsigned char* host = s.mirror(a);
     const codegen::CType type = a.type();
     const size_t size = a.elementSize();
     for (size_t i = 0; i < values.size(); i++)
         codegen::storeNumber(host + i * size, type, values[i]);
     s.device->copyToDevice(a.device, host, a.bytes());
-    s.refreshTables();
 }
+
+template <typename T>
+void Simulation::setEGP(const std::string& group, const std::string& egp,
+                        std::span<const T> values) {
+    auto& s = *m_impl;
+    auto& a = s.egpArray(group, egp);
+    if (!runtime::typeMatches<T>(a.type()))
+        throw ModelError("extra global parameter '" + egp + "' of group '" + group +
+                         "' has element type " + a.decl.ctype +
+                         "; setEGP<T> must use that type (or pass doubles to convert)");
+    s.resizeEGP(a, values.size());
+    // Straight from the caller's memory; a host mirror already made is kept in step.
+    if (!a.host.empty()) std::memcpy(a.host.data(), values.data(), a.bytes());
+    if (!values.empty()) s.device->copyToDevice(a.device, values.data(), a.bytes());
+}
+
+template void Simulation::setEGP<float>(const std::string&, const std::string&,
+                                        std::span<const float>);
+template void Simulation::setEGP<double>(const std::string&, const std::string&,
+                                         std::span<const double>);
+template void Simulation::setEGP<int32_t>(const std::string&, const std::string&,
+                                          std::span<const int32_t>);
+template void Simulation::setEGP<uint32_t>(const std::string&, const std::string&,
+                                           std::span<const uint32_t>);
+template void Simulation::setEGP<int16_t>(const std::string&, const std::string&,
+                                          std::span<const int16_t>);
+template void Simulation::setEGP<uint16_t>(const std::string&, const std::string&,
+                                           std::span<const uint16_t>);
+template void Simulation::setEGP<int8_t>(const std::string&, const std::string&,
+                                         std::span<const int8_t>);
+template void Simulation::setEGP<uint8_t>(const std::string&, const std::string&,
+                                          std::span<const uint8_t>);
 
 std::vector<std::vector<uint32_t>> Simulation::currentSpikes(const std::string& group) {
     auto& s = *m_impl;

@@ -41,7 +41,12 @@ std::string globalPointer(const std::string& elementType);
 // them to the recording buffer. Names provided: sfN (neurons), sfSlot (queue slot), id (the
 // neuron, uint32_t, as user code sees it) and sfId (the same as size_t, for array indices: a
 // SIMT printer defines it from a 64-bit work-item index, so a compiler that packs work-items
-// into vector lanes sees consecutive accesses, which a zero-extended 32-bit id hides).
+// into vector lanes sees consecutive accesses, which a zero-extended 32-bit id hides) and sfWrite
+// (whether this neuron's stores take effect: every store of the fragments is guarded by it). A
+// SIMT work-item past the group's end runs the fragments for neuron 0 with sfWrite false, so
+// loads need no bounds check and a compiler can keep the loop free of branches (PoCL vectorises
+// it); the fragments have no side effect besides their guarded stores and idempotent error
+// reports.
 struct NeuronUpdateBody {
     std::string numNeurons, numDelaySlots; // expressions
     std::string perNeuron;                 // statements

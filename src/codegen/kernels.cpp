@@ -3,6 +3,7 @@
 #include "codegen/abi.hpp"
 #include "codegen/arrays.hpp"
 #include "codegen/lowerer.hpp"
+#include "codegen/plan_observer.hpp"
 
 #include <algorithm>
 #include <set>
@@ -117,6 +118,7 @@ Plan lowerModel(const Model& m) {
     plan.kernels.push_back(neu.done());
     for (auto& k : custom)
         plan.kernels.push_back(std::move(k));
+    notifyPlanObserver(plan);
     return plan;
 }
 

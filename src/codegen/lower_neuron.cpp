@@ -26,7 +26,8 @@ VarBlock loadVars(Lowerer& e, const std::vector<VarDecl>& vars, const std::strin
         const std::string idx = neuronVarIndex(v.access, "sfId", nExpr);
         const std::string local = localPrefix + v.name;
         b.loads += type + " " + local + " = " + arr + "[" + idx + "];\n";
-        if (!isReadOnly(v.access)) b.stores += arr + "[" + idx + "] = " + local + ";\n";
+        if (!isReadOnly(v.access))
+            b.stores += "if (sfWrite) " + arr + "[" + idx + "] = " + local + ";\n";
         subs[v.name] = local;
     }
     return b;
@@ -79,10 +80,10 @@ std::string postsynapticBlock(Lowerer& e, const SynapseGroup& sg, size_t k) {
         const std::string dd = e.env.number(p + "dd", "uint32_t", sg.maxDendriticDelaySteps());
         s += globalPointer(e.scalar()) + " sfDen = " + den + " + ((size_t)batch * " + dd +
              " + (size_t)(a->step % " + dd + ")) * sfN;\nl_" + p +
-             "inSyn += sfDen[sfId]; sfDen[sfId] = 0;\n";
+             "inSyn += sfDen[sfId];\nif (sfWrite) sfDen[sfId] = 0;\n";
     }
     s += b.loads + b.code + b.stores;
-    s += inSyn + "[(size_t)batch * sfN + sfId] = l_" + p + "inSyn;\n}\n";
+    s += "if (sfWrite) " + inSyn + "[(size_t)batch * sfN + sfId] = l_" + p + "inSyn;\n}\n";
     return s;
 }
 
@@ -174,7 +175,7 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng) {
                        ", id, batch, (uint32_t)a->step);\n";
     b.perNeuron += vars.loads + inputs + dynamics + sim;
     b.onSpike = reset + "l_st = sf_t;\n" + spikeCode;
-    b.store = st + "[(size_t)batch * sfN + sfId] = l_st;\n" + vars.stores;
+    b.store = "if (sfWrite) " + st + "[(size_t)batch * sfN + sfId] = l_st;\n" + vars.stores;
     if (ng.spikeRecording())
         b.recordSpk = e.env.array("recordSpk", "uint32_t", name + ".recordSpk", Use::Write);
     return e.finish(name, std::move(b), ng.size());

@@ -19,7 +19,7 @@ void printNeuronUpdate(Writer& w, const codegen::NeuronUpdateBody& b) {
         "uint32_t sfBits = 0;\n"
         "const uint32_t sfEnd = (sfW + 1u) * 32u < sfN ? (sfW + 1u) * 32u : sfN;\n"
         "for (uint32_t id = sfW * 32u; id < sfEnd; id++) {\n"
-        "const size_t sfId = id;\n" +
+        "const size_t sfId = id;\nconst bool sfWrite = true;\n" +
         b.perNeuron + "const bool sfSpike = " + b.threshold + ";\nif (sfSpike) {\n" + b.onSpike +
         "}\nsfBits |= (uint32_t)sfSpike << (id & 31u);\n" + b.store + "}\n" + b.spkBits +
         "[(size_t)batch * sfWords + sfW] = sfBits;\n}\n";

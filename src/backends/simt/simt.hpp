@@ -47,6 +47,8 @@ namespace spikeforge::simt {
 struct Dialect {
     std::string name;    // "opencl", "cuda": for messages
     std::string prelude; // the definitions above
+    // The file name the source's #line directives give it (compiler messages name it).
+    std::string sourceName = "spikeforge_generated.cl";
     // Work-items per work-group: a power of two, at least 32 (spike words are built in local
     // memory, one bit per work-item).
     unsigned workGroupSize = 64;
@@ -60,6 +62,21 @@ struct Dialect {
     // than this leave the device idle when each has one element (a GPU wants thousands; a CPU
     // device a few per core).
     size_t fewElements = 8192;
+    // Optional capabilities; the defaults are "absent", and the printers then print exactly what
+    // they print for OpenCL.
+    // Sub-group (warp) size when the prelude also defines the sub-group reductions, 0 when not:
+    //   sf_subgroup_add_f32/f64(x), sf_subgroup_max_f32/f64(x)   the sum/max of x over the
+    //   sub-group, returned to every work-item of it; every work-item of the sub-group must call
+    // and, where subGroupSize is 32, also
+    //   sf_subgroup_ballot(p)            uint32_t: bit i set when work-item i of the sub-group
+    //                                    passed p true
+    //   sf_subgroup_broadcast_u32(x, i)  x of work-item i of the sub-group
+    // Sub-groups are consecutive SF_LOCAL_IDs, workGroupSize is a multiple of subGroupSize and
+    // at most its square. The reduction trees then reduce inside each sub-group first.
+    unsigned subGroupSize = 0;
+    // Whether sf_atomic_add_f32/f64 are native atomics (true) or compare-and-swap loops: for
+    // algorithm choices and messages; the generated calls are the same.
+    bool nativeFloatAtomics = false;
 };
 
 // One launch of a kernel function of the Program.

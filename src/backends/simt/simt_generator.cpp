@@ -213,8 +213,8 @@ Program generate(const codegen::Plan& plan, const Dialect& dialect) {
         throw InternalError("SIMT work-group size " + std::to_string(dialect.workGroupSize) +
                             " is not a power of two >= 32");
     Program p;
-    Writer w("spikeforge_generated.cl");
-    Writer kernels("spikeforge_generated.cl"); // launches, appended after the stage functions
+    Writer w(dialect.sourceName);
+    Writer kernels(dialect.sourceName); // launches, appended after the stage functions
     w << prelude(plan, dialect);
     for (const auto& t : plan.mergedGroups) {
         printStruct(w, t);
@@ -234,8 +234,8 @@ Program generate(const codegen::Plan& plan, const Dialect& dialect) {
             size_t numStages = 0;
             for (size_t g = first; g < last; g++) {
                 const auto& table = plan.mergedGroups.at(k.groups[g].table);
-                stages.push_back(stagesOf(
-                    {plan, table, k.groups[g], dialect.workGroupSize, dialect.fewElements}));
+                stages.push_back(stagesOf({plan, table, k.groups[g], dialect.workGroupSize,
+                                           dialect.fewElements, dialect.subGroupSize}));
                 for (size_t s = 0; s < stages.back().size(); s++)
                     printStageFunction(w, table, s, stages.back()[s]);
                 numStages = std::max(numStages, stages.back().size());

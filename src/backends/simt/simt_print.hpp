@@ -16,6 +16,7 @@ struct GroupContext {
     const codegen::KernelGroup& group; // per group of the table: elements, synapse extents
     unsigned workGroupSize;            // Dialect::workGroupSize
     size_t fewElements = 8192;         // Dialect::fewElements
+    unsigned subGroupSize = 0;         // Dialect::subGroupSize
 };
 
 // One launch's share of a merged group. Stage k of every group of a run (consecutive groups of a

@@ -103,7 +103,7 @@ Stage batchReductionPerGroup(const GroupContext& c, const CustomUpdateBody& b) {
     return {header(b) + "const size_t id = sfLid / SF_WG;\nif (id < sfN) {\n" +
                 declareAccumulators(b.reductions) + "for (uint32_t batch = sfLocalId; batch < " +
                 B + "; batch += SF_WG) {\n" + element(b, foldAccumulators(b.reductions)) + "}\n" +
-                treeReduce(b.reductions) + "if (sfLocalId == 0u) do {\n" + b.decode +
+                treeReduce(c, b.reductions) + "if (sfLocalId == 0u) do {\n" + b.decode +
                 writeResults(b.reductions, true) + "} while (0);\n}\n",
             items, 1, treeWords(b.reductions, c.workGroupSize)};
 }
@@ -111,7 +111,7 @@ Stage batchReductionPerGroup(const GroupContext& c, const CustomUpdateBody& b) {
 Stage neuronReduction(const GroupContext& c, const CustomUpdateBody& b) {
     return {header(b) + declareAccumulators(b.reductions) +
                 "for (size_t id = sfLocalId; id < sfN; id += SF_WG) {\n" +
-                element(b, foldAccumulators(b.reductions)) + "}\n" + treeReduce(b.reductions) +
+                element(b, foldAccumulators(b.reductions)) + "}\n" + treeReduce(c, b.reductions) +
                 "if (sfLocalId == 0u) {\n" + writeResults(b.reductions, true) + "}\n",
             std::vector<size_t>(c.group.elements.size(), c.workGroupSize), b.batch,
             treeWords(b.reductions, c.workGroupSize)};

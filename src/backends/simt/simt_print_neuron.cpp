@@ -40,12 +40,16 @@ Stage resetStage(const GroupContext& c, const codegen::NeuronUpdateBody& b) {
     return s;
 }
 
-// The fragments of one neuron, in the CPU's order, leaving the spike in sfSpike.
+// The fragments of one neuron, in the CPU's order, leaving the spike in sfSpike. A work-item past
+// the group's end runs them for neuron 0 with its stores off (sfWrite, kernel_plan.hpp): no
+// branch around the body, so PoCL can run the work-group's loop in vector lanes.
 std::string perNeuron(const codegen::NeuronUpdateBody& b) {
-    return "if (sfLid < sfN) {\n"
-           "const uint32_t id = (uint32_t)sfLid;\nconst size_t sfId = (size_t)sfLid;\n" +
-           b.perNeuron + "sfSpike = " + b.threshold + ";\nif (sfSpike) {\n" + b.onSpike + "}\n" +
-           b.store + "}\n";
+    return "{\n"
+           "const bool sfWrite = sfLid < sfN;\n"
+           "const size_t sfId = sfWrite ? (size_t)sfLid : 0u;\n"
+           "const uint32_t id = (uint32_t)sfId;\n" +
+           b.perNeuron + "sfSpike = sfWrite && " + b.threshold + ";\nif (sfSpike) {\n" + b.onSpike +
+           "}\n" + b.store + "}\n";
 }
 
 // Spikes of the work-group into the queue, and its words into spkBits and the recording.
@@ -93,13 +97,47 @@ Stage updateStage(const GroupContext& c, const codegen::NeuronUpdateBody& b) {
     return s;
 }
 
+// Stage 1 where sub-groups are 32 wide (CUDA warps): a warp's ballot is its spike word, so each
+// warp reserves its spikes' places with one global atomic add, every spiking work-item finds its
+// place from the ballot bits below its own, and lane 0 stores (and records) the word. No local
+// memory and no barrier.
+Stage ballotUpdateStage(const GroupContext& c, const codegen::NeuronUpdateBody& b) {
+    std::string s = sizes(b) + queueRow(b) + "bool sfSpike = false;\n" + perNeuron(b) +
+                    "const uint32_t sfBallot = sf_subgroup_ballot(sfSpike);\n"
+                    "const uint32_t sfLane = sfLocalId & 31u;\n"
+                    "uint32_t sfBase = 0;\n"
+                    "if (sfLane == 0u && sfBallot != 0u)\n"
+                    "sfBase = sf_atomic_add_u32(&" +
+                    b.spkCnt +
+                    "[sfRow], sf_popcount(sfBallot));\n"
+                    "sfBase = sf_subgroup_broadcast_u32(sfBase, 0u);\n"
+                    "if (sfSpike) " +
+                    b.spk +
+                    "[sfRow * sfN + sfBase + sf_popcount(sfBallot & ((1u << sfLane) - 1u))] = "
+                    "(uint32_t)sfLid;\n"
+                    "const uint64_t sfW = sfLid / 32u;\n"
+                    "if (sfLane == 0u && sfW < sfWords) {\n" +
+                    b.spkBits + "[(size_t)batch * sfWords + sfW] = sfBallot;\n";
+    if (!b.recordSpk.empty())
+        s += "if (" + b.recordSpk +
+             " && a->step >= a->recordStart && a->step - a->recordStart < a->recordSteps)\n" +
+             b.recordSpk +
+             "[((size_t)(a->step - a->recordStart) * SF_BATCH + batch) * sfWords + sfW] = "
+             "sfBallot;\n";
+    Stage st;
+    st.body = s + "}\n";
+    st.items = c.group.elements;
+    st.dim1 = c.plan.batchSize;
+    return st;
+}
+
 } // namespace
 
 std::vector<Stage> neuronUpdateStages(const GroupContext& c, const codegen::NeuronUpdateBody& b) {
     if (c.workGroupSize % 32 != 0)
         throw InternalError("SIMT neuron update: work-group size " +
                             std::to_string(c.workGroupSize) + " is not a multiple of 32");
-    return {resetStage(c, b), updateStage(c, b)};
+    return {resetStage(c, b), c.subGroupSize == 32 ? ballotUpdateStage(c, b) : updateStage(c, b)};
 }
 
 } // namespace spikeforge::simt

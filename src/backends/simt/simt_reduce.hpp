@@ -34,8 +34,9 @@ std::string foldAccumulators(const std::vector<codegen::Reduction>& rs);
 // Local-memory words the tree of `rs` needs: one 8-byte slot per work-item and reduction.
 size_t treeWords(const std::vector<codegen::Reduction>& rs, unsigned workGroupSize);
 // Reduces every work-item's accumulators over the work-group (all work-items must run it: it
-// has barriers); afterwards sfRed_<name>[0] holds each result, for any work-item to read.
-std::string treeReduce(const std::vector<codegen::Reduction>& rs);
+// has barriers); afterwards sfRed_<name>[0] holds each result, for any work-item to read. Uses
+// the sub-group reductions where c.subGroupSize is set and every reduction is float or double.
+std::string treeReduce(const GroupContext& c, const std::vector<codegen::Reduction>& rs);
 // `array[index] = <result>;` for each reduction, the result being `result(name)`.
 std::string writeResults(const std::vector<codegen::Reduction>& rs, bool fromTree);
 

@@ -32,8 +32,8 @@ struct BackendPreferences {
     // back. The error names the group and the steps it happened in (docs/errors.md).
     uint64_t errorCheckInterval = 1000;
     // The cuda backend only: steps captured into one CUDA graph and replayed with a single
-    // launch (0 = off: one launch per kernel and step) [steps]. Cuts the per-launch cost that
-    // dominates small models; at most kMaxCudaGraphSteps. Any other value, or a value other
+    // launch (0 = off: one launch per kernel and step) [steps]; meant to cut the per-launch cost
+    // that dominates small models. At most kMaxCudaGraphSteps; a larger value, or a value other
     // than 0 for another backend, is a ModelError (docs/gpu.md).
     uint32_t cudaGraphSteps = 0;
 };

@@ -118,7 +118,7 @@ CudaBackend::CudaBackend(BackendPreferences prefs) : m_prefs(std::move(prefs)) {
 std::unique_ptr<backends::Device> CudaBackend::build(const codegen::Plan& plan, BuildInfo& info) {
     const DriverApi& api = driver();
     int count = 0;
-    check(api.cuDeviceGetCount(&count), "cuDeviceGetCount");
+    check(api, api.cuDeviceGetCount(&count), "cuDeviceGetCount");
     const DeviceInfo device = queryDevice(api, selectDevice(m_prefs.device, count));
     const auto start = std::chrono::steady_clock::now();
     const simt::Dialect dialect = cudaDialect();

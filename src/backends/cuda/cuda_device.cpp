@@ -31,7 +31,7 @@ backends::Buffer bufferOf(CUdeviceptr pointer) {
 
 int attribute(const DriverApi& api, int attr, CUdevice device, const char* what) {
     int value = 0;
-    check(api.cuDeviceGetAttribute(&value, attr, device), "cuDeviceGetAttribute", what);
+    check(api, api.cuDeviceGetAttribute(&value, attr, device), "cuDeviceGetAttribute", what);
     return value;
 }
 
@@ -63,9 +63,10 @@ DeviceInfo queryDevice(const DriverApi& api, int ordinal) {
     DeviceInfo info;
     info.ordinal = ordinal;
     CUdevice device = 0;
-    check(api.cuDeviceGet(&device, ordinal), "cuDeviceGet", "device " + std::to_string(ordinal));
+    check(api, api.cuDeviceGet(&device, ordinal), "cuDeviceGet",
+          "device " + std::to_string(ordinal));
     char name[256] = {};
-    check(api.cuDeviceGetName(name, sizeof name - 1, device), "cuDeviceGetName");
+    check(api, api.cuDeviceGetName(name, sizeof name - 1, device), "cuDeviceGetName");
     info.name = name;
     info.major = attribute(api, kAttrComputeCapabilityMajor, device, "compute capability");
     info.minor = attribute(api, kAttrComputeCapabilityMinor, device, "compute capability");
@@ -82,17 +83,18 @@ CudaDevice::CudaDevice(const DriverApi& api, DeviceInfo info, uint32_t graphStep
     : m_api(api), m_info(std::move(info)), m_graphSteps(graphSteps),
       m_graphsUsable(api.hasGraphs()) {
     const std::string where = "CUDA device " + std::to_string(m_info.ordinal) + " " + m_info.name;
-    check(api.cuDeviceGet(&m_device, m_info.ordinal), "cuDeviceGet", where);
+    check(api, api.cuDeviceGet(&m_device, m_info.ordinal), "cuDeviceGet", where);
     // The primary context: the one the CUDA runtime and other libraries in the process share,
     // so spikeforge coexists with them on the same GPU.
-    check(api.cuDevicePrimaryCtxRetain(&m_context, m_device), "cuDevicePrimaryCtxRetain", where);
+    check(api, api.cuDevicePrimaryCtxRetain(&m_context, m_device), "cuDevicePrimaryCtxRetain",
+          where);
     try {
         makeCurrent();
         // Non-blocking: neither stream synchronises with the legacy default stream that other
         // code in the process may use.
-        check(api.cuStreamCreate(&m_step, kStreamNonBlocking), "cuStreamCreate", where);
-        check(api.cuStreamCreate(&m_copy, kStreamNonBlocking), "cuStreamCreate", where);
-        check(api.cuEventCreate(&m_stepsDone, kEventDisableTiming), "cuEventCreate", where);
+        check(api, api.cuStreamCreate(&m_step, kStreamNonBlocking), "cuStreamCreate", where);
+        check(api, api.cuStreamCreate(&m_copy, kStreamNonBlocking), "cuStreamCreate", where);
+        check(api, api.cuEventCreate(&m_stepsDone, kEventDisableTiming), "cuEventCreate", where);
     } catch (...) {
         if (m_copy) api.cuStreamDestroy_v2(m_copy);
         if (m_step) api.cuStreamDestroy_v2(m_step);
@@ -120,7 +122,7 @@ CudaDevice::~CudaDevice() {
 // The context is current per host thread; a Simulation may be used from any thread, so every
 // entry point makes it current first (a cheap thread-local store in the driver).
 void CudaDevice::makeCurrent() const {
-    check(m_api.cuCtxSetCurrent(m_context), "cuCtxSetCurrent");
+    check(m_api, m_api.cuCtxSetCurrent(m_context), "cuCtxSetCurrent");
 }
 
 // ---- memory ----
@@ -148,7 +150,7 @@ backends::Buffer CudaDevice::allocate(size_t bytes) {
 size_t CudaDevice::memoryCapacity() const {
     makeCurrent();
     size_t free = 0, total = 0;
-    check(m_api.cuMemGetInfo_v2(&free, &total), "cuMemGetInfo_v2");
+    check(m_api, m_api.cuMemGetInfo_v2(&free, &total), "cuMemGetInfo_v2");
     return std::min(total, free + m_heldBytes);
 }
 
@@ -159,7 +161,7 @@ void CudaDevice::release(backends::Buffer buffer) {
     // Kernels reach most buffers through addresses stored in the merged-group tables, which the
     // driver does not track: wait for everything queued before freeing (releases are rare).
     synchronise();
-    check(m_api.cuMemFree_v2(pointerOf(buffer)), "cuMemFree_v2");
+    check(m_api, m_api.cuMemFree_v2(pointerOf(buffer)), "cuMemFree_v2");
     m_heldBytes -= m_sizes.at(buffer);
     m_sizes.erase(buffer);
 }
@@ -175,9 +177,10 @@ void CudaDevice::zero(backends::Buffer buffer, size_t bytes) {
 void CudaDevice::fill(CUdeviceptr pointer, size_t bytes) {
     const std::string what = std::to_string(bytes) + " bytes";
     if (bytes % 4 == 0) // 4-byte words where the size allows it: the common case, and faster
-        check(m_api.cuMemsetD32Async(pointer, 0u, bytes / 4, m_step), "cuMemsetD32Async", what);
+        check(m_api, m_api.cuMemsetD32Async(pointer, 0u, bytes / 4, m_step), "cuMemsetD32Async",
+              what);
     else
-        check(m_api.cuMemsetD8Async(pointer, 0, bytes, m_step), "cuMemsetD8Async", what);
+        check(m_api, m_api.cuMemsetD8Async(pointer, 0, bytes, m_step), "cuMemsetD8Async", what);
 }
 
 void CudaDevice::checkRange(backends::Buffer buffer, size_t bytes, const char* what) const {
@@ -191,8 +194,8 @@ void CudaDevice::checkRange(backends::Buffer buffer, size_t bytes, const char* w
 }
 
 void CudaDevice::copyAfterSteps() {
-    check(m_api.cuEventRecord(m_stepsDone, m_step), "cuEventRecord");
-    check(m_api.cuStreamWaitEvent(m_copy, m_stepsDone, 0), "cuStreamWaitEvent");
+    check(m_api, m_api.cuEventRecord(m_stepsDone, m_step), "cuEventRecord");
+    check(m_api, m_api.cuStreamWaitEvent(m_copy, m_stepsDone, 0), "cuStreamWaitEvent");
 }
 
 void CudaDevice::writeBuffer(backends::Buffer dst, const void* src, size_t bytes) {
@@ -206,9 +209,9 @@ void CudaDevice::writeBuffer(backends::Buffer dst, const void* src, size_t bytes
 void CudaDevice::upload(backends::Buffer dst, const void* src, size_t bytes) {
     makeCurrent();
     copyAfterSteps();
-    check(m_api.cuMemcpyHtoDAsync_v2(pointerOf(dst), src, bytes, m_copy), "cuMemcpyHtoDAsync_v2",
-          std::to_string(bytes) + " bytes");
-    check(m_api.cuStreamSynchronize(m_copy), "cuStreamSynchronize", "copy to the device");
+    check(m_api, m_api.cuMemcpyHtoDAsync_v2(pointerOf(dst), src, bytes, m_copy),
+          "cuMemcpyHtoDAsync_v2", std::to_string(bytes) + " bytes");
+    check(m_api, m_api.cuStreamSynchronize(m_copy), "cuStreamSynchronize", "copy to the device");
 }
 
 // Through the pinned staging buffer: a copy into pageable memory runs at a fraction of the
@@ -222,9 +225,10 @@ void CudaDevice::readBuffer(void* dst, backends::Buffer src, size_t bytes) {
     void* stage = staging(bytes);
     for (size_t done = 0; done < bytes;) {
         const size_t n = std::min(bytes - done, m_stagingBytes);
-        check(m_api.cuMemcpyDtoHAsync_v2(stage, pointerOf(src) + done, n, m_copy),
+        check(m_api, m_api.cuMemcpyDtoHAsync_v2(stage, pointerOf(src) + done, n, m_copy),
               "cuMemcpyDtoHAsync_v2", std::to_string(n) + " bytes");
-        check(m_api.cuStreamSynchronize(m_copy), "cuStreamSynchronize", "copy from the device");
+        check(m_api, m_api.cuStreamSynchronize(m_copy), "cuStreamSynchronize",
+              "copy from the device");
         std::memcpy(out + done, stage, n);
         done += n;
     }
@@ -236,7 +240,7 @@ void* CudaDevice::staging(size_t bytes) {
     if (m_staging) m_api.cuMemFreeHost(m_staging); // no copy is in flight: reads synchronise
     m_staging = nullptr;
     m_stagingBytes = 0;
-    check(m_api.cuMemHostAlloc(&m_staging, want, kMemHostAllocPortable), "cuMemHostAlloc",
+    check(m_api, m_api.cuMemHostAlloc(&m_staging, want, kMemHostAllocPortable), "cuMemHostAlloc",
           std::to_string(want) + " bytes of pinned host memory");
     m_stagingBytes = want;
     return m_staging;
@@ -244,8 +248,8 @@ void* CudaDevice::staging(size_t bytes) {
 
 void CudaDevice::synchronise() {
     makeCurrent();
-    check(m_api.cuStreamSynchronize(m_step), "cuStreamSynchronize", "step stream");
-    check(m_api.cuStreamSynchronize(m_copy), "cuStreamSynchronize", "copy stream");
+    check(m_api, m_api.cuStreamSynchronize(m_step), "cuStreamSynchronize", "step stream");
+    check(m_api, m_api.cuStreamSynchronize(m_copy), "cuStreamSynchronize", "copy stream");
 }
 
 // ---- the program ----
@@ -257,14 +261,14 @@ void CudaDevice::load(const codegen::Plan& plan, const simt::Program& program,
     m_launches.clear();
     if (m_module) m_api.cuModuleUnload(m_module);
     m_module = nullptr;
-    check(m_api.cuModuleLoadData(&m_module, cubin.data()), "cuModuleLoadData",
+    check(m_api, m_api.cuModuleLoadData(&m_module, cubin.data()), "cuModuleLoadData",
           "the model's cubin for sm_" + std::to_string(m_info.major) +
               std::to_string(m_info.minor));
     for (const auto& launches : program.kernels) {
         std::vector<LoadedLaunch> loaded;
         for (const auto& l : launches) {
             CUfunction f = nullptr;
-            check(m_api.cuModuleGetFunction(&f, m_module, l.function.c_str()),
+            check(m_api, m_api.cuModuleGetFunction(&f, m_module, l.function.c_str()),
                   "cuModuleGetFunction", "kernel " + l.function);
             loaded.push_back({f, l});
         }
@@ -358,7 +362,8 @@ void CudaDevice::enqueueLaunches(size_t kernel, const codegen::abi::StepArgs& ar
             tables[i] = pointerOf(b);
             params.push_back(&tables[i]);
         }
-        check(m_api.cuLaunchKernel(l.function, static_cast<unsigned>(blocks), s.dim1, 1,
+        check(m_api,
+              m_api.cuLaunchKernel(l.function, static_cast<unsigned>(blocks), s.dim1, 1,
                                    s.localSize, 1, 1, 0, m_step, params.data(), nullptr),
               "cuLaunchKernel",
               "kernel " + s.function + ", " + std::to_string(blocks) + " x " +
@@ -436,7 +441,7 @@ bool CudaDevice::replayGraph(const std::vector<size_t>& kernels,
         it = m_graphs.emplace(key, exec).first;
     }
     m_api.cuGraphDestroy(graph); // the executable graph does not need it
-    check(m_api.cuGraphLaunch(it->second, m_step), "cuGraphLaunch",
+    check(m_api, m_api.cuGraphLaunch(it->second, m_step), "cuGraphLaunch",
           std::to_string(steps) + " steps from step " + std::to_string(first.step));
     g_graphLaunches++;
     return true;

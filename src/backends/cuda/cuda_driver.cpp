@@ -163,9 +163,9 @@ std::string errorMessage(const DriverApi* api, CUresult code, const char* call,
     return text;
 }
 
-void check(CUresult code, const char* call, const std::string& context) {
+void check(const DriverApi& api, CUresult code, const char* call, const std::string& context) {
     if (code == kSuccess) return;
-    throw BackendError(errorMessage(&driver(), code, call, context));
+    throw BackendError(errorMessage(&api, code, call, context));
 }
 
 } // namespace spikeforge::cuda

@@ -125,7 +125,7 @@ std::string driverStatus();
 std::string errorMessage(const DriverApi* api, CUresult code, const char* call,
                          const std::string& context = {});
 
-// Throws BackendError(errorMessage(&driver(), …)) unless `code` is CUDA_SUCCESS.
-void check(CUresult code, const char* call, const std::string& context = {});
+// Throws BackendError(errorMessage(&api, …)) unless `code` is CUDA_SUCCESS.
+void check(const DriverApi& api, CUresult code, const char* call, const std::string& context = {});
 
 } // namespace spikeforge::cuda

@@ -20,6 +20,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 using namespace spikeforge;
 
@@ -321,4 +322,22 @@ TEST(CudaDeviceMock, GraphsReplayEveryStepWithItsOwnArguments) {
     dev.runSteps({0}, first, 1, dt);
     ASSERT_EQ(mock().launches(), before + 11);
     EXPECT_EQ(mock().field(before + 10, 5), 0u);
+}
+
+TEST(CudaDeviceMock, PullsLargerThanTheStagingBufferArriveWhole) {
+    SKIP_WITHOUT_MOCK();
+    cuda::CudaDevice dev(*mock().api, mockInfo(*mock().api), 0);
+    const size_t bytes = (size_t(64) << 20) + 100; // [B] one piece past the 64 MiB staging buffer
+    std::vector<uint32_t> data(bytes / 4);
+    for (size_t i = 0; i < data.size(); i++)
+        data[i] = static_cast<uint32_t>(i * 2654435761u);
+    backends::Buffer b = dev.allocate(bytes);
+    dev.copyToDevice(b, data.data(), bytes);
+    std::vector<uint32_t> back(data.size(), 0);
+    dev.copyFromDevice(back.data(), b, bytes);
+    EXPECT_TRUE(back == data);
+    const int live = mock().count("mock_live");
+    dev.release(b);
+    EXPECT_EQ(mock().count("mock_live"), live - 1);
+    EXPECT_THROW(dev.release(b), InternalError); // no longer this device's
 }

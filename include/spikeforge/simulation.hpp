@@ -31,6 +31,10 @@ struct BackendPreferences {
     // errorCheckInterval steps [steps] (0 = only at sync points). step() alone copies nothing
     // back. The error names the group and the steps it happened in (docs/errors.md).
     uint64_t errorCheckInterval = 1000;
+    // Keep a device copy of every array of trial state as initialised (at build and at each
+    // reset()), so that resetState() can restore it without re-running initialisers. Costs one
+    // more copy of the neuron-side state in device memory (docs/memory.md).
+    bool keepInitialState = false;
     // The cuda backend only: steps captured into one CUDA graph and replayed with a single
     // launch (0 = off: one launch per kernel and step) [steps]; meant to cut the per-launch cost
     // that dominates small models. At most kMaxCudaGraphSteps; a larger value, or a value other
@@ -100,6 +104,16 @@ public:
     // Re-run every initialiser (same seed ⇒ same state) and rewind time to 0. Errors latched
     // before the reset are reported (ModelError) after it is done.
     void reset();
+    // Starts a new trial: time goes back to 0 and the chosen trial state goes back to its
+    // initial values, copied on the device from the copy BackendPreferences::keepInitialState
+    // keeps (ModelError without it). `state` names groups ("Hidden": every state array of the
+    // group) or arrays ("Hidden.V"); empty: all trial state. Trial state is neuron, postsynaptic,
+    // pre/post and current-source variables, spike queues, spike times and synaptic input;
+    // weights, connectivity, custom-update state (the Adam step counter included) and EGPs keep
+    // their values, and no initialiser runs. Random draws are keyed by steps since build or
+    // reset(), not by time, so every trial draws fresh numbers. Recorded spikes are discarded, as
+    // by reset(). Errors latched before are reported after it is done.
+    void resetState(const std::vector<std::string>& state = {});
 
     // Run every custom update of an update group (Model::addCustomUpdate), in the order they
     // were added. Throws ModelError for an update group the model does not have.

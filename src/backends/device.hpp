@@ -43,6 +43,14 @@ public:
     virtual size_t memoryCapacity() const = 0;
     virtual void release(Buffer buffer) = 0;
     virtual void zero(Buffer buffer, size_t bytes) = 0;
+    // Copies `bytes` from the start of `src` to the start of `dst`, both on the device (not a
+    // host transfer: not counted). The default stages through host memory; a device overrides
+    // it with a copy on the device.
+    virtual void copyBuffer(Buffer dst, Buffer src, size_t bytes) {
+        std::vector<unsigned char> staging(bytes);
+        readBuffer(staging.data(), src, bytes);
+        writeBuffer(dst, staging.data(), bytes);
+    }
 
     // Copies between host memory and a buffer (from its start), counted in transfers().
     void copyToDevice(Buffer dst, const void* src, size_t bytes) {
@@ -64,14 +72,16 @@ public:
     // Runs kernel `kernel` (index into Plan::kernels of the plan the device was built for).
     virtual void launch(size_t kernel, const codegen::abi::StepArgs& args) = 0;
     // Runs `steps` consecutive time steps from `first`: per step every kernel of `kernels` in
-    // order, with step = first.step + i and t = (double)step * dt (the runtime's own formula, so
-    // every device sees the same t bit for bit). The default launches them one by one; a device
-    // may run many steps as fewer launches (a multi-step kernel, a replayed CUDA graph).
+    // order, with step = first.step + i, rngStep = first.rngStep + i and t = (double)step * dt
+    // (the runtime's own formula, so every device sees the same t bit for bit). The default
+    // launches them one by one; a device may run many steps as fewer launches (a multi-step kernel,
+    // a replayed CUDA graph).
     virtual void runSteps(const std::vector<size_t>& kernels, const codegen::abi::StepArgs& first,
                           uint64_t steps, double dt) {
         codegen::abi::StepArgs a = first;
         for (uint64_t i = 0; i < steps; i++) {
             a.step = first.step + i;
+            a.rngStep = first.rngStep + i;
             a.t = static_cast<double>(a.step) * dt;
             for (size_t k : kernels)
                 launch(k, a);

@@ -2,7 +2,7 @@
 
 namespace spikeforge::codegen::abi {
 
-static_assert(sizeof(StepArgs) == 40, "StepArgs changed: update kStepArgsFields");
+static_assert(sizeof(StepArgs) == 48, "StepArgs changed: update kStepArgsFields");
 
 std::string stepArgsDeclaration() {
     // A typedef, so C (OpenCL C) may name it without `struct`, like C++ does.

@@ -16,6 +16,10 @@ struct StepArgs {
     uint64_t recordStart = 0; // first step of the current recording chunk
     uint64_t recordSteps = 0; // steps in the current recording chunk (0: not recording)
     uint64_t seed = 0;        // model seed, keys every random stream
+    // Steps run since the simulation was built or last reset(): the step that keys random
+    // draws during a step. Equal to `step` until resetState() starts a new trial at step 0,
+    // after which it keeps counting, so every trial draws fresh numbers.
+    uint64_t rngStep = 0;
 };
 
 // One field of StepArgs as generated code declares it (same order, same C type).
@@ -29,9 +33,11 @@ inline constexpr AbiField kStepArgsFields[] = {
     {"uint64_t", "recordStart"},
     {"uint64_t", "recordSteps"},
     {"uint64_t", "seed"},
+    {"uint64_t", "rngStep"},
 };
 
-// `typedef struct SFStepArgs { … } SFStepArgs;` for generated code (C, C++, CUDA and OpenCL C spell it alike).
+// `typedef struct SFStepArgs { … } SFStepArgs;` for generated code (C, C++, CUDA and OpenCL C spell
+// it alike).
 std::string stepArgsDeclaration();
 
 // Device-side error bits of a synapse group's error word (its word in the model-wide error array,

@@ -66,24 +66,25 @@ namespace {
 struct ArrayList {
     std::vector<ArrayDecl> out;
     void add(const std::string& owner, const std::string& var, const std::string& ctype,
-             std::initializer_list<size_t> dims) {
-        add(owner, var, ctype, std::vector<size_t>(dims));
+             std::initializer_list<size_t> dims, bool state = false) {
+        add(owner, var, ctype, std::vector<size_t>(dims), state);
     }
     void add(const std::string& owner, const std::string& var, const std::string& ctype,
-             const std::vector<size_t>& dims) {
+             const std::vector<size_t>& dims, bool state = false) {
         const std::string name = owner + "." + var;
         size_t count = 1;
         if (std::find(dims.begin(), dims.end(), size_t(0)) != dims.end()) count = 0;
         for (size_t d : dims)
             if (count) count = checkedMul(count, d, "array " + name);
         checkedMul(count, fieldSize(ctype), "array " + name + " (bytes)");
-        out.push_back({name, ctype, count});
+        out.push_back({name, ctype, count, false, state});
     }
     void addVars(const std::string& group, const std::vector<VarDecl>& vars, size_t elements,
-                 unsigned batch, Precision p) {
+                 unsigned batch, Precision p, bool state) {
         for (const auto& v : vars)
             add(group, v.name, resolveType(v.type, p),
-                {hasElementDim(v.access) ? elements : 1, hasBatchDim(v.access) ? batch : 1u});
+                {hasElementDim(v.access) ? elements : 1, hasBatchDim(v.access) ? batch : 1u},
+                state);
     }
     void addEGPs(const std::string& group, const SnippetBase& s, Precision p) {
         for (const auto& e : s.egps)
@@ -95,12 +96,12 @@ void addNeuronArrays(ArrayList& l, const NeuronGroup& ng, unsigned B, Precision 
     const std::string& n = ng.name();
     const std::string scalar = resolveType("scalar", p);
     const size_t N = ng.size(), D = ng.numDelaySlots();
-    l.add(n, "spkCnt", "uint32_t", {B, D});
-    l.add(n, "spk", "uint32_t", {B, D, N});
-    l.add(n, "st", scalar, {B, N});
-    l.add(n, "spkBits", "uint32_t", {B, bitWords(ng.size())});
+    l.add(n, "spkCnt", "uint32_t", {B, D}, true);
+    l.add(n, "spk", "uint32_t", {B, D, N}, true);
+    l.add(n, "st", scalar, {B, N}, true);
+    l.add(n, "spkBits", "uint32_t", {B, bitWords(ng.size())}, true);
     l.out.push_back({n + ".recordSpk", "uint32_t", 0}); // sized by the recording window
-    l.addVars(n, ng.model().vars, N, B, p);
+    l.addVars(n, ng.model().vars, N, B, p, true);
     l.addEGPs(n, ng.model(), p);
 }
 
@@ -110,14 +111,14 @@ void addSynapseArrays(ArrayList& l, const Model& m, const SynapseGroup& sg) {
     const unsigned B = m.batchSize();
     const std::string scalar = resolveType("scalar", p);
     const size_t pre = sg.source().size(), post = sg.target().size();
-    l.add(n, "inSyn", scalar, {B, post});
+    l.add(n, "inSyn", scalar, {B, post}, true);
     if (usesDendriticDelay(m, sg))
-        l.add(n, "denDelay", scalar, {B, sg.maxDendriticDelaySteps(), post});
+        l.add(n, "denDelay", scalar, {B, sg.maxDendriticDelaySteps(), post}, true);
     const auto& wu = sg.wu().model;
-    l.addVars(n, wu.vars, synapseCount(sg), B, p);
-    l.addVars(n, wu.preVars, pre, B, p);
-    l.addVars(n, wu.postVars, post, B, p);
-    l.addVars(n, sg.ps().model.vars, post, B, p);
+    l.addVars(n, wu.vars, synapseCount(sg), B, p, false); // weights: kept across trials
+    l.addVars(n, wu.preVars, pre, B, p, true);
+    l.addVars(n, wu.postVars, post, B, p, true);
+    l.addVars(n, sg.ps().model.vars, post, B, p, true);
     l.addEGPs(n, wu, p);
     l.addEGPs(n, sg.ps().model, p);
     for (const auto& a : connectivityOf(sg)->arrays())
@@ -146,7 +147,7 @@ std::vector<ArrayDecl> planArrays(const Model& m) {
         }
     }
     for (const auto& cs : m.currentSources()) {
-        l.addVars(cs->name(), cs->bound().model.vars, cs->target().size(), B, p);
+        l.addVars(cs->name(), cs->bound().model.vars, cs->target().size(), B, p, true);
         l.addEGPs(cs->name(), cs->bound().model, p);
     }
     return std::move(l.out);

@@ -129,6 +129,19 @@ Block lowerBlock(Lowerer& e, const CustomUpdate& cu, const std::string& prefix) 
                 e.env.arraySize(prefix + "er_" + egp.name + "_n", refs::resolveEGP(m, cu, egp));
         }
     e.subs["dt"] = e.lit(m.dt());
+    // The time of the step the update runs after [ms], and the sizes the update spans (fields,
+    // so updates of differently sized groups still merge).
+    e.subs["t"] = "((" + e.scalar() + ")a->t)";
+    e.subs["num_batch"] = std::to_string(m.batchSize()) + "u";
+    if (const SynapseGroup* sg = cu.synapseGroup(); sg && cu.isWUShaped()) {
+        e.subs["num_pre"] =
+            e.env.number("cuNumPre", "uint32_t", static_cast<double>(sg->source().size()));
+        e.subs["num_post"] =
+            e.env.number("cuNumPost", "uint32_t", static_cast<double>(sg->target().size()));
+    } else {
+        e.subs["num_neurons"] =
+            e.env.number("cuNumNeurons", "uint32_t", static_cast<double>(cu.numElements()));
+    }
     Block b;
     b.slots = slots(e, cu, prefix);
     // The run counter lives on the device: read once before the loop, advanced once after it.

@@ -172,7 +172,7 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng) {
     if (b.usesRng)
         b.perNeuron += std::string(hookName(Hook::RngState)) + " sfRng; " +
                        hookName(Hook::RngInit) + "(&sfRng, a->seed, " + stream +
-                       ", id, batch, (uint32_t)a->step);\n";
+                       ", id, batch, a->rngStep);\n";
     b.perNeuron += vars.loads + inputs + dynamics + sim;
     b.onSpike = reset + "l_st = sf_t;\n" + spikeCode;
     b.store = "if (sfWrite) " + st + "[(size_t)batch * sfN + sfId] = l_st;\n" + vars.stores;

@@ -21,6 +21,10 @@ struct ArrayDecl {
     std::string ctype; // C element type after precision is applied ("float", "uint32_t", …)
     size_t count = 0;  // elements; 0 = allocated later (EGPs, recording)
     bool egp = false;  // an extra global parameter: sized and set by the user at run time
+    // State of one trial (Simulation::resetState restores it): neuron, postsynaptic,
+    // pre/post and current-source variables, spike queues, spike times and synaptic input;
+    // not weights, connectivity, custom-update state, EGPs or recording buffers.
+    bool state = false;
 };
 
 // What one struct field holds for one group.

@@ -163,9 +163,12 @@ snippet::Context customUpdateContext(const Model& m, const CustomUpdate& cu) {
     for (const auto& e : model.egpRefs)
         c.names[e.name] =
             Symbol(NameKind::ReadWrite, declaredType(e.type, cu.name(), e.name), true);
-    addBuiltins(c.names, {"dt"}, Type::Scalar);
-    addBuiltins(c.names, {"batch", "id", "updateCount"}, Type::U32);
-    if (cu.isWUShaped()) addBuiltins(c.names, {"id_pre", "id_post"}, Type::U32);
+    addBuiltins(c.names, {"dt", "t"}, Type::Scalar);
+    addBuiltins(c.names, {"batch", "id", "updateCount", "num_batch"}, Type::U32);
+    if (cu.isWUShaped())
+        addBuiltins(c.names, {"id_pre", "id_post", "num_pre", "num_post"}, Type::U32);
+    else
+        addBuiltins(c.names, {"num_neurons"}, Type::U32);
     return c;
 }
 

@@ -44,14 +44,19 @@ struct Simulation::Impl {
     std::vector<size_t> initKernels, stepKernels;
     std::map<std::string, std::vector<size_t>> customKernels;
     uint64_t step = 0;
+    uint64_t rngStep = 0; // abi::StepArgs::rngStep: steps since build or reset()
+    // prefs.keepInitialState: a copy of each trial-state array as initialised (resetState).
+    std::map<std::string, backends::Buffer> initialState;
     size_t capacity = 0; // [B] device memory the arrays may use in all, read once at start
     bool ready = false;  // constructed: every array is allocated and bound in the tables
 
     Impl(Model& m, const BackendPreferences& p) : model(m), prefs(p) {}
     ~Impl() {
-        if (device)
-            for (auto& [name, a] : arrays)
-                device->release(a.device);
+        if (!device) return;
+        for (auto& [name, a] : arrays)
+            device->release(a.device);
+        for (auto& [name, copy] : initialState)
+            device->release(copy);
     }
 
     HostArray& array(const std::string& group, const std::string& var) {
@@ -92,8 +97,10 @@ struct Simulation::Impl {
     // (Re)allocates the device array; a host mirror is dropped and made again on demand.
     void allocate(HostArray& a, size_t count) {
         // Checked first: an overflowing size leaves the array as it was.
-        const size_t bytes =
-            HostArray{{a.decl.name, a.decl.ctype, count, a.decl.egp}, nullptr, {}}.bytes();
+        const size_t bytes = HostArray{
+            {a.decl.name, a.decl.ctype, count, a.decl.egp, a.decl.state},
+            nullptr,
+            {}}.bytes();
         checkGrowth(a, bytes);
         if (a.device) device->release(a.device);
         a.device = nullptr;
@@ -241,6 +248,7 @@ struct Simulation::Impl {
                 std::min({n, recorder->stepsUntilFlush(step), stepsUntilCheck()});
             device->runSteps(stepKernels, args(), piece, model.dt());
             step += piece;
+            rngStep += piece;
             n -= piece;
             const bool flushed = recorder->afterRun(step);
             if (flushed || (prefs.errorCheckInterval > 0 &&
@@ -290,6 +298,7 @@ struct Simulation::Impl {
         a.recordStart = recorder->recordStart();
         a.recordSteps = recorder->recordSteps();
         a.seed = model.seed();
+        a.rngStep = rngStep;
         return a;
     }
 
@@ -304,14 +313,64 @@ struct Simulation::Impl {
                 device->zero(a.device, a.bytes());
         }
         step = 0;
+        rngStep = 0;
         errors->restart();
         refreshTables();
         launchAll(initKernels);
+        if (prefs.keepInitialState) keepInitialState();
         auto found = errors->collect(step, true);
         pending.insert(pending.end(), found.begin(), found.end());
         info.initSeconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (!pending.empty()) runtime::throwErrors(pending);
+    }
+
+    // A device copy of every trial-state array as it is now (just initialised).
+    void keepInitialState() {
+        for (auto& [name, a] : arrays) {
+            if (!a.decl.state || a.bytes() == 0) continue;
+            backends::Buffer& copy = initialState[name];
+            if (!copy) copy = device->allocate(a.bytes());
+            if (!copy)
+                throw allocationError(name, a.bytes(), device->name() + " device",
+                                      "out of memory (BackendPreferences::keepInitialState)");
+            device->copyBuffer(copy, a.device, a.bytes());
+        }
+    }
+
+    // The trial-state arrays `selection` names (resetState): groups or "group.var"; all if empty.
+    std::vector<std::string> stateArrays(const std::vector<std::string>& selection) const {
+        std::vector<std::string> out;
+        auto isState = [&](const std::string& name) { return arrays.at(name).decl.state; };
+        if (selection.empty()) {
+            for (const auto& [name, a] : arrays)
+                if (a.decl.state) out.push_back(name);
+            return out;
+        }
+        for (const auto& entry : selection) {
+            if (arrays.count(entry)) {
+                if (!isState(entry))
+                    throw ModelError("resetState: '" + entry +
+                                     "' is not trial state (weights, connectivity, custom-update "
+                                     "state and extra global parameters keep their values)");
+                out.push_back(entry);
+                continue;
+            }
+            size_t before = out.size();
+            bool known = false;
+            for (const auto& [name, a] : arrays)
+                if (name.rfind(entry + ".", 0) == 0) {
+                    known = true;
+                    if (a.decl.state) out.push_back(name);
+                }
+            if (!known)
+                throw ModelError("resetState: model '" + model.name() +
+                                 "' has no group or array '" + entry +
+                                 "' (name a group, or an array as \"group.var\")");
+            if (out.size() == before)
+                throw ModelError("resetState: group '" + entry + "' has no trial state");
+        }
+        return out;
     }
 
     // Copies the device array into its host mirror (no error check).
@@ -423,6 +482,23 @@ uint64_t Simulation::timestep() const {
 void Simulation::reset() {
     m_impl->recorder->rewind();
     m_impl->initialise(true);
+}
+
+void Simulation::resetState(const std::vector<std::string>& state) {
+    auto& s = *m_impl;
+    if (!s.prefs.keepInitialState)
+        throw ModelError("resetState needs BackendPreferences::keepInitialState = true (a device "
+                         "copy of the initial state, made when the simulation is built)");
+    const std::vector<std::string> chosen = s.stateArrays(state); // checked before any change
+    std::vector<std::string> pending = s.errors->collect(s.step, false);
+    for (const auto& name : chosen) {
+        auto& a = s.arrays.at(name);
+        if (a.bytes() > 0) s.device->copyBuffer(a.device, s.initialState.at(name), a.bytes());
+    }
+    s.recorder->rewind();
+    s.step = 0;
+    s.errors->restart();
+    if (!pending.empty()) runtime::throwErrors(pending);
 }
 
 void Simulation::pull(const std::string& group, const std::string& var) {
@@ -610,6 +686,8 @@ std::vector<SpikeEvent> Simulation::spikes(const std::string& group) const {
 MemoryUsage Simulation::memoryUsage() const {
     const auto& s = *m_impl;
     MemoryUsage u;
+    for (const auto& [name, copy] : s.initialState)
+        u.deviceBytes += s.arrays.at(name).bytes();
     for (const auto& [name, a] : s.arrays) {
         u.deviceBytes += a.bytes();
         u.hostMirrorBytes += a.host.capacity();

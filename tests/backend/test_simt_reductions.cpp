@@ -6,6 +6,7 @@
 #include "backend_fixture.hpp"
 #include "backends/simt/simt_reduce.hpp"
 #include "spikeforge/models.hpp"
+#include "support/reduction_models.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -17,22 +18,6 @@ using A = CustomUpdateVarAccess;
 
 namespace {
 
-NeuronModel holder() {
-    NeuronModel n;
-    n.name = "Holder";
-    n.vars = {{"x"}};
-    return n;
-}
-
-CustomUpdateModel reduce(A sum, A max) {
-    CustomUpdateModel m;
-    m.name = "Reduce";
-    m.vars = {{"sum", "scalar", sum}, {"mx", "scalar", max}};
-    m.varRefs = {{"x", "scalar", A::ReadWrite}};
-    m.updateCode = "sum = x;\nmx = x;\nx = 2.0 * x;";
-    return m;
-}
-
 // Runs `kind` reductions of x (batch x n, random) and returns the simulation for inspection.
 struct Reduced {
     std::vector<float> values, sum, mx, x;
@@ -40,10 +25,11 @@ struct Reduced {
 Reduced runReduction(const std::string& backend, unsigned batch, unsigned n, bool neuron) {
     Model m("simt_reduce");
     m.setBatchSize(batch);
-    m.addNeuronGroup("Pop", n, holder(), {}, {{"x", 0.0}});
+    m.addNeuronGroup("Pop", n, sftest::holder(), {}, {{"x", 0.0}});
     m.addCustomUpdate("Red", "Reduce",
-                      neuron ? reduce(A::ReduceNeuronSum, A::ReduceNeuronMax)
-                             : reduce(A::ReduceBatchSum, A::ReduceBatchMax),
+                      neuron
+                          ? sftest::reduce(A::ReduceNeuronSum, A::ReduceNeuronMax, "x = 2.0 * x;")
+                          : sftest::reduce(A::ReduceBatchSum, A::ReduceBatchMax, "x = 2.0 * x;"),
                       {}, {{"sum", 0.0}, {"mx", 0.0}}, {{"x", {"Pop", "x"}}});
     BackendPreferences prefs;
     prefs.backend = backend;
@@ -157,8 +143,8 @@ TEST_P(SimtCustomInit, BatchedTransposeAcrossPartialTiles) {
     constexpr unsigned kA = 37, kB = 70, kBatch = 3;
     Model m("simt_transpose");
     m.setBatchSize(kBatch);
-    m.addNeuronGroup("A", kA, holder(), {}, {{"x", 0.0}});
-    m.addNeuronGroup("B", kB, holder(), {}, {{"x", 0.0}});
+    m.addNeuronGroup("A", kA, sftest::holder(), {}, {{"x", 0.0}});
+    m.addNeuronGroup("B", kB, sftest::holder(), {}, {{"x", 0.0}});
     for (auto [name, src, tgt] : {std::tuple{"Fwd", "A", "B"}, std::tuple{"Back", "B", "A"}})
         m.addSynapseGroup(name, MatrixType::Dense, 0, src, tgt,
                           {batchedWeights(), {}, {{"g", 0.0}}, {}, {}},
@@ -194,8 +180,8 @@ TEST_P(SimtCustomInit, ColumnIndexIsTheCountingSortOfTheRows) {
     constexpr unsigned kPre = 3000, kPost = 1300;
     Model m("simt_colind");
     m.setSeed(99);
-    m.addNeuronGroup("A", kPre, holder(), {}, {{"x", 0.0}});
-    m.addNeuronGroup("B", kPost, holder(), {}, {{"x", 0.0}});
+    m.addNeuronGroup("A", kPre, sftest::holder(), {}, {{"x", 0.0}});
+    m.addNeuronGroup("B", kPost, sftest::holder(), {}, {{"x", 0.0}});
     WeightUpdateModel stdp = batchedWeights();
     stdp.postSpikeSynCode = "g += 0.01;";
     m.addSynapseGroup("S", MatrixType::Sparse, 0, "A", "B", {stdp, {}, {{"g", 0.0}}, {}, {}},
@@ -233,8 +219,9 @@ TEST_P(SimtCustomInit, DoublePrecisionReductions) {
     Model m("simt_double");
     m.setPrecision(Precision::Double);
     m.setBatchSize(kBatch);
-    m.addNeuronGroup("Pop", kN, holder(), {}, {{"x", 0.0}});
-    m.addCustomUpdate("BR", "Reduce", reduce(A::ReduceBatchSum, A::ReduceBatchMax), {},
+    m.addNeuronGroup("Pop", kN, sftest::holder(), {}, {{"x", 0.0}});
+    m.addCustomUpdate("BR", "Reduce",
+                      sftest::reduce(A::ReduceBatchSum, A::ReduceBatchMax, "x = 2.0 * x;"), {},
                       {{"sum", 0.0}, {"mx", 0.0}}, {{"x", {"Pop", "x"}}});
     CustomUpdateModel total;
     total.name = "Total";
@@ -285,7 +272,7 @@ InitState initialState(const std::string& backend) {
     Model m("simt_init");
     m.setBatchSize(2);
     m.setSeed(1234);
-    NeuronModel n = holder();
+    NeuronModel n = sftest::holder();
     m.addNeuronGroup("A", 300, n, {}, {{"x", init::Uniform(-1.0, 1.0)}});
     m.addNeuronGroup("B", 130, n, {}, {{"x", init::Normal(0.0, 2.0)}});
     WeightUpdateModel stdp = batchedWeights();

@@ -9,12 +9,14 @@
 #include "codegen/lower.hpp"
 #include "spikeforge/errors.hpp"
 #include "spikeforge/models.hpp"
+#include "support/reduction_models.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <utility>
 
 using namespace spikeforge;
 using A = CustomUpdateVarAccess;
@@ -47,22 +49,6 @@ const ParamValues kLif = {{"C", 1.0},        {"TauM", 20.0},     {"Vrest", -70.0
                           {"Vreset", -70.0}, {"Vthresh", -50.0}, {"Ioffset", 0.0},
                           {"TauRefrac", 2.0}};
 const VarInitMap kLifVars = {{"V", init::Uniform(-70.0, -50.0)}, {"RefracTime", 0.0}};
-
-NeuronModel holder() {
-    NeuronModel n;
-    n.name = "Holder";
-    n.vars = {{"x"}, {"y"}};
-    return n;
-}
-
-CustomUpdateModel reduce(A sum, A max) {
-    CustomUpdateModel m;
-    m.name = "Reduce";
-    m.vars = {{"sum", "scalar", sum}, {"mx", "scalar", max}};
-    m.varRefs = {{"x", "scalar", A::ReadWrite}};
-    m.updateCode = "sum = x;\nmx = x;\nx = 0.0;";
-    return m;
-}
 
 } // namespace
 
@@ -109,20 +95,26 @@ TEST(CudaCompile, StdpDenseAndSparse) {
 }
 
 // Batch reductions of both strategies (a work-item per element for 20 000 elements, a
-// work-group per element for 100), neuron reductions, softmax and a transpose, batched.
+// work-group per element for 100), neuron reductions, softmax and a transpose, batched; float
+// and double (the warp reductions of each), block sizes from one warp to 32.
 TEST(CudaCompile, ReductionsSoftmaxTranspose) {
     SKIP_WITHOUT_NVRTC();
-    for (unsigned wg : {32u, 128u, 1024u}) {
+    const std::pair<unsigned, Precision> shapes[] = {{32u, Precision::Float},
+                                                     {128u, Precision::Float},
+                                                     {128u, Precision::Double},
+                                                     {1024u, Precision::Double}};
+    for (const auto& [wg, precision] : shapes) {
         Model m("custom");
         m.setBatchSize(64);
-        m.addNeuronGroup("Small", 100, holder(), {}, {{"x", 0.0}, {"y", 0.0}});
-        m.addNeuronGroup("Large", 20000, holder(), {}, {{"x", 0.0}, {"y", 0.0}});
+        m.setPrecision(precision);
+        m.addNeuronGroup("Small", 100, sftest::holder({"x", "y"}), {}, {{"x", 0.0}, {"y", 0.0}});
+        m.addNeuronGroup("Large", 20000, sftest::holder({"x", "y"}), {}, {{"x", 0.0}, {"y", 0.0}});
         for (const char* g : {"Small", "Large"}) {
             m.addCustomUpdate(std::string("BR") + g, "Batch",
-                              reduce(A::ReduceBatchSum, A::ReduceBatchMax), {},
+                              sftest::reduce(A::ReduceBatchSum, A::ReduceBatchMax), {},
                               {{"sum", 0.0}, {"mx", 0.0}}, {{"x", {g, "x"}}});
             m.addCustomUpdate(std::string("NR") + g, "Neuron",
-                              reduce(A::ReduceNeuronSum, A::ReduceNeuronMax), {},
+                              sftest::reduce(A::ReduceNeuronSum, A::ReduceNeuronMax), {},
                               {{"sum", 0.0}, {"mx", 0.0}}, {{"x", {g, "y"}}});
         }
         models::addSoftmax(m, "Soft", "Softmax", {"Small", "x"}, {"Small", "y"});
@@ -134,7 +126,8 @@ TEST(CudaCompile, ReductionsSoftmaxTranspose) {
                           {models::DeltaCurr(), {}, {}});
         m.addCustomUpdateWU("T", "Transpose", models::Transpose(), {}, {},
                             {{"variable", {"Fwd", "g", "Back", "g"}}});
-        SCOPED_TRACE("block size " + std::to_string(wg));
+        SCOPED_TRACE("block size " + std::to_string(wg) +
+                     (precision == Precision::Float ? ", float" : ", double"));
         compilesForCuda(m, wg);
     }
 }
@@ -144,8 +137,8 @@ TEST(CudaCompile, ReductionsSoftmaxTranspose) {
 TEST(CudaDialect, ReductionTreesUseWarpShufflesOnlyWhereTheDialectHasThem) {
     Model m("reduce");
     m.setBatchSize(64);
-    m.addNeuronGroup("Pop", 100, holder(), {}, {{"x", 0.0}, {"y", 0.0}});
-    m.addCustomUpdate("NR", "Neuron", reduce(A::ReduceNeuronSum, A::ReduceNeuronMax), {},
+    m.addNeuronGroup("Pop", 100, sftest::holder({"x", "y"}), {}, {{"x", 0.0}, {"y", 0.0}});
+    m.addCustomUpdate("NR", "Neuron", sftest::reduce(A::ReduceNeuronSum, A::ReduceNeuronMax), {},
                       {{"sum", 0.0}, {"mx", 0.0}}, {{"x", {"Pop", "y"}}});
     m.finalise();
     const codegen::Plan plan = codegen::lowerModel(m);

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -34,7 +35,7 @@ constexpr const char* kMockSource = R"MOCK(
 #include <vector>
 extern "C" {
 typedef int R;
-struct L { const char* fn; unsigned gx, gy, bx; uint64_t step; double t; uint64_t table; int graph; };
+struct L { const char* fn; unsigned gx, gy, bx; uint64_t step; double t; uint64_t table; int graph; uint64_t rng; };
 struct G { std::vector<L> launches; };
 static std::vector<L> g_log, g_capture;
 static bool g_capturing = false;
@@ -78,6 +79,10 @@ R cuMemsetD32Async(unsigned long long d, unsigned v, size_t n, void*) {
     return 0; }
 R cuMemcpyHtoDAsync_v2(unsigned long long d, const void* s, size_t n, void*) {
     std::memcpy((void*)(uintptr_t)d, s, n); return 0; }
+R cuMemcpyDtoDAsync_v2(unsigned long long d, unsigned long long s, size_t n, void*) {
+    std::memcpy((void*)(uintptr_t)d, (const void*)(uintptr_t)s, n);
+    return 0;
+}
 R cuMemcpyDtoHAsync_v2(void* d, unsigned long long s, size_t n, void*) {
     std::memcpy(d, (void*)(uintptr_t)s, n); return 0; }
 R cuStreamCreate(void** s, unsigned) { *s = &g_dummy; return 0; }
@@ -98,7 +103,8 @@ R cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned, unsigned bx, unsig
                  unsigned, void*, void** params, void**) {
     const double t = *(const double*)params[0];
     const uint64_t step = *(const uint64_t*)((const char*)params[0] + 8);
-    L l{(const char*)f, gx, gy, bx, step, t, *(const unsigned long long*)params[1], 0};
+    const uint64_t rng = *(const uint64_t*)((const char*)params[0] + 40); // StepArgs::rngStep
+    L l{(const char*)f, gx, gy, bx, step, t, *(const unsigned long long*)params[1], 0, rng};
     (g_capturing ? g_capture : g_log).push_back(l);
     return 0;
 }
@@ -128,6 +134,7 @@ uint64_t mock_field(size_t i, int f) {
     case 4: return l.table;
     case 5: return (uint64_t)l.graph;
     case 6: return (uint64_t)(l.t * 1000.0);
+    case 7: return l.rng;
     }
     return 0;
 }
@@ -304,6 +311,7 @@ TEST(CudaDeviceMock, GraphsReplayEveryStepWithItsOwnArguments) {
     const uint64_t graphs = cuda::graphLaunches();
     codegen::abi::StepArgs first;
     first.step = 5;
+    first.rngStep = 105;    // a later trial: random draws keyed past the step index
     const double dt = 0.25; // [ms]
     dev.runSteps({0}, first, 10, dt);
     // Pieces of 4, 4 and 2 steps: two graphs instantiated (4 and 2 steps), the second piece
@@ -317,6 +325,7 @@ TEST(CudaDeviceMock, GraphsReplayEveryStepWithItsOwnArguments) {
         EXPECT_EQ(mock().field(at, 3), 5 + i) << "launch " << i;         // step
         EXPECT_EQ(mock().field(at, 6), (5 + i) * 250) << "launch " << i; // t [µs]
         EXPECT_EQ(mock().field(at, 5), 1u) << "launch " << i;            // from a graph
+        EXPECT_EQ(mock().field(at, 7), 105 + i) << "launch " << i;       // rngStep
     }
     // One step alone runs as plain launches.
     dev.runSteps({0}, first, 1, dt);
@@ -336,8 +345,14 @@ TEST(CudaDeviceMock, PullsLargerThanTheStagingBufferArriveWhole) {
     std::vector<uint32_t> back(data.size(), 0);
     dev.copyFromDevice(back.data(), b, bytes);
     EXPECT_TRUE(back == data);
+    backends::Buffer copy = dev.allocate(bytes);
+    dev.copyBuffer(copy, b, bytes);
+    std::fill(back.begin(), back.end(), 0u);
+    dev.copyFromDevice(back.data(), copy, bytes);
+    EXPECT_TRUE(back == data);
     const int live = mock().count("mock_live");
     dev.release(b);
     EXPECT_EQ(mock().count("mock_live"), live - 1);
+    EXPECT_EQ(dev.transfers().toDevice, 1u);     // copyBuffer is not a host transfer
     EXPECT_THROW(dev.release(b), InternalError); // no longer this device's
 }

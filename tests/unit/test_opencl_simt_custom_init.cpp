@@ -7,6 +7,7 @@
 #include "backends/simt/simt_reduce.hpp"
 #include "codegen/lower.hpp"
 #include "spikeforge/models.hpp"
+#include "support/reduction_models.hpp"
 
 #include <gtest/gtest.h>
 
@@ -58,30 +59,14 @@ Found find(const codegen::Plan& plan, codegen::KernelPhase phase, const std::str
     return {};
 }
 
-NeuronModel holder() {
-    NeuronModel n;
-    n.name = "Holder";
-    n.vars = {{"x"}, {"y"}};
-    return n;
-}
-
-CustomUpdateModel reduce(A sum, A max) {
-    CustomUpdateModel m;
-    m.name = "Reduce";
-    m.vars = {{"sum", "scalar", sum}, {"mx", "scalar", max}};
-    m.varRefs = {{"x", "scalar", A::ReadWrite}};
-    m.updateCode = "sum = x;\nmx = x;\nx = 0.0;";
-    return m;
-}
-
 // The plan of N neurons x batch with a batch reduction "BR" and a neuron reduction "NR".
 codegen::Plan reductions(unsigned n, unsigned batch) {
     Model m("reductions");
     m.setBatchSize(batch);
-    m.addNeuronGroup("Pop", n, holder(), {}, {{"x", 0.0}, {"y", 0.0}});
-    m.addCustomUpdate("BR", "Batch", reduce(A::ReduceBatchSum, A::ReduceBatchMax), {},
+    m.addNeuronGroup("Pop", n, sftest::holder({"x", "y"}), {}, {{"x", 0.0}, {"y", 0.0}});
+    m.addCustomUpdate("BR", "Batch", sftest::reduce(A::ReduceBatchSum, A::ReduceBatchMax), {},
                       {{"sum", 0.0}, {"mx", 0.0}}, {{"x", {"Pop", "x"}}});
-    m.addCustomUpdate("NR", "Neuron", reduce(A::ReduceNeuronSum, A::ReduceNeuronMax), {},
+    m.addCustomUpdate("NR", "Neuron", sftest::reduce(A::ReduceNeuronSum, A::ReduceNeuronMax), {},
                       {{"sum", 0.0}, {"mx", 0.0}}, {{"x", {"Pop", "y"}}});
     m.finalise();
     return codegen::lowerModel(m);
@@ -145,7 +130,7 @@ INSTANTIATE_TEST_SUITE_P(Batches, SimtReductionShapes, ::testing::Values(1u, 2u,
 TEST(SimtCustomUpdate, UpdateCounterAdvancesInItsOwnStage) {
     Model m("adam");
     m.setBatchSize(3);
-    m.addNeuronGroup("Pop", 70, holder(), {}, {{"x", 0.0}, {"y", 0.0}});
+    m.addNeuronGroup("Pop", 70, sftest::holder({"x", "y"}), {}, {{"x", 0.0}, {"y", 0.0}});
     m.addCustomUpdate("Opt", "Train", models::Adam(),
                       {{"beta1", 0.9}, {"beta2", 0.999}, {"epsilon", 1e-8}, {"alpha", 0.01}},
                       {{"m", 0.0}, {"v", 0.0}},
@@ -176,8 +161,8 @@ WeightUpdateModel weights() {
 // 32 x 32 tiles, one work-group each (37 x 70: partial tiles on both edges).
 TEST(SimtCustomUpdate, TransposeRunsAsTiles) {
     Model m("transpose");
-    m.addNeuronGroup("A", 37, holder(), {}, {{"x", 0.0}, {"y", 0.0}});
-    m.addNeuronGroup("B", 70, holder(), {}, {{"x", 0.0}, {"y", 0.0}});
+    m.addNeuronGroup("A", 37, sftest::holder({"x", "y"}), {}, {{"x", 0.0}, {"y", 0.0}});
+    m.addNeuronGroup("B", 70, sftest::holder({"x", "y"}), {}, {{"x", 0.0}, {"y", 0.0}});
     for (auto [name, src, tgt] : {std::tuple{"Fwd", "A", "B"}, std::tuple{"Back", "B", "A"}})
         m.addSynapseGroup(name, MatrixType::Dense, 0, src, tgt,
                           {weights(), {}, {{"g", 0.0}}, {}, {}}, {models::DeltaCurr(), {}, {}});
@@ -201,8 +186,10 @@ TEST(SimtCustomUpdate, TransposeRunsAsTiles) {
 // column-index stages and the variables, in that order; then the program builds.
 TEST(SimtInit, SparseConnectivityColumnIndexThenVariables) {
     Model m("init");
-    m.addNeuronGroup("A", 100, holder(), {}, {{"x", init::Uniform(0.0, 1.0)}, {"y", 0.0}});
-    m.addNeuronGroup("B", 77, holder(), {}, {{"x", 0.0}, {"y", init::Normal(0.0, 1.0)}});
+    m.addNeuronGroup("A", 100, sftest::holder({"x", "y"}), {},
+                     {{"x", init::Uniform(0.0, 1.0)}, {"y", 0.0}});
+    m.addNeuronGroup("B", 77, sftest::holder({"x", "y"}), {},
+                     {{"x", 0.0}, {"y", init::Normal(0.0, 1.0)}});
     WeightUpdateModel stdp = weights();
     stdp.vars = {{"g", "scalar", VarAccess::ReadWrite}};
     stdp.postSpikeSynCode = "g += 0.01;";

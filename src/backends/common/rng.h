@@ -9,13 +9,15 @@
  * (OpenCL devices without fp64 reject double literals).
  *
  * Keying scheme. Every random sequence is fixed by (seed, stream, element, batch, step):
- *   key     = (lo32(seed), hi32(seed) ^ stream)
- *   counter = (element, batch, step, block)
+ *   key     = (lo32(seed) ^ hi32(step), hi32(seed) ^ stream)
+ *   counter = (element, batch, lo32(step), block)
  * seed is the model's 64-bit seed; stream is a number the code generator gives each (group,
  * purpose) pair, e.g. one per group's simulation code and one per initialised variable, so no
  * two groups or purposes share a key; element is the neuron, synapse or row index within the
- * group; batch is the batch index; step is the time step index (initialisation uses its own
- * streams, so step may be 0 there). block counts the Philox calls made for this tuple: each call
+ * group; batch is the batch index; step is the 64-bit count of steps run since the simulation was
+ * built or reset (SFStepArgs::rngStep: it keeps counting across resetState, so each trial draws
+ * fresh numbers; below 2^32 steps the key is the seed's alone); initialisation uses its own
+ * streams, so step is 0 there. block counts the Philox calls made for this tuple: each call
  * yields 4 words, so one tuple gives 2^34 words, far more than one step of one element needs.
  * Two (seed, stream) pairs give the same key only when the seeds' low words are equal and
  * hi32(seed) ^ stream is equal, i.e. when the seeds' high words differ by exactly the XOR of the
@@ -70,12 +72,12 @@ SF_FN void sf_philox4x32_10(const sf_u32* ctr, const sf_u32* key, sf_u32* out) {
 }
 
 SF_FN void sf_rng_init(sf_rng* r, sf_u64 seed, sf_u32 stream, sf_u32 element, sf_u32 batch,
-                       sf_u32 step) {
-    r->key[0] = (sf_u32)seed;
+                       sf_u64 step) {
+    r->key[0] = (sf_u32)seed ^ (sf_u32)(step >> 32);
     r->key[1] = (sf_u32)(seed >> 32) ^ stream;
     r->ctr[0] = element;
     r->ctr[1] = batch;
-    r->ctr[2] = step;
+    r->ctr[2] = (sf_u32)step;
     r->ctr[3] = 0u;
     r->buf[0] = 0u;
     r->buf[1] = 0u;

@@ -138,6 +138,9 @@ public:
     void zero(backends::Buffer p, size_t bytes) override {
         if (p) std::memset(p, 0, bytes);
     }
+    void copyBuffer(backends::Buffer dst, backends::Buffer src, size_t bytes) override {
+        if (bytes) std::memcpy(dst, src, bytes);
+    }
     void bindTable(size_t index,
                    const std::vector<std::vector<backends::FieldValue>>& values) override {
         if (index >= m_tables.size())

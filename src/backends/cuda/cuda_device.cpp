@@ -173,6 +173,15 @@ void CudaDevice::zero(backends::Buffer buffer, size_t bytes) {
     fill(pointerOf(buffer), bytes);
 }
 
+void CudaDevice::copyBuffer(backends::Buffer dst, backends::Buffer src, size_t bytes) {
+    if (bytes == 0) return;
+    checkRange(dst, bytes, "copyBuffer");
+    checkRange(src, bytes, "copyBuffer");
+    makeCurrent();
+    check(m_api, m_api.cuMemcpyDtoDAsync_v2(pointerOf(dst), pointerOf(src), bytes, m_step),
+          "cuMemcpyDtoDAsync_v2", std::to_string(bytes) + " bytes");
+}
+
 // On the step stream, so a zero-fill is ordered with the kernels before and after it.
 void CudaDevice::fill(CUdeviceptr pointer, size_t bytes) {
     const std::string what = std::to_string(bytes) + " bytes";
@@ -381,6 +390,7 @@ void CudaDevice::runSteps(const std::vector<size_t>& kernels, const codegen::abi
         const uint64_t n = std::min<uint64_t>(m_graphSteps, steps - done);
         codegen::abi::StepArgs a = first;
         a.step = first.step + done;
+        a.rngStep = first.rngStep + done;
         a.t = static_cast<double>(a.step) * dt;
         if (n < 2 || !graphsEnabled() || !replayGraph(kernels, a, n, dt))
             Device::runSteps(kernels, a, n, dt);
@@ -403,6 +413,7 @@ bool CudaDevice::replayGraph(const std::vector<size_t>& kernels,
         codegen::abi::StepArgs a = first;
         for (uint64_t i = 0; i < steps; i++) {
             a.step = first.step + i;
+            a.rngStep = first.rngStep + i;
             a.t = static_cast<double>(a.step) * dt;
             for (size_t k : kernels)
                 enqueueLaunches(k, a);

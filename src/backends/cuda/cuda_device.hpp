@@ -58,6 +58,8 @@ public:
     size_t memoryCapacity() const override;
     void release(backends::Buffer buffer) override;
     void zero(backends::Buffer buffer, size_t bytes) override;
+    // On the step stream, ordered with the kernels (not a host transfer: not counted).
+    void copyBuffer(backends::Buffer dst, backends::Buffer src, size_t bytes) override;
     void synchronise() override;
 
     // Loads `cubin` (compiled from `program`, generated for `plan`) and resolves every launch's

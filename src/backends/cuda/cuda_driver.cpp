@@ -47,6 +47,7 @@ void resolveRequired(void* h, const std::string& lib, DriverApi& a) {
     SF_REQUIRE(cuMemsetD32Async);
     SF_REQUIRE(cuMemcpyHtoDAsync_v2);
     SF_REQUIRE(cuMemcpyDtoHAsync_v2);
+    SF_REQUIRE(cuMemcpyDtoDAsync_v2);
     SF_REQUIRE(cuStreamCreate);
     SF_REQUIRE(cuStreamDestroy_v2);
     SF_REQUIRE(cuStreamSynchronize);

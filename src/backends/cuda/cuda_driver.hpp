@@ -76,6 +76,7 @@ struct DriverApi {
     CUresult (*cuMemsetD32Async)(CUdeviceptr dst, unsigned value, size_t count, CUstream s);
     CUresult (*cuMemcpyHtoDAsync_v2)(CUdeviceptr dst, const void* src, size_t bytes, CUstream s);
     CUresult (*cuMemcpyDtoHAsync_v2)(void* dst, CUdeviceptr src, size_t bytes, CUstream s);
+    CUresult (*cuMemcpyDtoDAsync_v2)(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s);
     CUresult (*cuStreamCreate)(CUstream* stream, unsigned flags);
     CUresult (*cuStreamDestroy_v2)(CUstream stream);
     CUresult (*cuStreamSynchronize)(CUstream stream);

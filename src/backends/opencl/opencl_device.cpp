@@ -140,6 +140,14 @@ void OpenClDevice::zero(backends::Buffer buffer, size_t bytes) {
     fill(static_cast<cl_mem>(buffer), bytes);
 }
 
+void OpenClDevice::copyBuffer(backends::Buffer dst, backends::Buffer src, size_t bytes) {
+    if (bytes == 0) return;
+    checkRange(dst, bytes, "copyBuffer");
+    checkRange(src, bytes, "copyBuffer");
+    check(clEnqueueCopyBuffer(m_queue, memOf(src), memOf(dst), 0, 0, bytes, 0, nullptr, nullptr),
+          "clEnqueueCopyBuffer", std::to_string(bytes) + " bytes");
+}
+
 void OpenClDevice::fill(cl_mem mem, size_t bytes) {
     // A 4-byte pattern where the size allows it: the common case, and faster on GPUs.
     const uint32_t zero = 0;

@@ -75,6 +75,7 @@ public:
     size_t memoryCapacity() const override;           // [B] CL_DEVICE_GLOBAL_MEM_SIZE
     void release(backends::Buffer buffer) override;
     void zero(backends::Buffer buffer, size_t bytes) override;
+    void copyBuffer(backends::Buffer dst, backends::Buffer src, size_t bytes) override;
     void synchronise() override;
 
     // Makes `built` (the source of `program`, generated for `plan`) the device's program: its

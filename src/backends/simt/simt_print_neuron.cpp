@@ -52,6 +52,19 @@ std::string perNeuron(const codegen::NeuronUpdateBody& b) {
            "}\n" + b.store + "}\n";
 }
 
+// Spike word sfW of this batch element (`word`) into spkBits and, inside the recording window,
+// into the recording.
+std::string storeWord(const codegen::NeuronUpdateBody& b, const std::string& word) {
+    std::string s = b.spkBits + "[(size_t)batch * sfWords + sfW] = " + word + ";\n";
+    if (!b.recordSpk.empty())
+        s += "if (" + b.recordSpk +
+             " && a->step >= a->recordStart && a->step - a->recordStart < a->recordSteps)\n" +
+             b.recordSpk +
+             "[((size_t)(a->step - a->recordStart) * SF_BATCH + batch) * sfWords + sfW] = " + word +
+             ";\n";
+    return s;
+}
+
 // Spikes of the work-group into the queue, and its words into spkBits and the recording.
 // sfLid - sfLocalId is a multiple of SF_WG (ranges are padded to whole work-groups), so the
 // work-group covers whole words: its word k is the group's word (sfLid - sfLocalId) / 32 + k.
@@ -71,13 +84,7 @@ std::string emit(const codegen::NeuronUpdateBody& b) {
                     b.spk + "[sfRow * sfN + sfCntL[1] + sfPos] = (uint32_t)sfLid;\n";
     s += "const uint64_t sfW = (sfLid - sfLocalId) / 32u + sfLocalId;\n"
          "if (sfLocalId < SF_WG / 32u && sfW < sfWords) {\n" +
-         b.spkBits + "[(size_t)batch * sfWords + sfW] = sfBitsL[sfLocalId];\n";
-    if (!b.recordSpk.empty())
-        s += "if (" + b.recordSpk +
-             " && a->step >= a->recordStart && a->step - a->recordStart < a->recordSteps)\n" +
-             b.recordSpk +
-             "[((size_t)(a->step - a->recordStart) * SF_BATCH + batch) * sfWords + sfW] = "
-             "sfBitsL[sfLocalId];\n";
+         storeWord(b, "sfBitsL[sfLocalId]");
     // A closing barrier: PoCL (the version tested) ran the code after a function's last barrier,
     // when the function is called under a branch (each work-group's range, simt_generator.cpp),
     // with the conditions of other work-items (seen: words past the group's end written).
@@ -117,13 +124,7 @@ Stage ballotUpdateStage(const GroupContext& c, const codegen::NeuronUpdateBody& 
                     "(uint32_t)sfLid;\n"
                     "const uint64_t sfW = sfLid / 32u;\n"
                     "if (sfLane == 0u && sfW < sfWords) {\n" +
-                    b.spkBits + "[(size_t)batch * sfWords + sfW] = sfBallot;\n";
-    if (!b.recordSpk.empty())
-        s += "if (" + b.recordSpk +
-             " && a->step >= a->recordStart && a->step - a->recordStart < a->recordSteps)\n" +
-             b.recordSpk +
-             "[((size_t)(a->step - a->recordStart) * SF_BATCH + batch) * sfWords + sfW] = "
-             "sfBallot;\n";
+                    storeWord(b, "sfBallot");
     Stage st;
     st.body = s + "}\n";
     st.items = c.group.elements;

@@ -35,7 +35,13 @@ struct BackendPreferences {
     // reset()), so that resetState() can restore it without re-running initialisers. Costs one
     // more copy of the neuron-side state in device memory (docs/memory.md).
     bool keepInitialState = false;
+    // The cuda backend only: steps captured into one CUDA graph and replayed with a single
+    // launch (0 = off: one launch per kernel and step) [steps]; meant to cut the per-launch cost
+    // that dominates small models. At most kMaxCudaGraphSteps; a larger value, or a value other
+    // than 0 for another backend, is a ModelError (docs/gpu.md).
+    uint32_t cudaGraphSteps = 0;
 };
+inline constexpr uint32_t kMaxCudaGraphSteps = 10000;
 
 struct BuildInfo {
     double generateSeconds = 0.0; // code generation

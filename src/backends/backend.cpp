@@ -9,12 +9,34 @@
 #include "backends/opencl/opencl_backend.hpp"
 #include "backends/opencl/platforms.hpp"
 #endif
+#if SPIKEFORGE_BACKEND_CUDA
+#include "backends/cuda/cuda_backend.hpp"
+#endif
 
 namespace spikeforge {
 
 namespace backends {
 
+namespace {
+
+// BackendPreferences::cudaGraphSteps, checked before any backend is opened.
+void checkCudaGraphSteps(const BackendPreferences& prefs) {
+    if (prefs.cudaGraphSteps == 0) return;
+    if (prefs.backend != "cuda")
+        throw ModelError("BackendPreferences::cudaGraphSteps (" +
+                         std::to_string(prefs.cudaGraphSteps) +
+                         ") applies to the cuda backend only; backend '" + prefs.backend +
+                         "' has no CUDA graphs (leave it 0)");
+    if (prefs.cudaGraphSteps > kMaxCudaGraphSteps)
+        throw ModelError("BackendPreferences::cudaGraphSteps (" +
+                         std::to_string(prefs.cudaGraphSteps) + ") must be at most " +
+                         std::to_string(kMaxCudaGraphSteps) + " steps (0 = no CUDA graphs)");
+}
+
+} // namespace
+
 std::unique_ptr<Backend> makeBackend(const BackendPreferences& prefs) {
+    checkCudaGraphSteps(prefs);
     if (prefs.backend == "cpu") {
         if (!prefs.device.empty())
             throw ModelError("BackendPreferences::device ('" + prefs.device +
@@ -34,9 +56,15 @@ std::unique_ptr<Backend> makeBackend(const BackendPreferences& prefs) {
                          "SPIKEFORGE_BACKEND_OPENCL=OFF; see `spikeforge info`)");
 #endif
     }
-    if (prefs.backend == "cuda")
-        throw ModelError("backend 'cuda' is not available in this build yet (see `spikeforge "
-                         "info`)");
+    if (prefs.backend == "cuda") {
+#if SPIKEFORGE_BACKEND_CUDA
+        return std::make_unique<cuda::CudaBackend>(prefs);
+#else
+        throw ModelError("backend 'cuda' is not in this build (configured with "
+                         "SPIKEFORGE_BACKEND_CUDA=OFF, the default without a CUDA toolkit; see "
+                         "`spikeforge info`)");
+#endif
+    }
     throw ModelError("unknown backend '" + prefs.backend + "' (known: cpu, opencl, cuda)");
 }
 
@@ -80,7 +108,12 @@ std::vector<BackendStatus> availableBackends() {
 #endif
     const std::string openclReason = openclStatus();
     out.push_back({"opencl", openclReason.empty(), openclReason});
-    out.push_back({"cuda", false, "not implemented yet: the SIMT backends are planned"});
+#if SPIKEFORGE_BACKEND_CUDA
+    const std::string cudaReason = cuda::cudaStatus();
+    out.push_back({"cuda", cudaReason.empty(), cudaReason});
+#else
+    out.push_back({"cuda", false, "not in this build (SPIKEFORGE_BACKEND_CUDA=OFF)"});
+#endif
     return out;
 }
 

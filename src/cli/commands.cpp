@@ -104,6 +104,10 @@ void checkBackendOptions(const SimulateOptions& options) {
         throw UsageError("--threads " + std::to_string(options.threads) +
                          " sets the cpu backend's threads; --backend " + options.backend +
                          " has none (drop --threads)");
+    if (options.cudaGraphSteps != 0 && options.backend != "cuda")
+        throw UsageError("--cuda-graph-steps " + std::to_string(options.cudaGraphSteps) +
+                         " runs steps as CUDA graphs; --backend " + options.backend +
+                         " has none (drop --cuda-graph-steps)");
     if (options.device.empty()) return;
     if (options.backend == "cpu")
         throw UsageError("--device '" + options.device +
@@ -193,6 +197,7 @@ RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps,
     prefs.backend = options.backend;
     prefs.device = options.device;
     prefs.threads = options.threads;
+    prefs.cudaGraphSteps = options.cudaGraphSteps;
     if (options.compileTimeoutSeconds) prefs.compileTimeout = *options.compileTimeoutSeconds;
     Simulation sim(*cfg.model, prefs);
     applyInputs(sim, cfg);
@@ -418,6 +423,10 @@ int runCli(int argc, char** argv) {
                                 ->check(CLI::Range(1u, maxBatchSize));
     sim->add_option("--threads", options.threads, "CPU threads (0 = all cores)")
         ->check(CLI::Range(0, std::numeric_limits<int>::max()))
+        ->capture_default_str();
+    sim->add_option("--cuda-graph-steps", options.cudaGraphSteps,
+                    "cuda: run this many steps per CUDA graph (0 = plain launches)")
+        ->check(CLI::Range(0u, kMaxCudaGraphSteps))
         ->capture_default_str();
     sim->add_option(
         "--record", options.recordPath,

@@ -68,6 +68,19 @@ TEST(CliDevice, ThreadsWithTheOpenclBackendIsAUsageError) {
     EXPECT_NE(r.err.find("--backend opencl"), std::string::npos) << r.err;
 }
 
+TEST(CliDevice, CudaGraphStepsWithAnotherBackendIsAUsageError) {
+    const fs::path config = writeConfig(tinyConfig);
+    for (const char* backend : {"cpu", "opencl"}) {
+        const Result r =
+            run("simulate " + quoted(config) + " --backend " + backend + " --cuda-graph-steps 64");
+        EXPECT_EQ(r.exitCode, 2) << r.err;
+        EXPECT_EQ(r.err.rfind("error: --cuda-graph-steps 64 ", 0), 0u) << r.err;
+        EXPECT_NE(r.err.find(std::string("--backend ") + backend), std::string::npos) << r.err;
+        EXPECT_EQ(r.out, "");
+    }
+    fs::remove(config);
+}
+
 TEST(CliDevice, HelpListsTheOption) {
     const Result r = run("simulate --help");
     EXPECT_EQ(r.exitCode, 0);

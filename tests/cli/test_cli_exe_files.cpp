@@ -249,6 +249,7 @@ TEST(CliOptions, ParserErrorsAreOneErrorLineWithExit2) {
          {"simulate x.toml --frobnicate", "simulate x.toml --batch", "simulate x.toml --batch x",
           "simulate x.toml --batch 0", "simulate x.toml --batch 65537",
           "simulate x.toml --threads -1", "simulate x.toml --compile-timeout -1",
+          "simulate x.toml --cuda-graph-steps -1", "simulate x.toml --cuda-graph-steps 10001",
           "simulate x.toml --duration-ms nan", "frobnicate", ""}) {
         const Result r = run(args);
         EXPECT_EQ(r.exitCode, 2) << args;

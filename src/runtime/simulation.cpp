@@ -131,6 +131,8 @@ struct Simulation::Impl {
         size_t others = 0; // [B] allocated, so their sum fits
         for (const auto& [name, b] : arrays)
             if (&b != &a && b.device) others += b.bytes();
+        for (const auto& [name, copy] : initialState)
+            others += arrays.at(name).bytes();
         if (others <= capacity && bytes <= capacity - others) return;
         throw allocationError(a.decl.name, bytes, device->name() + " device",
                               "the other arrays use " + codegen::humanBytes(others) + " of the " +
@@ -141,8 +143,11 @@ struct Simulation::Impl {
     // recording chunk need more device memory than the device has.
     void checkCapacity() const {
         std::vector<std::pair<size_t, std::string>> needs; // bytes, what
-        for (const auto& d : plan.arrays)
+        for (const auto& d : plan.arrays) {
             needs.emplace_back(HostArray{d, nullptr, {}}.bytes(), d.name);
+            if (prefs.keepInitialState && d.state)
+                needs.emplace_back(needs.back().first, d.name + " (initial state copy)");
+        }
         size_t perStep = 0; // [B] recording buffers of one step, all groups
         for (const auto& ng : model.neuronGroups())
             if (ng->spikeRecording())

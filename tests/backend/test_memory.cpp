@@ -117,6 +117,25 @@ TEST_P(MemoryTest, CapacityIsAtMostPhysicalMemory) {
     expectContains(msg, {"memory_capacity", "largest arrays: Syn.g"});
 }
 
+// With keepInitialState the copy of the trial state counts against the capacity before anything
+// is allocated: state of 3/4 of the RAM needs 3/2 of it, and the refusal names the copy.
+TEST_P(MemoryTest, InitialStateCopyCountsAgainstTheCapacity) {
+    const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+    ASSERT_GT(pages, 0);
+    const double ram = double(pages) * double(pageSize); // [B]
+    NeuronModel ring = accumulator();
+    ring.name = "Ring";
+    const auto slots = static_cast<uint32_t>(0.75 * ram / 4.0 / double(1u << 20));
+    ring.arrays = {{"ring", "float", slots}};
+    Model m("memory_state_copy");
+    m.addNeuronGroup("Pop", 1u << 20, ring, {}, {{"x", 0.0}});
+    auto p = prefs(1);
+    p.keepInitialState = true;
+    const std::string msg = errorOf<BackendError>([&] { Simulation sim(m, p); });
+    expectContains(msg,
+                   {"memory_state_copy", "Pop.ring (initial state copy)", "nothing was allocated"});
+}
+
 // A model that fits is not refused, and its recording chunk counts: a setEGP beyond the capacity
 // is refused before anything is released, so the EGP keeps its values.
 TEST_P(MemoryTest, EgpBeyondCapacityIsRefusedAndKeepsTheEgp) {

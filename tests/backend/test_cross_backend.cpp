@@ -1,10 +1,12 @@
-// cpu against opencl on whole networks, batch 1 and 7 (issue #8). Both backends draw every
+// cpu against each GPU backend (opencl, cuda) on whole networks, batch 1 and 7 (issues #8, #9).
+// Every backend draws every
 // random number from the same Philox streams, so one seed gives the same connectivity, initial
 // values and Poisson spikes on both. Where no result can depend on summation order — every
 // value a small dyadic rational (integer and power-of-two weights, a leak of 1/2), so every sum
 // is exact in float whatever its order — spike recordings and variables must be bit-identical.
 // Elsewhere (COBA's conductances; STDP weights, which go through exp()) they agree within the
-// tolerances stated at each test. Every test skips, saying why, when opencl is not usable.
+// tolerances stated at each test. Every test skips, saying why, when its GPU backend is not
+// usable here (cuda needs a GPU and its driver: tools/device-check --cuda runs these there).
 #include "backend_fixture.hpp"
 #include "example_runner.hpp"
 
@@ -26,13 +28,21 @@ bool usable(const std::string& backend) {
     return std::find(b.begin(), b.end(), backend) != b.end();
 }
 
-#define SKIP_UNLESS_CPU_AND_OPENCL()                                                               \
+#define SKIP_UNLESS_CPU_AND(gpu)                                                                   \
     do {                                                                                           \
         if (!usable("cpu")) GTEST_SKIP() << "the cpu backend is not usable on this machine";       \
-        if (!usable("opencl"))                                                                     \
-            GTEST_SKIP() << "the opencl backend is not usable on this machine (spikeforge info "   \
-                            "says why)";                                                           \
+        if (!usable(gpu))                                                                          \
+            GTEST_SKIP() << "the " << (gpu) << " backend is not usable on this machine "           \
+                         << "(spikeforge info says why)";                                          \
     } while (0)
+
+// (GPU backend, batch size) pairs: every test compares cpu with each GPU backend.
+using GpuBatch = std::tuple<std::string, unsigned>;
+const auto kGpuBatches = ::testing::Combine(
+    ::testing::Values(std::string("opencl"), std::string("cuda")), ::testing::Values(1u, 7u));
+std::string gpuBatchName(const ::testing::TestParamInfo<GpuBatch>& info) {
+    return std::get<0>(info.param) + "_batch" + std::to_string(std::get<1>(info.param));
+}
 
 BackendPreferences on(const std::string& backend) {
     BackendPreferences p;
@@ -205,17 +215,17 @@ ExactResult runExact(const std::string& backend, unsigned batch) {
     return r;
 }
 
-class CrossBackendExact : public ::testing::TestWithParam<unsigned> {};
+class CrossBackendExact : public ::testing::TestWithParam<GpuBatch> {};
 
 // Same connectivity, same spikes of every population (Poisson sources included), same membrane
 // potentials to the bit. STDP weights: each is a sum of terms A·exp(-Δt/tau) over the same
 // spike pairs, but exp() may differ in the last place between the C library and the OpenCL
 // device, so they agree to 1e-5 (about 100 float ulps of Wmax, far below one update, 1e-2).
 TEST_P(CrossBackendExact, SpikesAndVariablesAreBitIdentical) {
-    SKIP_UNLESS_CPU_AND_OPENCL();
-    const unsigned batch = GetParam();
+    const auto& [gpu, batch] = GetParam();
+    SKIP_UNLESS_CPU_AND(gpu);
     const ExactResult cpu = runExact("cpu", batch);
-    const ExactResult ocl = runExact("opencl", batch);
+    const ExactResult ocl = runExact(gpu, batch);
     for (const auto& [g, s] : cpu.synapses) {
         EXPECT_FALSE(s.empty()) << g;
         EXPECT_EQ(s, ocl.synapses.at(g)) << g;
@@ -240,8 +250,7 @@ TEST_P(CrossBackendExact, SpikesAndVariablesAreBitIdentical) {
     EXPECT_GT(changed, cpu.learned.size() / 2); // STDP did act
 }
 
-INSTANTIATE_TEST_SUITE_P(Batch, CrossBackendExact, ::testing::Values(1u, 7u),
-                         [](const auto& info) { return "batch" + std::to_string(info.param); });
+INSTANTIATE_TEST_SUITE_P(Batch, CrossBackendExact, kGpuBatches, gpuBatchName);
 
 // ---- COBA ---------------------------------------------------------------------------------------
 
@@ -250,14 +259,14 @@ INSTANTIATE_TEST_SUITE_P(Batch, CrossBackendExact, ::testing::Values(1u, 7u),
 // float sums in different orders, so spike trains part after a few ms and only the population
 // rates are compared: within 10 % of their mean plus 5 standard errors of the spike counts
 // (Poisson: sqrt(count)), per population over all batch elements.
-class CrossBackendCoba : public ::testing::TestWithParam<unsigned> {};
+class CrossBackendCoba : public ::testing::TestWithParam<GpuBatch> {};
 
 TEST_P(CrossBackendCoba, InitialStateIsIdenticalAndRatesAgree) {
-    SKIP_UNLESS_CPU_AND_OPENCL();
-    const unsigned batch = GetParam();
+    const auto& [gpu, batch] = GetParam();
+    SKIP_UNLESS_CPU_AND(gpu);
     const std::vector<std::string> sets = {"N=1000", "p=0.08"};
     sftest::ExampleRun cpu("coba.toml", sets, on("cpu"), batch);
-    sftest::ExampleRun ocl("coba.toml", sets, on("opencl"), batch);
+    sftest::ExampleRun ocl("coba.toml", sets, on(gpu), batch);
     for (const char* pop : {"E", "I"})
         EXPECT_TRUE(pulledBits(*cpu.sim, pop, "v") == pulledBits(*ocl.sim, pop, "v")) << pop;
     for (const char* g : {"EE", "EI", "IE", "II"})
@@ -272,7 +281,6 @@ TEST_P(CrossBackendCoba, InitialStateIsIdenticalAndRatesAgree) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Batch, CrossBackendCoba, ::testing::Values(1u, 7u),
-                         [](const auto& info) { return "batch" + std::to_string(info.param); });
+INSTANTIATE_TEST_SUITE_P(Batch, CrossBackendCoba, kGpuBatches, gpuBatchName);
 
 } // namespace

@@ -1,6 +1,7 @@
 #include "backends/cuda/cuda_backend.hpp"
 
 #include "backends/common/cache_dir.hpp"
+#include "backends/common/cache_entry.hpp"
 #include "backends/common/sha256.hpp"
 #include "backends/cuda/cuda_device.hpp"
 #include "backends/cuda/cuda_dialect.hpp"
@@ -20,19 +21,9 @@ namespace spikeforge::cuda {
 namespace {
 
 constexpr char kMagic[] = "SFCUBIN1";
-constexpr size_t kMagicChars = sizeof kMagic - 1;
-constexpr size_t kHashChars = 64; // SHA-256 in hex
-constexpr size_t kSizeChars = 16; // 64-bit size in hex
-constexpr size_t kHeaderChars = kMagicChars + kHashChars + kSizeChars + kHashChars + 1;
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-std::string hex64(uint64_t value) {
-    char text[kSizeChars + 1];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
-    return text;
 }
 
 std::string readFile(const fs::path& path) {
@@ -43,22 +34,13 @@ std::string readFile(const fs::path& path) {
     return ss.str();
 }
 
-// Writes `bytes` to `path` through a temporary file and a rename, so a reader sees the old file
-// or the whole new one, never a part. A cache that cannot be written only costs a recompile.
+// A cache that cannot be written only costs a recompile.
 void publish(const fs::path& dir, const std::string& key, const fs::path& path,
              const std::string& bytes) {
-    const fs::path tmp = dir / (backends::cache::tempStem(key) + path.extension().string());
-    std::error_code ec;
-    {
-        std::ofstream out(tmp, std::ios::binary);
-        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        if (!out.flush()) {
-            fs::remove(tmp, ec);
-            return;
-        }
+    try {
+        backends::cache::publish(dir, key, path, bytes);
+    } catch (const BackendError&) {
     }
-    fs::rename(tmp, path, ec);
-    if (ec) fs::remove(tmp, ec);
 }
 
 // The cubin of `source` for `device`, from the cache or compiled by NVRTC (filling the compile
@@ -155,20 +137,14 @@ std::string cubinKey(const std::string& source, const std::vector<std::string>& 
 }
 
 std::string cubinEntry(const std::string& key, const std::string& cubin) {
-    return kMagic + key + hex64(cubin.size()) + backends::sha256Hex(cubin) + "\n" + cubin;
+    return backends::cache::entryBytes(kMagic, key, cubin);
 }
 
 std::string cubinFromEntry(const std::string& bytes, const std::string& key) {
-    if (bytes.size() <= kHeaderChars || bytes.compare(0, kMagicChars, kMagic) != 0 ||
-        bytes[kHeaderChars - 1] != '\n' || bytes.compare(kMagicChars, kHashChars, key) != 0)
-        return {};
-    const std::string size = bytes.substr(kMagicChars + kHashChars, kSizeChars);
-    const std::string payload = bytes.substr(kHeaderChars);
-    if (size != hex64(payload.size())) return {}; // truncated, or trailing bytes
-    if (backends::sha256Hex(payload) !=
-        bytes.substr(kMagicChars + kHashChars + kSizeChars, kHashChars))
-        return {}; // corrupt
-    return payload;
+    std::string cubin;
+    return backends::cache::parseEntry(bytes, kMagic, key, cubin) == backends::cache::EntryState::Ok
+               ? cubin
+               : std::string();
 }
 
 } // namespace spikeforge::cuda

@@ -19,51 +19,6 @@ namespace spikeforge::opencl {
 namespace {
 
 constexpr char kMagic[] = "SFCLBIN1";
-constexpr size_t kMagicChars = sizeof kMagic - 1;
-constexpr size_t kKeyChars = 64;  // SHA-256 in hex
-constexpr size_t kSizeChars = 16; // 64-bit size in hex
-constexpr size_t kHeaderChars = kMagicChars + kKeyChars + kSizeChars + kKeyChars + 1;
-
-std::string hex64(uint64_t value) {
-    char text[kSizeChars + 1];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
-    return text;
-}
-
-std::optional<uint64_t> parseHex64(const std::string& text) {
-    uint64_t value = 0;
-    for (const char c : text) {
-        int digit = -1;
-        if (c >= '0' && c <= '9') digit = c - '0';
-        if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
-        if (digit < 0) return std::nullopt;
-        value = value << 4 | static_cast<uint64_t>(digit);
-    }
-    return value;
-}
-
-// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so a
-// reader sees the old file or the whole new one, never a part.
-void publish(const fs::path& dir, const std::string& key, const fs::path& path,
-             const std::string& bytes) {
-    const fs::path tmp = dir / (backends::cache::tempStem(key) + path.extension().string());
-    {
-        std::ofstream out(tmp, std::ios::binary);
-        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        if (!out.flush()) {
-            std::error_code ec;
-            fs::remove(tmp, ec);
-            throw BackendError("cannot write " + tmp.string() + " (OpenCL program cache)");
-        }
-    }
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec) {
-        std::error_code ignored;
-        fs::remove(tmp, ignored);
-        throw BackendError("cannot publish " + path.string() + ": " + ec.message());
-    }
-}
 
 // The program of a cached binary, or nothing (with the reason in `why`) when the platform
 // refuses it: another driver's format, or a binary it cannot finalise.
@@ -123,57 +78,16 @@ std::string programKey(const DeviceInfo& device, const std::string& source,
     return h.hexDigest();
 }
 
-const char* describe(EntryState state) {
-    switch (state) {
-    case EntryState::Missing:
-        return "missing";
-    case EntryState::Truncated:
-        return "truncated";
-    case EntryState::BadHeader:
-        return "not a spikeforge OpenCL cache entry";
-    case EntryState::WrongKey:
-        return "an entry of another key";
-    case EntryState::BadChecksum:
-        return "corrupt (checksum mismatch)";
-    case EntryState::Ok:
-        return "valid";
-    }
-    return "unknown";
-}
-
 std::string entryBytes(const std::string& key, const std::string& binary) {
-    return kMagic + key + hex64(binary.size()) + backends::sha256Hex(binary) + "\n" + binary;
+    return backends::cache::entryBytes(kMagic, key, binary);
 }
 
 EntryState readEntry(const fs::path& path, const std::string& key, std::string& binary) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return EntryState::Missing;
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    const std::string bytes = ss.str();
-    if (bytes.size() < kHeaderChars)
-        return bytes.compare(0, kMagicChars, kMagic, std::min(bytes.size(), kMagicChars)) == 0
-                   ? EntryState::Truncated
-                   : EntryState::BadHeader;
-    if (bytes.compare(0, kMagicChars, kMagic) != 0 || bytes[kHeaderChars - 1] != '\n')
-        return EntryState::BadHeader;
-    size_t at = kMagicChars;
-    if (bytes.compare(at, kKeyChars, key) != 0) return EntryState::WrongKey;
-    at += kKeyChars;
-    const std::optional<uint64_t> size = parseHex64(bytes.substr(at, kSizeChars));
-    if (!size) return EntryState::BadHeader;
-    at += kSizeChars;
-    const uint64_t have = bytes.size() - kHeaderChars;
-    if (have < *size) return EntryState::Truncated;
-    if (have > *size) return EntryState::BadHeader; // trailing bytes: not what we wrote
-    std::string payload = bytes.substr(kHeaderChars);
-    if (backends::sha256Hex(payload) != bytes.substr(at, kKeyChars)) return EntryState::BadChecksum;
-    binary = std::move(payload);
-    return EntryState::Ok;
+    return backends::cache::readEntry(path, kMagic, key, binary);
 }
 
 void writeEntry(const fs::path& dir, const std::string& key, const std::string& binary) {
-    publish(dir, key, dir / (key + ".clbin"), entryBytes(key, binary));
+    backends::cache::publish(dir, key, dir / (key + ".clbin"), entryBytes(key, binary));
 }
 
 std::string programBinary(const Program& program) {
@@ -214,7 +128,7 @@ Program buildCached(const OpenClDevice& device, const std::string& source,
     if (lock.held()) backends::cache::removeStaleTemps(dir, key, std::chrono::hours(1));
     if (auto program = loadEntry(device, entry, key, options, lock.held(), why))
         return std::move(*program);
-    publish(dir, key, src, source);
+    backends::cache::publish(dir, key, src, source);
     const auto t0 = std::chrono::steady_clock::now();
     std::optional<Program> program;
     try {

@@ -4,6 +4,7 @@
 // and driver skips the OpenCL C compiler. Entries are checked before OpenCL sees their bytes
 // (header with key, size and SHA-256 of the binary); a bad entry is rebuilt, never trusted.
 // See docs/backends.md, "Program cache".
+#include "backends/common/cache_entry.hpp"
 #include "backends/opencl/opencl_device.hpp"
 #include "spikeforge/simulation.hpp"
 
@@ -18,11 +19,10 @@ namespace spikeforge::opencl {
 std::string programKey(const DeviceInfo& device, const std::string& source,
                        const std::string& options);
 
-// What a cache entry `<key>.clbin` looks like. Layout (docs/backends.md): the magic
-// "SFCLBIN1", the key (64 hex digits), the binary's size (16 hex digits), the binary's SHA-256
-// (64 hex digits), a newline, then the binary.
-enum class EntryState { Missing, Truncated, BadHeader, WrongKey, BadChecksum, Ok };
-const char* describe(EntryState state);
+// A cache entry `<key>.clbin`: the layout of backends/common/cache_entry.hpp with the magic
+// "SFCLBIN1" (docs/backends.md).
+using backends::cache::describe;
+using backends::cache::EntryState;
 
 // Reads the entry at `path`; the binary goes to `binary` when the state is Ok.
 EntryState readEntry(const std::filesystem::path& path, const std::string& key,

@@ -48,6 +48,8 @@ struct EventPropCompiler::Impl {
 
     Impl(const Network& net, const EventPropOptions& opt) : network(net), options(opt) {}
 
+    std::vector<std::pair<std::string, std::string>> stateArrays() const;
+
     void checkNetwork() {
         if (options.exampleTimesteps == 0)
             throw ModelError("EventPropOptions::exampleTimesteps must be >= 1");
@@ -272,7 +274,7 @@ struct EventPropCompiler::Impl {
         return batches;
     }
 
-    Metrics run(std::span<const uint32_t> examples, Mode mode) {
+    Metrics run(std::span<const uint32_t> examples, Mode mode, const Progress& progress = {}) {
         const uint64_t batches = uploadOrder(examples);
         clearAccumulators();
         const uint64_t T = options.exampleTimesteps;
@@ -282,10 +284,14 @@ struct EventPropCompiler::Impl {
             sim->run(T);
             sim->customUpdate(kLoss);
             trialsRun++;
-            if (mode == Mode::Evaluate) continue;
+            if (mode == Mode::Evaluate) {
+                if (progress) progress(b + 1, batches);
+                continue;
+            }
             sim->run(T);
             sim->customUpdate(kReduce);
             if (mode == Mode::Train) sim->customUpdate(kAdam);
+            if (progress) progress(b + 1, batches);
         }
         return readAccumulators(examples.size());
     }
@@ -318,12 +324,13 @@ void EventPropCompiler::setDataset(const EventDataset& data) {
     s.datasetSize = data.size();
 }
 
-Metrics EventPropCompiler::trainEpoch(std::span<const uint32_t> order) {
-    return m_impl->run(order, Mode::Train);
+Metrics EventPropCompiler::trainEpoch(std::span<const uint32_t> order, const Progress& progress) {
+    return m_impl->run(order, Mode::Train, progress);
 }
 
-Metrics EventPropCompiler::evaluate(std::span<const uint32_t> examples) {
-    return m_impl->run(examples, Mode::Evaluate);
+Metrics EventPropCompiler::evaluate(std::span<const uint32_t> examples,
+                                    const Progress& progress) {
+    return m_impl->run(examples, Mode::Evaluate, progress);
 }
 
 Metrics EventPropCompiler::computeGradients(std::span<const uint32_t> batch) {
@@ -365,6 +372,75 @@ std::vector<double> EventPropCompiler::gradient(const std::string& connection) {
 void EventPropCompiler::setLearningRate(double rate) {
     for (const auto& c : m_impl->network.connections())
         m_impl->sim->setDynamicParam("EventPropAdam" + c.name, "alpha", rate);
+}
+
+// The arrays of the learnable state, with their element size: weights and Adam moments are
+// scalars, the Adam step counter a uint32.
+std::vector<std::pair<std::string, std::string>> EventPropCompiler::Impl::stateArrays() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& c : network.connections()) {
+        out.emplace_back(c.name, "g");
+        out.emplace_back("EventPropAdam" + c.name, "m");
+        out.emplace_back("EventPropAdam" + c.name, "v");
+        out.emplace_back("EventPropAdam" + c.name, "updateCount");
+    }
+    return out;
+}
+
+std::vector<EventPropCompiler::StateArray> EventPropCompiler::saveState() {
+    auto& s = *m_impl;
+    std::vector<StateArray> out;
+    for (const auto& [group, var] : s.stateArrays()) {
+        s.sim->pull(group, var);
+        StateArray a{group + "." + var, {}};
+        auto append = [&a](auto span) {
+            const auto* p = reinterpret_cast<const uint8_t*>(span.data());
+            a.bytes.assign(p, p + span.size_bytes());
+        };
+        if (var == "updateCount")
+            append(s.sim->view<uint32_t>(group, var));
+        else if (s.options.precision == Precision::Double)
+            append(s.sim->view<double>(group, var));
+        else
+            append(s.sim->view<float>(group, var));
+        out.push_back(std::move(a));
+    }
+    return out;
+}
+
+void EventPropCompiler::loadState(const std::vector<StateArray>& state) {
+    auto& s = *m_impl;
+    const auto arrays = s.stateArrays();
+    if (state.size() != arrays.size())
+        throw ModelError("state has " + std::to_string(state.size()) + " arrays, this network " +
+                         std::to_string(arrays.size()));
+    // Check everything first, then write: a refused state leaves the network untouched.
+    std::vector<std::span<uint8_t>> targets;
+    auto raw = [](auto span) {
+        return std::span<uint8_t>(reinterpret_cast<uint8_t*>(span.data()), span.size_bytes());
+    };
+    for (size_t i = 0; i < arrays.size(); i++) {
+        const auto& [group, var] = arrays[i];
+        if (state[i].name != group + "." + var)
+            throw ModelError("state array " + std::to_string(i) + " is '" + state[i].name +
+                             "', this network expects '" + group + "." + var + "'");
+        std::span<uint8_t> bytes;
+        if (var == "updateCount")
+            bytes = raw(s.sim->view<uint32_t>(group, var));
+        else if (s.options.precision == Precision::Double)
+            bytes = raw(s.sim->view<double>(group, var));
+        else
+            bytes = raw(s.sim->view<float>(group, var));
+        if (bytes.size() != state[i].bytes.size())
+            throw ModelError("state array '" + state[i].name + "' has " +
+                             std::to_string(state[i].bytes.size()) + " bytes, this network " +
+                             std::to_string(bytes.size()));
+        targets.push_back(bytes);
+    }
+    for (size_t i = 0; i < arrays.size(); i++) {
+        std::copy(state[i].bytes.begin(), state[i].bytes.end(), targets[i].begin());
+        s.sim->push(arrays[i].first, arrays[i].second);
+    }
 }
 
 Simulation& EventPropCompiler::simulation() {

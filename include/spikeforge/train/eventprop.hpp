@@ -11,6 +11,7 @@
 #include "spikeforge/train/network.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -60,11 +61,15 @@ public:
     // Its channel count must match the SpikeInput population and its classes the readout.
     void setDataset(const EventDataset& data);
 
+    // Called between batches with (batches done, batches in total); it may be called only every
+    // few batches and must not touch the simulation.
+    using Progress = std::function<void(uint64_t done, uint64_t total)>;
+
     // One epoch: the examples in `order`, in batches of batchSize (the last one may be short),
     // each batch a forward pass, the loss, a backward pass and one Adam step.
-    Metrics trainEpoch(std::span<const uint32_t> order);
+    Metrics trainEpoch(std::span<const uint32_t> order, const Progress& progress = {});
     // Forward passes only; the weights do not change.
-    Metrics evaluate(std::span<const uint32_t> examples);
+    Metrics evaluate(std::span<const uint32_t> examples, const Progress& progress = {});
     // One batch (at most batchSize examples) without a weight update: afterwards gradient()
     // holds d(loss summed over the batch)/d(weight).
     Metrics computeGradients(std::span<const uint32_t> batch);
@@ -75,6 +80,16 @@ public:
     void setWeights(const std::string& connection, std::span<const double> values);
     std::vector<double> gradient(const std::string& connection);
     void setLearningRate(double rate);
+
+    // The learnable state — every weight, Adam moment and Adam step counter — as named byte
+    // arrays, for checkpoints. loadState checks every name and size before writing anything
+    // (ModelError naming the first mismatch), so a checkpoint of another network is refused.
+    struct StateArray {
+        std::string name; // "<group>.<variable>"
+        std::vector<uint8_t> bytes;
+    };
+    std::vector<StateArray> saveState();
+    void loadState(const std::vector<StateArray>& state);
 
     Simulation& simulation();
     const Network& network() const;

@@ -188,6 +188,39 @@ TEST_P(ScheduleTest, UnknownNamesAreRefusedNamingTheItemBeforeAnythingRuns) {
     EXPECT_EQ(noCopy.timestep(), 0u);
 }
 
+// Writes past the end of a local array when its step counter k reaches 4 (k is trial state:
+// every trial faults in its fifth step).
+NeuronModel faultyAtFour() {
+    NeuronModel nm;
+    nm.name = "FaultyAtFour";
+    nm.vars = {VarDecl{"V"}, VarDecl{"k", "unsigned int"}};
+    nm.simCode = "scalar h[4];\nunsigned int i = 0u;\nif (k == 4u) i = 4u;\nh[i] = 1.0;\n"
+                 "V += h[i];\nk++;";
+    return nm;
+}
+
+TEST_P(ScheduleTest, DeviceErrorsAreReportedAtTheResetAfterThemAndAtTheEnd) {
+    Model m("schedule_errors");
+    m.addNeuronGroup("Cell", 2, faultyAtFour(), {}, {{"V", 0.0}, {"k", 0.0}});
+    BackendPreferences p = prefs();
+    p.keepInitialState = true;
+    p.errorCheckInterval = 0; // sync points only
+    Simulation sim(m, p);
+    // As resetState does: the second reset reports the first trial's error once it is done,
+    // and the schedule stops there (the third trial never runs).
+    const std::string err =
+        errorOf<ModelError>([&] { sim.run(Schedule().resetState().steps(10), 3); });
+    expectContains(err, {"Cell.simCode", "index out of range for 'h'", "in steps 0 to 9"});
+    EXPECT_EQ(sim.timestep(), 0u);
+    sim.pull("Cell", "V");
+    EXPECT_EQ(sim.view<float>("Cell", "V")[0], 0.0f) << "the reset before the error was not done";
+    // At the end, as run() checks: the steps of the last item are named.
+    expectContains(errorOf<ModelError>([&] { sim.run(Schedule().steps(3).steps(7)); }),
+                   {"Cell.simCode", "in steps 0 to 9"});
+    EXPECT_EQ(sim.timestep(), 10u);
+    EXPECT_NO_THROW(sim.checkErrors()); // reported once
+}
+
 SF_INSTANTIATE_BACKEND_TESTS(ScheduleTest);
 
 } // namespace

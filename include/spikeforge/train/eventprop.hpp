@@ -1,0 +1,103 @@
+#pragma once
+// EventProp training (Wunderlich & Pehle 2021; docs/training.md): exact gradients of a loss on
+// the readout through spiking layers, computed on the device in batches. The compiler turns a
+// Network into one spikeforge::Model whose neuron code runs the forward pass (recording each
+// LIF neuron's spikes in a per-neuron ring buffer) and then, in the same group, the backward
+// pass (adjoint variables integrated back in time with jumps at the recorded spikes); custom
+// updates compute the loss, sum the gradients over the batch and apply Adam. The dataset lives
+// on the device; each example of a batch is picked there from an index uploaded once per epoch.
+#include "spikeforge/simulation.hpp"
+#include "spikeforge/train/dataset.hpp"
+#include "spikeforge/train/network.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace spikeforge::train {
+
+struct AdamParams {
+    double learningRate = 1e-3;
+    double beta1 = 0.9;
+    double beta2 = 0.999;
+    double epsilon = 1e-8;
+};
+
+struct EventPropOptions {
+    uint32_t exampleTimesteps = 0; // T: steps of one example (forward; the backward takes T more)
+    double dt = 1.0;               // [ms]
+    uint32_t batchSize = 32;
+    Precision precision = Precision::Float;
+    uint64_t seed = 1234; // weight initialisation
+    AdamParams adam;
+};
+
+// Totals over the examples of one call. The loss is the sparse categorical cross-entropy of the
+// softmax of the readout, summed over the examples (its gradient is the sum of the examples'
+// gradients, so a batch of B gives the sum of B single-example gradients). An example is correct
+// when the readout of its label is the largest.
+struct Metrics {
+    double loss = 0.0;     // summed over the examples
+    uint64_t correct = 0;
+    uint64_t examples = 0;
+    double meanLoss() const { return examples ? loss / double(examples) : 0.0; }
+    double accuracy() const { return examples ? double(correct) / double(examples) : 0.0; }
+};
+
+class EventPropCompiler {
+public:
+    // Builds and compiles the model for `network` (ModelError for a network EventProp cannot
+    // train: no readout, a readout that is not the last layer, …).
+    EventPropCompiler(const Network& network, const EventPropOptions& options,
+                      const BackendPreferences& prefs = {});
+    ~EventPropCompiler();
+    EventPropCompiler(const EventPropCompiler&) = delete;
+    EventPropCompiler& operator=(const EventPropCompiler&) = delete;
+
+    // Uploads the examples once; every call below names examples by their index in `data`.
+    // Its channel count must match the SpikeInput population and its classes the readout.
+    void setDataset(const EventDataset& data);
+
+    // Called between batches with (batches done, batches in total); it may be called only every
+    // few batches and must not touch the simulation.
+    using Progress = std::function<void(uint64_t done, uint64_t total)>;
+
+    // One epoch: the examples in `order`, in batches of batchSize (the last one may be short),
+    // each batch a forward pass, the loss, a backward pass and one Adam step.
+    Metrics trainEpoch(std::span<const uint32_t> order, const Progress& progress = {});
+    // Forward passes only; the weights do not change.
+    Metrics evaluate(std::span<const uint32_t> examples, const Progress& progress = {});
+    // One batch (at most batchSize examples) without a weight update: afterwards gradient()
+    // holds d(loss summed over the batch)/d(weight).
+    Metrics computeGradients(std::span<const uint32_t> batch);
+
+    // Weights of a connection [source][target], row-major, and the gradient of the last
+    // computeGradients (same layout). ModelError for an unknown connection or a wrong length.
+    std::vector<double> weights(const std::string& connection);
+    void setWeights(const std::string& connection, std::span<const double> values);
+    std::vector<double> gradient(const std::string& connection);
+    void setLearningRate(double rate);
+
+    // The learnable state — every weight, Adam moment and Adam step counter — as named byte
+    // arrays, for checkpoints. loadState checks every name and size before writing anything
+    // (ModelError naming the first mismatch), so a checkpoint of another network is refused.
+    struct StateArray {
+        std::string name; // "<group>.<variable>"
+        std::vector<uint8_t> bytes;
+    };
+    std::vector<StateArray> saveState();
+    void loadState(const std::vector<StateArray>& state);
+
+    Simulation& simulation();
+    const Network& network() const;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace spikeforge::train

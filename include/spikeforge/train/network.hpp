@@ -1,0 +1,97 @@
+#pragma once
+// A network to train, described as mlGeNN describes one (docs/training.md): populations
+// (spike input, LIF, leaky-integrate readout) and connections between them. It is only a
+// description: a compiler (EventPropCompiler) turns it into a spikeforge::Model with the forward
+// and backward dynamics. Every check that needs only the description is made when an item is
+// added (ModelError naming the population or connection).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace spikeforge::train {
+
+// How a readout population turns its membrane voltage V over an example of T steps into the
+// value R the loss sees.
+enum class Readout {
+    SumVar,          // R = sum over the steps of V
+    AvgVar,          // R = (1/T) sum of V
+    AvgVarExpWeight, // R = (1/T) sum of exp(-(k+1)/T) V_k: late steps count less
+};
+const char* readoutName(Readout r);
+
+// A population of spike sources fed from a dataset: neuron c emits the events of channel c of
+// the current example, at most one spike per step (events are binned to the step they fall in).
+struct SpikeInputParams {
+    uint32_t numChannels = 0;
+};
+
+// Leaky integrate-and-fire neurons with a current synapse (Wunderlich & Pehle 2021):
+// tauMem dV/dt = -V + I, a spike when V reaches vThresh, then V -> 0.
+struct LifParams {
+    double tauMem = 20.0;           // [ms]
+    double vThresh = 1.0;           // [threshold units]
+    uint32_t spikeBufferSize = 500; // spikes one neuron may emit in one example (EventProp ring)
+};
+
+// Leaky integrators that never spike, read out by `readout`.
+struct LeakyIntegrateParams {
+    double tauMem = 20.0; // [ms]
+    Readout readout = Readout::AvgVar;
+};
+
+enum class PopulationKind { SpikeInput, Lif, LeakyIntegrate };
+
+struct Population {
+    std::string name;
+    PopulationKind kind;
+    uint32_t size;
+    SpikeInputParams input;   // SpikeInput only
+    LifParams lif;            // Lif only
+    LeakyIntegrateParams li;  // LeakyIntegrate only
+};
+
+// Initial weights: normal with `mean` and `sd` (sd 0: every weight is `mean`).
+struct WeightInit {
+    double mean = 0.0;
+    double sd = 0.0;
+};
+
+// A projection with exponential current synapses (tauSyn dI/dt = -I, I += w at a spike).
+// Every connection into one population must have the same tauSyn.
+struct ConnectionParams {
+    WeightInit weights;
+    double tauSyn = 5.0; // [ms]
+};
+
+struct Connection {
+    std::string name;
+    std::string source, target;
+    ConnectionParams params;
+};
+
+class Network {
+public:
+    // Each throws ModelError for a bad or duplicate name, a zero size or a bad parameter.
+    void addSpikeInput(const std::string& name, const SpikeInputParams& params);
+    void addLif(const std::string& name, uint32_t size, const LifParams& params = {});
+    void addLeakyIntegrate(const std::string& name, uint32_t size,
+                           const LeakyIntegrateParams& params = {});
+    // Dense, all-to-all. The target may not be a SpikeInput; the source may not be a readout
+    // (it never spikes); a LIF population may connect to itself (recurrent).
+    void addConnection(const std::string& name, const std::string& source,
+                       const std::string& target, const ConnectionParams& params = {});
+
+    const std::vector<Population>& populations() const { return m_populations; }
+    const std::vector<Connection>& connections() const { return m_connections; }
+    const Population& population(const std::string& name) const; // ModelError if unknown
+    // The synaptic time constant of the connections into `target`, if any [ms].
+    std::optional<double> tauSynInto(const std::string& target) const;
+
+private:
+    void checkNewName(const std::string& name, const char* what) const;
+    std::vector<Population> m_populations;
+    std::vector<Connection> m_connections;
+};
+
+} // namespace spikeforge::train

@@ -1,0 +1,243 @@
+// EventProp snippet models (eventprop_models.hpp). The equations and their discrete form are
+// derived in docs/training.md ("How EventProp runs"); in short, per neuron and step:
+//   forward  (u = Isyn, the current at the start of the step after this step's input)
+//     V <- alpha V + rho u,   I <- beta u              (exact solution over one step)
+//   backward (the transpose of that recursion, index k = 2T-1-Step)
+//     lambdaV <- alpha lambdaV + dl/dV_k,  [jump at a recorded spike],  lambdaI <- beta lambdaI
+//     + rho lambdaV
+//   jump at a spike (Wunderlich & Pehle, with the current at the spike):
+//     lambdaV += (vThresh lambdaV + tauM sum_j w_jn (lambdaV_j/tauM_j - lambdaI_j/tauS_j)) / (I - V)
+//   gradient of w_jn: the sum of lambdaI_j one step after each spike of n.
+#include "train/eventprop_models.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace spikeforge::train::detail {
+
+namespace {
+
+using CA = CustomUpdateVarAccess;
+
+double param(const ParamValues& p, const char* name) {
+    return p.at(name);
+}
+
+// alpha, beta and rho from the model's tauM and tauS parameters.
+std::vector<DerivedParamDecl> stepFactors() {
+    return {{"alpha", [](const ParamValues& p, double dt) { return alphaOf(param(p, "tauM"), dt); }},
+            {"beta", [](const ParamValues& p, double dt) { return betaOf(param(p, "tauS"), dt); }},
+            {"rho", [](const ParamValues& p, double dt) {
+                 return rhoOf(param(p, "tauM"), param(p, "tauS"), dt);
+             }}};
+}
+
+// The readout weight of step `k` (an expression in k) for R = sum_k c_k V_k.
+std::string readoutWeight(Readout r, const std::string& k) {
+    switch (r) {
+    case Readout::SumVar:
+        return "1.0";
+    case Readout::AvgVar:
+        return "(1.0 / T)";
+    case Readout::AvgVarExpWeight:
+        return "(exp(-(scalar)(" + k + " + 1) / T) / T)";
+    }
+    return "0.0";
+}
+
+} // namespace
+
+double alphaOf(double tauM, double dt) {
+    return std::exp(-dt / tauM);
+}
+
+double betaOf(double tauS, double dt) {
+    return std::exp(-dt / tauS);
+}
+
+double rhoOf(double tauM, double tauS, double dt) {
+    // V(dt) for tauM dV/dt = -V + I, V(0) = 0, I(s) = exp(-s/tauS): tauS (beta - alpha) /
+    // (tauS - tauM), whose limit for tauS = tauM is (dt/tau) exp(-dt/tau).
+    if (std::fabs(tauS - tauM) <= 1e-9 * tauM) return dt / tauM * std::exp(-dt / tauM);
+    return tauS * (betaOf(tauS, dt) - alphaOf(tauM, dt)) / (tauS - tauM);
+}
+
+NeuronModel inputModel() {
+    NeuronModel m;
+    m.name = "EventPropInput";
+    m.params = {"T", "numChannels"};
+    m.egps = {{"evTimes", "float"}, {"rowOffsets", "unsigned int"}, {"perm", "int"}, {"labels", "int"}};
+    m.vars = {{"Example", "int"}, {"Start", "unsigned int"}, {"Cursor", "unsigned int"},
+              {"End", "unsigned int"}, {"Step", "int"}, {"Fire", "int"}};
+    // Forward: spike in the step an event falls in (several events in one step: one spike).
+    // Backward step for index k: replay the spike of forward step k-1, walking the events back.
+    m.simCode = "const int nT = (int)T;\n"
+                "if (Step == 0) {\n"
+                "    if (Example >= 0) {\n"
+                "        const uint32_t row = (uint32_t)Example * ((uint32_t)numChannels + 1u) + "
+                "id;\n"
+                "        Start = rowOffsets[row];\n"
+                "        End = rowOffsets[row + 1u];\n"
+                "    } else {\n"
+                "        Start = 0u;\n"
+                "        End = 0u;\n"
+                "    }\n"
+                "    Cursor = Start;\n"
+                "}\n"
+                "Fire = 0;\n"
+                "if (Step < nT) {\n"
+                "    if (Cursor < End && (int)floor(evTimes[Cursor] / dt) <= Step) {\n"
+                "        Fire = 1;\n"
+                "        while (Cursor < End && (int)floor(evTimes[Cursor] / dt) <= Step) {\n"
+                "            Cursor = Cursor + 1u;\n"
+                "        }\n"
+                "    }\n"
+                "} else {\n"
+                "    const int k = 2 * nT - 1 - Step;\n"
+                "    while (Cursor > Start && (int)floor(evTimes[Cursor - 1u] / dt) >= k) {\n"
+                "        Cursor = Cursor - 1u;\n"
+                "    }\n"
+                "    if (Cursor > Start && (int)floor(evTimes[Cursor - 1u] / dt) == k - 1) {\n"
+                "        Fire = 1;\n"
+                "    }\n"
+                "}\n"
+                "Step = Step + 1;\n";
+    m.thresholdConditionCode = "Fire != 0";
+    return m;
+}
+
+NeuronModel lifModel(uint32_t ringSlots) {
+    NeuronModel m;
+    m.name = "EventPropLIF";
+    m.params = {"T", "tauM", "tauS", "vThresh"};
+    m.derivedParams = stepFactors();
+    m.vars = {{"V"},          {"I"},          {"LambdaV"},          {"LambdaI"},
+              {"Step", "int"}, {"BackSpike", "int"}, {"NumSpikes", "int"}};
+    m.arrays = {{"SpikeRing", "int", ringSlots}, {"SpikeIV", "scalar", ringSlots}};
+    // The jump divides by I - V at the spike (tauM times the slope); a crossing at the very end
+    // of a step can leave it tiny or negative, so it is kept above a thousandth of vThresh.
+    m.simCode = "const int nT = (int)T;\n"
+                "if (Step < nT) {\n"
+                "    V = alpha * V + rho * Isyn;\n"
+                "    I = beta * Isyn;\n"
+                "} else {\n"
+                "    const int k = 2 * nT - 1 - Step;\n"
+                "    LambdaV = alpha * LambdaV;\n"
+                "    if (BackSpike != 0) {\n"
+                "        NumSpikes = NumSpikes - 1;\n"
+                "        const scalar slope = fmax(SpikeIV[NumSpikes], 0.001 * vThresh);\n"
+                "        LambdaV = LambdaV + (vThresh * LambdaV + tauM * Isyn) / slope;\n"
+                "        BackSpike = 0;\n"
+                "    }\n"
+                "    LambdaI = beta * LambdaI + rho * LambdaV;\n"
+                "    while (NumSpikes > 0 && SpikeRing[NumSpikes - 1] >= k) {\n"
+                "        NumSpikes = NumSpikes - 1;\n"
+                "    }\n"
+                "    if (NumSpikes > 0 && SpikeRing[NumSpikes - 1] == k - 1) {\n"
+                "        BackSpike = 1;\n"
+                "    }\n"
+                "}\n"
+                "Step = Step + 1;\n";
+    m.thresholdConditionCode = "(Step <= (int)T) ? (V >= vThresh) : (BackSpike != 0)";
+    // A spike beyond the ring is an index out of range, reported as a device error.
+    m.resetCode = "if (Step <= (int)T) {\n"
+                  "    SpikeRing[NumSpikes] = Step - 1;\n"
+                  "    SpikeIV[NumSpikes] = I - V;\n"
+                  "    NumSpikes = NumSpikes + 1;\n"
+                  "    V = 0.0;\n"
+                  "}\n";
+    return m;
+}
+
+NeuronModel readoutModel(Readout readout) {
+    NeuronModel m;
+    m.name = std::string("EventPropReadout") + readoutName(readout);
+    m.params = {"T", "tauM", "tauS"};
+    m.derivedParams = stepFactors();
+    m.vars = {{"V"},    {"Sum"},  {"LambdaV"},     {"LambdaI"},
+              {"Grad"}, {"Prob"}, {"Step", "int"}, {"Example", "int"}};
+    m.simCode = "const int nT = (int)T;\n"
+                "if (Step < nT) {\n"
+                "    V = alpha * V + rho * Isyn;\n"
+                "    Sum = Sum + " +
+                readoutWeight(readout, "Step") +
+                " * V;\n"
+                "} else {\n"
+                "    const int k = 2 * nT - 1 - Step;\n"
+                "    LambdaV = alpha * LambdaV + Grad * " +
+                readoutWeight(readout, "k") +
+                ";\n"
+                "    LambdaI = beta * LambdaI + rho * LambdaV;\n"
+                "}\n"
+                "Step = Step + 1;\n";
+    return m;
+}
+
+PostsynapticModel expCurrModel() {
+    PostsynapticModel m;
+    m.name = "EventPropExpCurr";
+    m.params = {"T", "tauS"};
+    m.derivedParams = {
+        {"beta", [](const ParamValues& p, double dt) { return betaOf(param(p, "tauS"), dt); }}};
+    m.simCode = "if (Step < (int)T) {\n"
+                "    injectCurrent(inSyn);\n"
+                "}\n"
+                "inSyn = inSyn * beta;\n";
+    return m;
+}
+
+WeightUpdateModel synapseModel(bool propagateBack) {
+    WeightUpdateModel m;
+    m.name = propagateBack ? "EventPropSynapse" : "EventPropInputSynapse";
+    m.params = {"T", "tauMPost", "tauSPost"};
+    m.vars = {{"g", "scalar", VarAccess::ReadOnly},
+              {"Gradient", "scalar", VarAccess::ReadWrite},
+              {"ReducedGradient", "scalar", VarAccess::ReadOnly}};
+    // A spike emitted at step s arrives at step s+1, when the source's Step is s+1: forward
+    // spikes arrive while Step_pre <= T.
+    m.preSpikeSynCode = "if (Step_pre <= (int)T) {\n"
+                        "    addToPost(g);\n"
+                        "} else {\n"
+                        "    Gradient = Gradient + LambdaI_post;\n";
+    if (propagateBack)
+        m.preSpikeSynCode +=
+            "    addToPre(g * (LambdaV_post / tauMPost - LambdaI_post / tauSPost));\n";
+    m.preSpikeSynCode += "}\n";
+    return m;
+}
+
+CustomUpdateModel selectExampleModel() {
+    CustomUpdateModel m;
+    m.name = "EventPropSelectExample";
+    m.params = {"trialBase"};
+    m.varRefs = {{"example", "int", CA::ReadWrite}};
+    m.egpRefs = {{"perm", "int"}};
+    m.updateCode = "example = perm[(updateCount - (uint32_t)trialBase) * num_batch + batch];\n";
+    return m;
+}
+
+CustomUpdateModel crossEntropyModel() {
+    CustomUpdateModel m;
+    m.name = "EventPropCrossEntropy";
+    m.vars = {{"lossSum", "scalar", CA::ReadWrite}, {"correct", "int", CA::ReadWrite}};
+    m.varRefs = {{"readout", "scalar", CA::ReadOnly},
+                 {"maxReadout", "scalar", CA::ReadOnlySharedNeuron},
+                 {"prob", "scalar", CA::ReadOnly},
+                 {"example", "int", CA::ReadOnly},
+                 {"grad", "scalar", CA::ReadWrite}};
+    m.egpRefs = {{"labels", "int"}};
+    m.updateCode = "if (example < 0) {\n"
+                   "    grad = 0.0;\n"
+                   "} else if ((int)id == labels[example]) {\n"
+                   "    grad = prob - 1.0;\n"
+                   "    lossSum = lossSum - log(fmax(prob, 1e-30));\n"
+                   "    if (readout >= maxReadout) {\n"
+                   "        correct = correct + 1;\n"
+                   "    }\n"
+                   "} else {\n"
+                   "    grad = prob;\n"
+                   "}\n";
+    return m;
+}
+
+} // namespace spikeforge::train::detail

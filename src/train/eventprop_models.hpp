@@ -1,0 +1,47 @@
+#pragma once
+// The snippet models of EventProp training (docs/training.md, "How EventProp runs"). Each
+// neuron model runs the forward pass for steps 0 … T-1 of an example and the backward pass for
+// steps T … 2T-1 (backward step T+b mirrors forward step T-1-b), keeping its own step counter
+// `Step` (trial state, rewound by Simulation::resetState). A "spike" in the backward half is a
+// backward event: the replay of a forward spike, which the synapses turn into gradient
+// accumulation and adjoint propagation (addToPre).
+#include "spikeforge/custom_update.hpp"
+#include "spikeforge/snippets.hpp"
+#include "spikeforge/train/network.hpp"
+
+#include <cstdint>
+
+namespace spikeforge::train::detail {
+
+// Spike input from the device dataset. Params T, numChannels; EGPs evTimes (float [ms], events
+// sorted by example, channel, time), rowOffsets (uint32, example*(numChannels+1)+channel ->
+// first event), perm (int: the example of each trial slot, -1 = none), labels (int, per example,
+// read by the loss). Var Example is set by
+// selectExampleModel before each trial.
+NeuronModel inputModel();
+// LIF with an exponential current synapse, spikes recorded in a ring of `ringSlots` per neuron.
+// Params T, tauM, tauS, vThresh.
+NeuronModel lifModel(uint32_t ringSlots);
+// Leaky integrator readout. Params T, tauM, tauS. Var Sum is the readout R, Grad is dL/dR
+// (written by the loss update between the passes), Prob the softmax of Sum.
+NeuronModel readoutModel(Readout readout);
+// Exponential current synapse that injects only in the forward half. Params T, tauS.
+PostsynapticModel expCurrModel();
+// Weights g (shared by the batch), per-batch Gradient, shared ReducedGradient. Params T,
+// tauMPost, tauSPost. With `propagateBack` the backward events also send the adjoint term to
+// the source neuron (addToPre); spike inputs need none.
+WeightUpdateModel synapseModel(bool propagateBack);
+
+// Example = perm[(updateCount - trialBase) * num_batch + batch]. Param trialBase (dynamic).
+CustomUpdateModel selectExampleModel();
+// Cross-entropy on the softmax of the readout: Grad = prob - onehot(label), and per batch
+// element the loss and the count of correct answers accumulated (vars lossSum, correct).
+CustomUpdateModel crossEntropyModel();
+
+// Derived parameters of the exact per-step solution: alpha = exp(-dt/tauM), beta =
+// exp(-dt/tauS), rho = V at the end of a step started at V = 0 with unit current.
+double alphaOf(double tauM, double dt);
+double betaOf(double tauS, double dt);
+double rhoOf(double tauM, double tauS, double dt);
+
+} // namespace spikeforge::train::detail

@@ -1,0 +1,106 @@
+// The training network description and the checks that need only the description.
+#include "spikeforge/train/network.hpp"
+
+#include "spikeforge/errors.hpp"
+#include "spikeforge/model.hpp"
+
+#include <cmath>
+
+namespace spikeforge::train {
+
+namespace {
+
+void requirePositive(double value, const std::string& owner, const char* field) {
+    if (!std::isfinite(value) || value <= 0.0)
+        throw ModelError("population or connection '" + owner + "': " + field +
+                         " must be a finite number > 0, got " + std::to_string(value));
+}
+
+} // namespace
+
+const char* readoutName(Readout r) {
+    switch (r) {
+    case Readout::SumVar:
+        return "SumVar";
+    case Readout::AvgVar:
+        return "AvgVar";
+    case Readout::AvgVarExpWeight:
+        return "AvgVarExpWeight";
+    }
+    return "?";
+}
+
+void Network::checkNewName(const std::string& name, const char* what) const {
+    const std::string problem = identifierProblem(name);
+    if (!problem.empty()) throw ModelError(std::string(what) + " name '" + name + "': " + problem);
+    for (const auto& p : m_populations)
+        if (p.name == name)
+            throw ModelError(std::string(what) + " '" + name + "': the name is already used");
+    for (const auto& c : m_connections)
+        if (c.name == name)
+            throw ModelError(std::string(what) + " '" + name + "': the name is already used");
+}
+
+void Network::addSpikeInput(const std::string& name, const SpikeInputParams& params) {
+    checkNewName(name, "population");
+    if (params.numChannels == 0)
+        throw ModelError("population '" + name + "': a SpikeInput needs numChannels >= 1");
+    Population p{name, PopulationKind::SpikeInput, params.numChannels, params, {}, {}};
+    m_populations.push_back(p);
+}
+
+void Network::addLif(const std::string& name, uint32_t size, const LifParams& params) {
+    checkNewName(name, "population");
+    if (size == 0) throw ModelError("population '" + name + "': size must be >= 1");
+    requirePositive(params.tauMem, name, "tauMem");
+    requirePositive(params.vThresh, name, "vThresh");
+    if (params.spikeBufferSize == 0)
+        throw ModelError("population '" + name + "': spikeBufferSize must be >= 1");
+    m_populations.push_back({name, PopulationKind::Lif, size, {}, params, {}});
+}
+
+void Network::addLeakyIntegrate(const std::string& name, uint32_t size,
+                                const LeakyIntegrateParams& params) {
+    checkNewName(name, "population");
+    if (size == 0) throw ModelError("population '" + name + "': size must be >= 1");
+    requirePositive(params.tauMem, name, "tauMem");
+    m_populations.push_back({name, PopulationKind::LeakyIntegrate, size, {}, {}, params});
+}
+
+void Network::addConnection(const std::string& name, const std::string& source,
+                            const std::string& target, const ConnectionParams& params) {
+    checkNewName(name, "connection");
+    const Population& src = population(source);
+    const Population& tgt = population(target);
+    if (src.kind == PopulationKind::LeakyIntegrate)
+        throw ModelError("connection '" + name + "': source '" + source +
+                         "' is a LeakyIntegrate readout, which never spikes");
+    if (tgt.kind == PopulationKind::SpikeInput)
+        throw ModelError("connection '" + name + "': target '" + target +
+                         "' is a SpikeInput, which takes no input");
+    requirePositive(params.tauSyn, name, "tauSyn");
+    if (!std::isfinite(params.weights.mean) || !std::isfinite(params.weights.sd) ||
+        params.weights.sd < 0.0)
+        throw ModelError("connection '" + name +
+                         "': weight initialiser needs a finite mean and a finite sd >= 0");
+    if (const auto tau = tauSynInto(target); tau && *tau != params.tauSyn)
+        throw ModelError("connection '" + name + "': tauSyn " + std::to_string(params.tauSyn) +
+                         " ms differs from the " + std::to_string(*tau) +
+                         " ms of the other connections into '" + target +
+                         "' (one synaptic time constant per population)");
+    m_connections.push_back({name, source, target, params});
+}
+
+const Population& Network::population(const std::string& name) const {
+    for (const auto& p : m_populations)
+        if (p.name == name) return p;
+    throw ModelError("network has no population '" + name + "'");
+}
+
+std::optional<double> Network::tauSynInto(const std::string& target) const {
+    for (const auto& c : m_connections)
+        if (c.target == target) return c.params.tauSyn;
+    return std::nullopt;
+}
+
+} // namespace spikeforge::train

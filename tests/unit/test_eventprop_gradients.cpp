@@ -1,0 +1,273 @@
+// EventProp gradients against finite differences of the loss the same engine computes
+// (issue #10, "Gradients"), and the batch reduction against single-example gradients.
+#include "spikeforge/errors.hpp"
+#include "spikeforge/train/eventprop.hpp"
+#include "unit/eventprop_reference.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+using namespace spikeforge;
+using namespace spikeforge::train;
+
+namespace {
+
+// Random examples: each channel spikes a few times at random times inside [0, duration).
+EventDataset randomExamples(uint32_t channels, uint32_t classes, size_t count, double duration,
+                            uint32_t spikesPerChannel, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> time(0.0, duration);
+    EventDatasetBuilder b(channels, classes, duration);
+    for (size_t e = 0; e < count; e++) {
+        std::vector<std::pair<float, uint32_t>> events;
+        for (uint32_t c = 0; c < channels; c++)
+            for (uint32_t k = 0; k < spikesPerChannel; k++)
+                events.emplace_back(static_cast<float>(time(rng)), c);
+        std::sort(events.begin(), events.end());
+        std::vector<float> t;
+        std::vector<uint32_t> ch;
+        for (const auto& [ti, ci] : events) {
+            t.push_back(ti);
+            ch.push_back(ci);
+        }
+        b.add(static_cast<uint32_t>(e % classes), t, ch);
+    }
+    return std::move(b).build();
+}
+
+// Central differences of the summed loss over `examples` for every weight of `connection`.
+std::vector<double> finiteDifferences(EventPropCompiler& c, const std::string& connection,
+                                      std::span<const uint32_t> examples, double h) {
+    const std::vector<double> w0 = c.weights(connection);
+    std::vector<double> fd(w0.size());
+    for (size_t i = 0; i < w0.size(); i++) {
+        std::vector<double> w = w0;
+        w[i] = w0[i] + h;
+        c.setWeights(connection, w);
+        const double up = c.evaluate(examples).loss;
+        w[i] = w0[i] - h;
+        c.setWeights(connection, w);
+        const double down = c.evaluate(examples).loss;
+        fd[i] = (up - down) / (2.0 * h);
+    }
+    c.setWeights(connection, w0);
+    return fd;
+}
+
+// Every element within `rel` of the reference, relative to the larger of its own size and a
+// hundredth of the largest reference element (so elements near zero are not judged on noise).
+void expectClose(const std::vector<double>& got, const std::vector<double>& want, double rel) {
+    ASSERT_EQ(got.size(), want.size());
+    double largest = 0.0;
+    for (double x : want)
+        largest = std::max(largest, std::fabs(x));
+    ASSERT_GT(largest, 0.0) << "a reference gradient of zero tests nothing";
+    for (size_t i = 0; i < got.size(); i++)
+        EXPECT_NEAR(got[i], want[i], rel * std::max(std::fabs(want[i]), 0.01 * largest))
+            << "element " << i;
+}
+
+// (a) Input spikes straight into a leaky-integrate readout: the loss is smooth in the weights,
+// and the discrete backward pass is the exact transpose of the forward one, so the gradient
+// equals central differences to rounding in double precision.
+TEST(EventPropGradient, ReadoutOnlyMatchesFiniteDifferences) {
+    for (Readout readout : {Readout::SumVar, Readout::AvgVar, Readout::AvgVarExpWeight}) {
+        SCOPED_TRACE(readoutName(readout));
+        Network net;
+        net.addSpikeInput("In", {5});
+        net.addLeakyIntegrate("Out", 3, {20.0, readout});
+        net.addConnection("InOut", "In", "Out", {{0.0, 0.5}, 5.0});
+        EventPropOptions opt;
+        opt.exampleTimesteps = 60;
+        opt.dt = 1.0;
+        opt.batchSize = 1;
+        opt.precision = Precision::Double;
+        opt.seed = 7;
+        EventPropCompiler c(net, opt);
+        c.setDataset(randomExamples(5, 3, 2, 60.0, 3, 11));
+        const std::vector<uint32_t> example{1};
+        const Metrics m = c.computeGradients(example);
+        EXPECT_EQ(m.examples, 1u);
+        const std::vector<double> g = c.gradient("InOut");
+        expectClose(g, finiteDifferences(c, "InOut", example, 1e-5), 1e-4);
+    }
+}
+
+// The gradient of a batch of four is the sum of the four single-example gradients.
+TEST(EventPropGradient, BatchGradientIsSumOfExampleGradients) {
+    Network net;
+    net.addSpikeInput("In", {6});
+    net.addLif("Hid", 8, {20.0, 1.0, 64});
+    net.addLeakyIntegrate("Out", 2, {20.0, Readout::AvgVar});
+    net.addConnection("InHid", "In", "Hid", {{1.5, 0.5}, 5.0});
+    net.addConnection("HidOut", "Hid", "Out", {{0.0, 0.5}, 5.0});
+    EventPropOptions opt;
+    opt.exampleTimesteps = 50;
+    opt.dt = 1.0;
+    opt.precision = Precision::Double;
+    const EventDataset data = randomExamples(6, 2, 4, 50.0, 4, 3);
+    const std::vector<uint32_t> all{0, 1, 2, 3};
+
+    opt.batchSize = 4;
+    EventPropCompiler batched(net, opt);
+    batched.setDataset(data);
+    batched.computeGradients(all);
+    opt.batchSize = 1;
+    EventPropCompiler single(net, opt);
+    single.setDataset(data);
+    ASSERT_EQ(batched.weights("InHid"), single.weights("InHid")) << "same seed, same weights";
+    for (const char* conn : {"InHid", "HidOut"}) {
+        SCOPED_TRACE(conn);
+        std::vector<double> sum(batched.gradient(conn).size(), 0.0);
+        for (uint32_t e : all) {
+            single.computeGradients(std::vector<uint32_t>{e});
+            const auto g = single.gradient(conn);
+            for (size_t i = 0; i < sum.size(); i++)
+                sum[i] += g[i];
+        }
+        expectClose(batched.gradient(conn), sum, 1e-9);
+    }
+}
+
+// A dataset of one example whose events are given as (time, channel) pairs.
+EventDataset oneExample(uint32_t channels, uint32_t classes, double duration, uint32_t label,
+                        std::vector<std::pair<float, uint32_t>> events) {
+    std::sort(events.begin(), events.end());
+    std::vector<float> t;
+    std::vector<uint32_t> ch;
+    for (const auto& [ti, ci] : events) {
+        t.push_back(ti);
+        ch.push_back(ci);
+    }
+    EventDatasetBuilder b(channels, classes, duration);
+    b.add(label, t, ch);
+    return std::move(b).build();
+}
+
+// Compares where the reference is defined (not NaN); returns how many elements were compared.
+size_t expectCloseWhereDefined(const std::vector<double>& got, const std::vector<double>& want,
+                               double rel) {
+    size_t compared = 0;
+    double largest = 0.0;
+    for (double x : want)
+        if (!std::isnan(x)) largest = std::max(largest, std::fabs(x));
+    for (size_t i = 0; i < got.size(); i++) {
+        if (std::isnan(want[i])) continue;
+        compared++;
+        EXPECT_NEAR(got[i], want[i], rel * std::max(std::fabs(want[i]), 0.05 * largest))
+            << "element " << i;
+    }
+    return compared;
+}
+
+// The continuous-time reference of an In -> Hid (LIF) -> Out (AvgVar) network built by the
+// tests below, with the engine's current weights and the dataset's only example.
+eventprop_reference::Network referenceOf(EventPropCompiler& c, const EventDataset& data,
+                                         const LifParams& lif, double tauMOut, double tauS,
+                                         bool recurrent, const EventPropOptions& opt) {
+    eventprop_reference::Network r;
+    r.numInputs = data.numChannels();
+    r.wIn = c.weights("InHid");
+    r.wOut = c.weights("HidOut");
+    if (recurrent) r.wRec = c.weights("HidHid");
+    r.numHidden = r.wIn.size() / r.numInputs;
+    r.numOutputs = r.wOut.size() / r.numHidden;
+    r.tauMHidden = lif.tauMem;
+    r.tauMOutput = tauMOut;
+    r.tauS = tauS;
+    r.vThresh = lif.vThresh;
+    r.duration = opt.exampleTimesteps * opt.dt;
+    r.dt = opt.dt;
+    for (size_t i = 0; i < data.times(0).size(); i++)
+        r.inputSpikes.emplace_back(data.times(0)[i], data.channels(0)[i]);
+    r.label = data.label(0);
+    return r;
+}
+
+// (b) One LIF neuron with an exponential synapse and fixed input spikes, read out by a leaky
+// integrator: the gradient through the spike times (the EventProp jump) at dt = 0.001 ms
+// against central differences of the exact continuous-time loss, within 1 %.
+TEST(EventPropGradient, SingleLifNeuronMatchesExactReferenceAtFineDt) {
+    const LifParams lif{10.0, 1.0, 16};
+    Network net;
+    net.addSpikeInput("In", {3});
+    net.addLif("Hid", 1, lif);
+    net.addLeakyIntegrate("Out", 2, {10.0, Readout::AvgVar});
+    net.addConnection("InHid", "In", "Hid", {{0.0, 0.0}, 5.0});
+    net.addConnection("HidOut", "Hid", "Out", {{0.0, 0.0}, 5.0});
+    EventPropOptions opt;
+    opt.dt = 0.001;
+    opt.exampleTimesteps = 30000; // 30 ms
+    opt.batchSize = 1;
+    opt.precision = Precision::Double;
+    EventPropCompiler c(net, opt);
+    const EventDataset data =
+        oneExample(3, 2, 30.0, 1, {{1.2f, 0}, {2.1f, 1}, {3.4f, 2}, {9.5f, 0}});
+    c.setDataset(data);
+    c.setWeights("InHid", std::vector<double>{3.2, 2.4, 2.0});
+    c.setWeights("HidOut", std::vector<double>{0.8, -0.5});
+    const std::vector<uint32_t> example{0};
+    const double loss = c.computeGradients(example).loss;
+
+    const auto ref = referenceOf(c, data, lif, 10.0, 5.0, false, opt);
+    const auto sim = eventprop_reference::simulate(ref);
+    ASSERT_GE(sim.spikeCounts[0], 2u) << "the neuron must spike for the jump to matter";
+    EXPECT_NEAR(loss, sim.loss, 1e-3 * sim.loss) << "engine and reference compute one loss";
+    using R = eventprop_reference::Network;
+    EXPECT_EQ(expectCloseWhereDefined(c.gradient("InHid"),
+                                      eventprop_reference::gradient(ref, &R::wIn, 1e-6), 0.01),
+              3u);
+    EXPECT_EQ(expectCloseWhereDefined(c.gradient("HidOut"),
+                                      eventprop_reference::gradient(ref, &R::wOut, 1e-6), 0.01),
+              2u);
+}
+
+// (c) A recurrent LIF layer between input and readout at dt = 0.01 ms against the exact
+// continuous-time reference within 5 %, for the weights whose perturbation changes no spike
+// count.
+TEST(EventPropGradient, RecurrentNetworkMatchesExactReference) {
+    const LifParams lif{20.0, 1.0, 32};
+    Network net;
+    net.addSpikeInput("In", {4});
+    net.addLif("Hid", 5, lif);
+    net.addLeakyIntegrate("Out", 2, {20.0, Readout::AvgVar});
+    net.addConnection("InHid", "In", "Hid", {{1.2, 0.6}, 5.0});
+    net.addConnection("HidHid", "Hid", "Hid", {{0.0, 0.4}, 5.0});
+    net.addConnection("HidOut", "Hid", "Out", {{0.0, 0.8}, 5.0});
+    EventPropOptions opt;
+    opt.dt = 0.01;
+    opt.exampleTimesteps = 4000; // 40 ms
+    opt.batchSize = 1;
+    opt.precision = Precision::Double;
+    opt.seed = 5;
+    EventPropCompiler c(net, opt);
+    const EventDataset data = randomExamples(4, 2, 1, 40.0, 3, 21);
+    c.setDataset(data);
+    const std::vector<uint32_t> example{0};
+    const double loss = c.computeGradients(example).loss;
+
+    const auto ref = referenceOf(c, data, lif, 20.0, 5.0, true, opt);
+    const auto sim = eventprop_reference::simulate(ref);
+    size_t spikes = 0;
+    for (size_t n : sim.spikeCounts)
+        spikes += n;
+    ASSERT_GE(spikes, 5u) << "the hidden layer must spike";
+    EXPECT_NEAR(loss, sim.loss, 0.01 * sim.loss);
+    using R = eventprop_reference::Network;
+    size_t compared = 0, total = 0;
+    for (auto [conn, member] : {std::pair{"InHid", &R::wIn}, std::pair{"HidHid", &R::wRec},
+                                std::pair{"HidOut", &R::wOut}}) {
+        SCOPED_TRACE(conn);
+        const auto g = c.gradient(conn);
+        compared += expectCloseWhereDefined(g, eventprop_reference::gradient(ref, member, 1e-6),
+                                            0.05);
+        total += g.size();
+    }
+    EXPECT_GE(compared, total * 9 / 10) << "almost every weight must be comparable";
+}
+
+} // namespace

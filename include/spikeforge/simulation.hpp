@@ -36,9 +36,11 @@ struct BackendPreferences {
     // more copy of the neuron-side state in device memory (docs/memory.md).
     bool keepInitialState = false;
     // The cuda backend only: steps captured into one CUDA graph and replayed with a single
-    // launch (0 = off: one launch per kernel and step) [steps]; meant to cut the per-launch cost
-    // that dominates small models. At most kMaxCudaGraphSteps; a larger value, or a value other
-    // than 0 for another backend, is a ModelError (docs/gpu.md).
+    // launch (0 = off: one launch per kernel and step) [steps], with the custom updates and
+    // state copies of a Schedule between them; meant to cut the per-launch cost that dominates
+    // small models. A longer stretch is split into graphs of this many steps. At most
+    // kMaxCudaGraphSteps; a larger value, or a value other than 0 for another backend, is a
+    // ModelError (docs/gpu.md).
     uint32_t cudaGraphSteps = 0;
 };
 inline constexpr uint32_t kMaxCudaGraphSteps = 10000;

@@ -274,25 +274,38 @@ struct EventPropCompiler::Impl {
         return batches;
     }
 
+    // One batch as a schedule: the device runs it without the host touching any number
+    // (Simulation::run(Schedule): one CUDA graph per batch on cuda with cudaGraphSteps >= 2T).
+    Schedule batchSchedule(Mode mode) const {
+        const uint64_t T = options.exampleTimesteps;
+        Schedule s;
+        s.resetState().customUpdate(kTrial).steps(T).customUpdate(kLoss);
+        switch (mode) {
+        case Mode::Evaluate:
+            break;
+        case Mode::Gradients:
+            s.steps(T).customUpdate(kReduce);
+            break;
+        case Mode::Train:
+            s.steps(T).customUpdate(kReduce).customUpdate(kAdam);
+            break;
+        }
+        return s;
+    }
+
     Metrics run(std::span<const uint32_t> examples, Mode mode, const Progress& progress = {}) {
         const uint64_t batches = uploadOrder(examples);
         clearAccumulators();
-        const uint64_t T = options.exampleTimesteps;
-        for (uint64_t b = 0; b < batches; b++) {
-            sim->resetState();
-            sim->customUpdate(kTrial);
-            sim->run(T);
-            sim->customUpdate(kLoss);
-            trialsRun++;
-            if (mode == Mode::Evaluate) {
-                if (progress) progress(b + 1, batches);
-                continue;
+        const Schedule schedule = batchSchedule(mode);
+        if (!progress) {
+            sim->run(schedule, batches);
+        } else {
+            for (uint64_t b = 0; b < batches; b++) {
+                sim->run(schedule, 1);
+                progress(b + 1, batches);
             }
-            sim->run(T);
-            sim->customUpdate(kReduce);
-            if (mode == Mode::Train) sim->customUpdate(kAdam);
-            if (progress) progress(b + 1, batches);
         }
+        trialsRun += batches;
         return readAccumulators(examples.size());
     }
 };

@@ -43,6 +43,7 @@ struct EventPropCompiler::Impl {
     std::unique_ptr<Simulation> sim;
     std::string input, readout;
     std::vector<std::string> selectUpdates;
+    std::vector<std::string> lifPopulations;
     size_t datasetSize = 0;
     uint64_t trialsRun = 0;
 
@@ -116,26 +117,34 @@ struct EventPropCompiler::Impl {
                                   {{"T", T},
                                    {"tauM", p.lif.tauMem},
                                    {"tauS", tauSynOf(p.name)},
-                                   {"vThresh", p.lif.vThresh}},
+                                   {"vThresh", p.lif.vThresh},
+                                   {"slots", double(p.lif.spikeBufferSize)},
+                                   {"regStrength", p.lif.regStrength},
+                                   {"regTarget", p.lif.regTarget},
+                                   {"batchSize", double(options.batchSize)}},
                                   {{"V", 0.0},
                                    {"I", 0.0},
                                    {"LambdaV", 0.0},
                                    {"LambdaI", 0.0},
                                    {"Step", 0.0},
                                    {"BackSpike", 0.0},
-                                   {"NumSpikes", 0.0}});
+                                   {"NumSpikes", 0.0},
+                                   {"Dropped", 0.0},
+                                   {"SpikeSum", 0.0}});
             return;
         case PopulationKind::LeakyIntegrate:
             model->addNeuronGroup(p.name, p.size, detail::readoutModel(p.li.readout),
                                   {{"T", T}, {"tauM", p.li.tauMem}, {"tauS", tauSynOf(p.name)}},
                                   {{"V", 0.0},
-                                   {"Sum", 0.0},
+                                   // MaxVar keeps the largest V: start below any
+                                   {"Sum", p.li.readout == Readout::MaxVar ? -1e30 : 0.0},
                                    {"LambdaV", 0.0},
                                    {"LambdaI", 0.0},
                                    {"Grad", 0.0},
                                    {"Prob", 0.0},
                                    {"Step", 0.0},
-                                   {"Example", -1.0}});
+                                   {"Example", -1.0},
+                                   {"MaxStep", 0.0}});
             return;
         }
     }
@@ -174,6 +183,17 @@ struct EventPropCompiler::Impl {
                                 {"example", {readout, "Example"}},
                                 {"grad", {readout, "Grad"}}},
                                {{"labels", {input, "labels"}}});
+        for (const auto& p : network.populations()) {
+            if (p.kind != PopulationKind::Lif) continue;
+            model->addCustomUpdate("EventPropSpikeSum" + p.name, kLoss, detail::spikeSumModel(),
+                                   {}, {},
+                                   {{"count", {p.name, "NumSpikes"}},
+                                    {"dropped", {p.name, "Dropped"}},
+                                    {"spikeSum", {p.name, "SpikeSum"}}});
+            model->addCustomUpdate("EventPropDropped" + p.name, kLoss, detail::droppedModel(), {},
+                                   {{"total", 0.0}}, {{"dropped", {p.name, "Dropped"}}});
+            lifPopulations.push_back(p.name);
+        }
         const AdamParams& a = options.adam;
         for (const auto& c : network.connections()) {
             model->addCustomUpdateWU("EventPropReduce" + c.name, kReduce,
@@ -209,17 +229,38 @@ struct EventPropCompiler::Impl {
         sim = std::make_unique<Simulation>(*model, p);
     }
 
+    // Sets an int array of the model to zero (a host write, once per call, not per batch).
+    void zeroInts(const std::string& group, const std::string& var) {
+        sim->pull(group, var);
+        for (auto& x : sim->view<int32_t>(group, var))
+            x = 0;
+        sim->push(group, var);
+    }
+
+    // Spikes that did not fit in a LIF population's rings since the last call: an error naming
+    // the population and the count (the gradients of those examples would be wrong).
+    void checkDropped() {
+        for (const auto& pop : lifPopulations) {
+            const std::string group = "EventPropDropped" + pop;
+            sim->pull(group, "total");
+            uint64_t dropped = 0;
+            for (int32_t x : sim->view<int32_t>(group, "total"))
+                dropped += uint64_t(x);
+            if (dropped == 0) continue;
+            zeroInts(group, "total");
+            throw ModelError("population '" + pop + "': " + std::to_string(dropped) +
+                             " spikes did not fit in the EventProp spike buffers (" +
+                             std::to_string(network.population(pop).lif.spikeBufferSize) +
+                             " per neuron and example), so their gradients would be wrong; "
+                             "raise LifParams::spikeBufferSize");
+        }
+    }
+
     // Sets the per-batch accumulators of the loss update to zero.
     void clearAccumulators() {
-        for (const char* var : {"lossSum", "correct"}) {
-            sim->pull(kCrossEntropy, var);
-            if (std::string(var) == "correct")
-                for (auto& x : sim->view<int32_t>(kCrossEntropy, var))
-                    x = 0;
-            else
-                zeroScalars(kCrossEntropy, var);
-            sim->push(kCrossEntropy, var);
-        }
+        zeroInts(kCrossEntropy, "correct");
+        zeroScalars(kCrossEntropy, "lossSum");
+        sim->push(kCrossEntropy, "lossSum");
     }
 
     void zeroScalars(const std::string& group, const std::string& var) {
@@ -306,6 +347,7 @@ struct EventPropCompiler::Impl {
             }
         }
         trialsRun += batches;
+        checkDropped();
         return readAccumulators(examples.size());
     }
 };

@@ -20,7 +20,8 @@ namespace spikeforge::train::detail {
 // selectExampleModel before each trial.
 NeuronModel inputModel();
 // LIF with an exponential current synapse, spikes recorded in a ring of `ringSlots` per neuron.
-// Params T, tauM, tauS, vThresh.
+// Params T, tauM, tauS, vThresh, slots (= ringSlots), regStrength, regTarget, batchSize. A spike
+// that does not fit in the ring is counted in Dropped (trial state).
 NeuronModel lifModel(uint32_t ringSlots);
 // Leaky integrator readout. Params T, tauM, tauS. Var Sum is the readout R, Grad is dL/dR
 // (written by the loss update between the passes), Prob the softmax of Sum.
@@ -32,6 +33,11 @@ PostsynapticModel expCurrModel();
 // the source neuron (addToPre); spike inputs need none.
 WeightUpdateModel synapseModel(bool propagateBack);
 
+// spikeSum (ReduceBatchSum) = count + dropped: the batch's spikes of each LIF neuron in the
+// forward pass, for the spike-count regulariser.
+CustomUpdateModel spikeSumModel();
+// total += dropped: spikes that did not fit in the ring, accumulated until the host reads them.
+CustomUpdateModel droppedModel();
 // Example = perm[(updateCount - trialBase) * num_batch + batch]. Param trialBase (dynamic).
 CustomUpdateModel selectExampleModel();
 // Cross-entropy on the softmax of the readout: Grad = prob - onehot(label), and per batch

@@ -26,6 +26,8 @@ const char* readoutName(Readout r) {
         return "AvgVar";
     case Readout::AvgVarExpWeight:
         return "AvgVarExpWeight";
+    case Readout::MaxVar:
+        return "MaxVar";
     }
     return "?";
 }
@@ -54,6 +56,10 @@ void Network::addLif(const std::string& name, uint32_t size, const LifParams& pa
     if (size == 0) throw ModelError("population '" + name + "': size must be >= 1");
     requirePositive(params.tauMem, name, "tauMem");
     requirePositive(params.vThresh, name, "vThresh");
+    if (!std::isfinite(params.regStrength) || params.regStrength < 0.0 ||
+        !std::isfinite(params.regTarget) || params.regTarget < 0.0)
+        throw ModelError("population '" + name +
+                         "': regStrength and regTarget must be finite numbers >= 0");
     if (params.spikeBufferSize == 0)
         throw ModelError("population '" + name + "': spikeBufferSize must be >= 1");
     m_populations.push_back({name, PopulationKind::Lif, size, {}, params, {}});

@@ -17,6 +17,7 @@ enum class Readout {
     SumVar,          // R = sum over the steps of V
     AvgVar,          // R = (1/T) sum of V
     AvgVarExpWeight, // R = (1/T) sum of exp(-(k+1)/T) V_k: late steps count less
+    MaxVar,          // R = the largest V over the steps
 };
 const char* readoutName(Readout r);
 
@@ -32,6 +33,10 @@ struct LifParams {
     double tauMem = 20.0;           // [ms]
     double vThresh = 1.0;           // [threshold units]
     uint32_t spikeBufferSize = 500; // spikes one neuron may emit in one example (EventProp ring)
+    // Spike-count regularisation (Nowotny, Turner & Knight): pulls each neuron's batch-mean
+    // spike count towards regTarget with strength regStrength (0: off).
+    double regStrength = 0.0;
+    double regTarget = 14.0; // [spikes per example]
 };
 
 // Leaky integrators that never spike, read out by `readout`.

@@ -39,6 +39,7 @@ Readout readoutOf(const std::string& s) {
     if (s == "sum") return Readout::SumVar;
     if (s == "exp") return Readout::AvgVarExpWeight;
     if (s == "avg") return Readout::AvgVar;
+    if (s == "max") return Readout::MaxVar;
     throw std::runtime_error("unknown readout " + s);
 }
 

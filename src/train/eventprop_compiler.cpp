@@ -25,7 +25,7 @@ const std::string kLoss = "EventPropLoss";
 const std::string kReduce = "EventPropReduce";
 const std::string kAdam = "EventPropAdam";
 const std::string kSoftmax = "EventPropSoftmax";
-const std::string kCrossEntropy = "EventPropCrossEntropy";
+const std::string kLossValue = "EventPropLossValue";
 
 enum class Mode { Train, Gradients, Evaluate };
 
@@ -64,6 +64,7 @@ struct EventPropCompiler::Impl {
                 slot = &input;
                 break;
             case PopulationKind::LeakyIntegrate:
+            case PopulationKind::FirstSpikeReadout:
                 slot = &readout;
                 break;
             case PopulationKind::Lif:
@@ -72,13 +73,14 @@ struct EventPropCompiler::Impl {
             if (!slot) continue;
             if (!slot->empty())
                 throw ModelError("population '" + p.name + "': EventProp training takes one " +
-                                 (slot == &input ? "SpikeInput" : "LeakyIntegrate readout") +
+                                 (slot == &input ? "SpikeInput" : "readout") +
                                  " population ('" + *slot + "' is the first)");
             *slot = p.name;
         }
         if (input.empty()) throw ModelError("the network has no SpikeInput population");
         if (readout.empty())
-            throw ModelError("the network has no LeakyIntegrate readout population to train");
+            throw ModelError("the network has no readout population (LeakyIntegrate or "
+                             "FirstSpikeReadout) to train");
         if (!network.tauSynInto(readout))
             throw ModelError("readout '" + readout + "' has no incoming connection");
     }
@@ -93,10 +95,29 @@ struct EventPropCompiler::Impl {
             return p.lif.tauMem;
         case PopulationKind::LeakyIntegrate:
             return p.li.tauMem;
+        case PopulationKind::FirstSpikeReadout:
+            return p.firstSpike.lif.tauMem;
         case PopulationKind::SpikeInput:
             break;
         }
         throw InternalError("tauMem of a spike input");
+    }
+
+    ParamValues lifParams(const std::string& name, const LifParams& lif) const {
+        return {{"T", double(options.exampleTimesteps)},
+                {"tauM", lif.tauMem},
+                {"tauS", tauSynOf(name)},
+                {"vThresh", lif.vThresh},
+                {"slots", double(lif.spikeBufferSize)},
+                {"regStrength", lif.regStrength},
+                {"regTarget", lif.regTarget},
+                {"batchSize", double(options.batchSize)}};
+    }
+
+    static VarInitMap lifVars() {
+        return {{"V", 0.0},         {"I", 0.0},         {"LambdaV", 0.0},
+                {"LambdaI", 0.0},   {"Step", 0.0},      {"BackSpike", 0.0},
+                {"NumSpikes", 0.0}, {"Dropped", 0.0},   {"SpikeSum", 0.0}};
     }
 
     void addPopulation(const Population& p) {
@@ -114,24 +135,19 @@ struct EventPropCompiler::Impl {
             return;
         case PopulationKind::Lif:
             model->addNeuronGroup(p.name, p.size, detail::lifModel(p.lif.spikeBufferSize),
-                                  {{"T", T},
-                                   {"tauM", p.lif.tauMem},
-                                   {"tauS", tauSynOf(p.name)},
-                                   {"vThresh", p.lif.vThresh},
-                                   {"slots", double(p.lif.spikeBufferSize)},
-                                   {"regStrength", p.lif.regStrength},
-                                   {"regTarget", p.lif.regTarget},
-                                   {"batchSize", double(options.batchSize)}},
-                                  {{"V", 0.0},
-                                   {"I", 0.0},
-                                   {"LambdaV", 0.0},
-                                   {"LambdaI", 0.0},
-                                   {"Step", 0.0},
-                                   {"BackSpike", 0.0},
-                                   {"NumSpikes", 0.0},
-                                   {"Dropped", 0.0},
-                                   {"SpikeSum", 0.0}});
+                                  lifParams(p.name, p.lif), lifVars());
             return;
+        case PopulationKind::FirstSpikeReadout: {
+            ParamValues params = lifParams(p.name, p.firstSpike.lif);
+            params["tau0"] = p.firstSpike.tau0;
+            VarInitMap vars = lifVars();
+            vars.insert({{"TFirst", 1e30}, {"Logit", 0.0}, {"Prob", 0.0}, {"DLdt", 0.0},
+                         {"Example", -1.0}});
+            model->addNeuronGroup(p.name, p.size,
+                                  detail::lifModel(p.firstSpike.lif.spikeBufferSize, true), params,
+                                  vars);
+            return;
+        }
         case PopulationKind::LeakyIntegrate:
             model->addNeuronGroup(p.name, p.size, detail::readoutModel(p.li.readout),
                                   {{"T", T}, {"tauM", p.li.tauMem}, {"tauS", tauSynOf(p.name)}},
@@ -174,17 +190,35 @@ struct EventPropCompiler::Impl {
             cu.setParamDynamic("trialBase");
             selectUpdates.push_back(name);
         }
-        models::addSoftmax(*model, kSoftmax, kLoss, {readout, "Sum"}, {readout, "Prob"});
-        model->addCustomUpdate(kCrossEntropy, kLoss, detail::crossEntropyModel(), {},
-                               {{"lossSum", 0.0}, {"correct", 0.0}},
-                               {{"readout", {readout, "Sum"}},
-                                {"maxReadout", {kSoftmax + "Max", "maxValue"}},
-                                {"prob", {readout, "Prob"}},
-                                {"example", {readout, "Example"}},
-                                {"grad", {readout, "Grad"}}},
-                               {{"labels", {input, "labels"}}});
+        const Population& out = network.population(readout);
+        if (out.kind == PopulationKind::FirstSpikeReadout) {
+            models::addSoftmax(*model, kSoftmax, kLoss, {readout, "Logit"}, {readout, "Prob"});
+            model->addCustomUpdate(kLossValue, kLoss, detail::firstSpikeLossModel(),
+                                   {{"tau0", out.firstSpike.tau0},
+                                    {"tau1", out.firstSpike.tau1},
+                                    {"alphaReg", out.firstSpike.alpha}},
+                                   {{"lossSum", 0.0}, {"correct", 0.0}},
+                                   {{"logit", {readout, "Logit"}},
+                                    {"maxLogit", {kSoftmax + "Max", "maxValue"}},
+                                    {"prob", {readout, "Prob"}},
+                                    {"tFirst", {readout, "TFirst"}},
+                                    {"example", {readout, "Example"}},
+                                    {"dldt", {readout, "DLdt"}}},
+                                   {{"labels", {input, "labels"}}});
+        } else {
+            models::addSoftmax(*model, kSoftmax, kLoss, {readout, "Sum"}, {readout, "Prob"});
+            model->addCustomUpdate(kLossValue, kLoss, detail::crossEntropyModel(), {},
+                                   {{"lossSum", 0.0}, {"correct", 0.0}},
+                                   {{"readout", {readout, "Sum"}},
+                                    {"maxReadout", {kSoftmax + "Max", "maxValue"}},
+                                    {"prob", {readout, "Prob"}},
+                                    {"example", {readout, "Example"}},
+                                    {"grad", {readout, "Grad"}}},
+                                   {{"labels", {input, "labels"}}});
+        }
         for (const auto& p : network.populations()) {
-            if (p.kind != PopulationKind::Lif) continue;
+            if (p.kind != PopulationKind::Lif && p.kind != PopulationKind::FirstSpikeReadout)
+                continue;
             model->addCustomUpdate("EventPropSpikeSum" + p.name, kLoss, detail::spikeSumModel(),
                                    {}, {},
                                    {{"count", {p.name, "NumSpikes"}},
@@ -229,6 +263,11 @@ struct EventPropCompiler::Impl {
         sim = std::make_unique<Simulation>(*model, p);
     }
 
+    static uint32_t bufferSize(const Population& p) {
+        return p.kind == PopulationKind::FirstSpikeReadout ? p.firstSpike.lif.spikeBufferSize
+                                                           : p.lif.spikeBufferSize;
+    }
+
     // Sets an int array of the model to zero (a host write, once per call, not per batch).
     void zeroInts(const std::string& group, const std::string& var) {
         sim->pull(group, var);
@@ -250,7 +289,7 @@ struct EventPropCompiler::Impl {
             zeroInts(group, "total");
             throw ModelError("population '" + pop + "': " + std::to_string(dropped) +
                              " spikes did not fit in the EventProp spike buffers (" +
-                             std::to_string(network.population(pop).lif.spikeBufferSize) +
+                             std::to_string(bufferSize(network.population(pop))) +
                              " per neuron and example), so their gradients would be wrong; "
                              "raise LifParams::spikeBufferSize");
         }
@@ -258,9 +297,9 @@ struct EventPropCompiler::Impl {
 
     // Sets the per-batch accumulators of the loss update to zero.
     void clearAccumulators() {
-        zeroInts(kCrossEntropy, "correct");
-        zeroScalars(kCrossEntropy, "lossSum");
-        sim->push(kCrossEntropy, "lossSum");
+        zeroInts(kLossValue, "correct");
+        zeroScalars(kLossValue, "lossSum");
+        sim->push(kLossValue, "lossSum");
     }
 
     void zeroScalars(const std::string& group, const std::string& var) {
@@ -284,10 +323,10 @@ struct EventPropCompiler::Impl {
 
     Metrics readAccumulators(uint64_t examples) {
         Metrics m;
-        for (double x : pullScalars(kCrossEntropy, "lossSum"))
+        for (double x : pullScalars(kLossValue, "lossSum"))
             m.loss += x;
-        sim->pull(kCrossEntropy, "correct");
-        for (int32_t x : sim->view<int32_t>(kCrossEntropy, "correct"))
+        sim->pull(kLossValue, "correct");
+        for (int32_t x : sim->view<int32_t>(kLossValue, "correct"))
             m.correct += uint64_t(x);
         m.examples = examples;
         return m;

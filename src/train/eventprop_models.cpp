@@ -110,9 +110,9 @@ NeuronModel inputModel() {
     return m;
 }
 
-NeuronModel lifModel(uint32_t ringSlots) {
+NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout) {
     NeuronModel m;
-    m.name = "EventPropLIF";
+    m.name = firstSpikeReadout ? "EventPropLIFFirstSpike" : "EventPropLIF";
     m.params = {"T", "tauM", "tauS", "vThresh", "slots", "regStrength", "regTarget", "batchSize"};
     m.derivedParams = stepFactors();
     m.vars = {{"V"},
@@ -125,21 +125,40 @@ NeuronModel lifModel(uint32_t ringSlots) {
               {"Dropped", "int"},
               {"SpikeSum", "scalar", VarAccess::ReadOnly}};
     m.arrays = {{"SpikeRing", "int", ringSlots}, {"SpikeIV", "scalar", ringSlots}};
+    // A first-spike readout also keeps its first spike time, interpolated within the step
+    // (TFirst, 1e30 until it spikes), hands -TFirst/tau0 to the softmax (Logit) and receives
+    // dLoss/dTFirst (DLdt) for the jump of its first spike.
+    std::string firstSpikeForward, firstSpikeJump;
+    if (firstSpikeReadout) {
+        m.params.push_back("tau0");
+        m.vars.insert(m.vars.end(), {{"TFirst"}, {"Logit"}, {"Prob"}, {"DLdt"}, {"Example", "int"}});
+        firstSpikeForward = "    if (V >= vThresh && TFirst > 1e29) {\n"
+                            "        TFirst = ((scalar)Step + (vThresh - vPrev) / (V - vPrev)) * dt;\n"
+                            "    }\n"
+                            "    if (Step == nT - 1) {\n"
+                            "        Logit = -TFirst / tau0;\n"
+                            "    }\n";
+        firstSpikeJump = " - (NumSpikes == 0 ? tauM * DLdt : 0.0)";
+    }
     // The jump divides by I - V at the spike (tauM times the slope); a crossing at the very end
     // of a step can leave it tiny or negative, so it is kept above a thousandth of vThresh.
     // Spike-count regularisation (the loss-shaping paper's, in this sign convention): each
     // backward spike adds tauM * regStrength * (batch-mean count - regTarget) / batchSize.
     m.simCode = "const int nT = (int)T;\n"
                 "if (Step < nT) {\n"
+                "    const scalar vPrev = V;\n"
                 "    V = alpha * V + rho * Isyn;\n"
-                "    I = beta * Isyn;\n"
+                "    I = beta * Isyn;\n" +
+                firstSpikeForward +
                 "} else {\n"
                 "    const int k = 2 * nT - 1 - Step;\n"
                 "    LambdaV = alpha * LambdaV;\n"
                 "    if (BackSpike != 0) {\n"
                 "        NumSpikes = NumSpikes - 1;\n"
                 "        const scalar slope = fmax(SpikeIV[NumSpikes], 0.001 * vThresh);\n"
-                "        LambdaV = LambdaV + (vThresh * LambdaV + tauM * Isyn) / slope;\n"
+                "        LambdaV = LambdaV + (vThresh * LambdaV + tauM * Isyn" +
+                firstSpikeJump +
+                ") / slope;\n"
                 "        LambdaV = LambdaV + tauM * regStrength * (SpikeSum / batchSize - "
                 "regTarget) / batchSize;\n"
                 "        BackSpike = 0;\n"
@@ -259,6 +278,43 @@ CustomUpdateModel droppedModel() {
     m.vars = {{"total", "int", CA::ReadWrite}};
     m.varRefs = {{"dropped", "int", CA::ReadOnly}};
     m.updateCode = "total = total + dropped;\n";
+    return m;
+}
+
+CustomUpdateModel firstSpikeLossModel() {
+    CustomUpdateModel m;
+    m.name = "EventPropFirstSpikeLoss";
+    m.params = {"tau0", "tau1", "alphaReg"};
+    m.vars = {{"lossSum", "scalar", CA::ReadWrite}, {"correct", "int", CA::ReadWrite}};
+    m.varRefs = {{"logit", "scalar", CA::ReadOnly},
+                 {"maxLogit", "scalar", CA::ReadOnlySharedNeuron},
+                 {"prob", "scalar", CA::ReadOnly},
+                 {"tFirst", "scalar", CA::ReadOnly},
+                 {"example", "int", CA::ReadOnly},
+                 {"dldt", "scalar", CA::ReadWrite}};
+    m.egpRefs = {{"labels", "int"}};
+    // dL/dt_k = (onehot_k - p_k) / tau0, plus alpha/tau1 exp(t_k/tau1) for the label; nothing
+    // for an output that did not spike (it is not in the softmax: p_k = 0).
+    m.updateCode = "const bool spiked = tFirst < 1e29;\n"
+                   "dldt = 0.0;\n"
+                   "if (example >= 0) {\n"
+                   "    const bool isLabel = (int)id == labels[example];\n"
+                   "    if (spiked) {\n"
+                   "        dldt = ((isLabel ? 1.0 : 0.0) - prob) / tau0;\n"
+                   "        if (isLabel) {\n"
+                   "            dldt = dldt + alphaReg / tau1 * exp(tFirst / tau1);\n"
+                   "        }\n"
+                   "    }\n"
+                   "    if (isLabel) {\n"
+                   "        lossSum = lossSum - log(fmax(prob, 1e-30));\n"
+                   "        if (spiked) {\n"
+                   "            lossSum = lossSum + alphaReg * (exp(tFirst / tau1) - 1.0);\n"
+                   "            if (logit >= maxLogit) {\n"
+                   "                correct = correct + 1;\n"
+                   "            }\n"
+                   "        }\n"
+                   "    }\n"
+                   "}\n";
     return m;
 }
 

@@ -22,7 +22,8 @@ NeuronModel inputModel();
 // LIF with an exponential current synapse, spikes recorded in a ring of `ringSlots` per neuron.
 // Params T, tauM, tauS, vThresh, slots (= ringSlots), regStrength, regTarget, batchSize. A spike
 // that does not fit in the ring is counted in Dropped (trial state).
-NeuronModel lifModel(uint32_t ringSlots);
+// With firstSpikeReadout also param tau0 and vars TFirst [ms], Logit, Prob, DLdt, Example.
+NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout = false);
 // Leaky integrator readout. Params T, tauM, tauS. Var Sum is the readout R, Grad is dL/dR
 // (written by the loss update between the passes), Prob the softmax of Sum.
 NeuronModel readoutModel(Readout readout);
@@ -43,6 +44,9 @@ CustomUpdateModel selectExampleModel();
 // Cross-entropy on the softmax of the readout: Grad = prob - onehot(label), and per batch
 // element the loss and the count of correct answers accumulated (vars lossSum, correct).
 CustomUpdateModel crossEntropyModel();
+// The first-spike-time loss (FirstSpikeReadoutParams): dldt = dL/dTFirst, and lossSum, correct
+// as crossEntropyModel. Params tau0, tau1, alphaReg.
+CustomUpdateModel firstSpikeLossModel();
 
 // Derived parameters of the exact per-step solution: alpha = exp(-dt/tauM), beta =
 // exp(-dt/tauS), rho = V at the end of a step started at V = 0 with unit current.

@@ -45,7 +45,19 @@ struct LeakyIntegrateParams {
     Readout readout = Readout::AvgVar;
 };
 
-enum class PopulationKind { SpikeInput, Lif, LeakyIntegrate };
+// LIF readout trained on the time of each neuron's first spike t_k (Wunderlich & Pehle's
+// Yin-Yang loss): cross-entropy of softmax(-t_k / tau0) at the label plus
+// alpha * (exp(t_label / tau1) - 1); outputs that never spike are left out of the softmax. An
+// example is correct when the label's neuron spikes first. Spike times are interpolated within
+// the step, so small dt (<< tau0) pays off.
+struct FirstSpikeReadoutParams {
+    LifParams lif;
+    double tau0 = 0.5;    // [ms]
+    double tau1 = 6.4;    // [ms]
+    double alpha = 3e-3;
+};
+
+enum class PopulationKind { SpikeInput, Lif, LeakyIntegrate, FirstSpikeReadout };
 
 struct Population {
     std::string name;
@@ -54,6 +66,7 @@ struct Population {
     SpikeInputParams input;   // SpikeInput only
     LifParams lif;            // Lif only
     LeakyIntegrateParams li;  // LeakyIntegrate only
+    FirstSpikeReadoutParams firstSpike; // FirstSpikeReadout only
 };
 
 // Initial weights: normal with `mean` and `sd` (sd 0: every weight is `mean`).
@@ -82,8 +95,10 @@ public:
     void addLif(const std::string& name, uint32_t size, const LifParams& params = {});
     void addLeakyIntegrate(const std::string& name, uint32_t size,
                            const LeakyIntegrateParams& params = {});
-    // Dense, all-to-all. The target may not be a SpikeInput; the source may not be a readout
-    // (it never spikes); a LIF population may connect to itself (recurrent).
+    void addFirstSpikeReadout(const std::string& name, uint32_t size,
+                              const FirstSpikeReadoutParams& params = {});
+    // Dense, all-to-all. The target may not be a SpikeInput; the source may not be a readout;
+    // a LIF population may connect to itself (recurrent).
     void addConnection(const std::string& name, const std::string& source,
                        const std::string& target, const ConnectionParams& params = {});
 

@@ -1,7 +1,8 @@
 // EventProp training benchmarks and experiments (benchmarks/README.md, "Training"):
 //   bench_train_eventprop yinyang [options]   Yin-Yang: accuracy per epoch, epoch wall time
 //   bench_train_eventprop shd [options]       synthetic SHD-shaped data: epoch wall time
-// Options: --epochs N --hidden H --dt MS --batch B --readout sum|avg|exp --lr X --decay X
+// Options: --epochs N --hidden H --dt MS --batch B --readout sum|avg|exp|max|ttfs --lr X --decay X
+//          --duration MS --w-in-mean X --w-in-sd X --w-out-mean X --w-out-sd X --tau0 --tau1 --alpha
 //          --backend NAME --train N --test N --seed S --tau-mem MS --tau-syn MS
 // Prints one line per epoch and a last JSON line with the results.
 #include "spikeforge/train/dataset.hpp"
@@ -65,13 +66,22 @@ int run(const Args& a) {
     EventDataset train = yy ? makeYinYang(nTrain, 42) : makeSyntheticShd(nTrain, 42);
     EventDataset test = yy ? makeYinYang(nTest, 40) : makeSyntheticShd(nTest, 40);
     const double dt = a.num("dt", yy ? 0.1 : 1.0);
-    const double duration = yy ? 60.0 : 1000.0;
+    const double duration = a.num("duration", yy ? 60.0 : 1000.0);
     Network net;
     net.addSpikeInput("In", {train.numChannels()});
     net.addLif("Hid", uint32_t(a.num("hidden", yy ? 200 : 256)),
                {a.num("tau-mem", 20.0), 1.0, uint32_t(a.num("ring", yy ? 64 : 1500))});
-    net.addLeakyIntegrate("Out", train.numClasses(),
-                          {a.num("tau-mem", 20.0), readoutOf(a.str("readout", yy ? "avg" : "exp"))});
+    const std::string readout = a.str("readout", yy ? "avg" : "exp");
+    if (readout == "ttfs") {
+        FirstSpikeReadoutParams fs;
+        fs.lif = {a.num("tau-mem", 20.0), 1.0, uint32_t(a.num("ring-out", 64))};
+        fs.tau0 = a.num("tau0", 0.5);
+        fs.tau1 = a.num("tau1", 6.4);
+        fs.alpha = a.num("alpha", 3e-3);
+        net.addFirstSpikeReadout("Out", train.numClasses(), fs);
+    } else {
+        net.addLeakyIntegrate("Out", train.numClasses(), {a.num("tau-mem", 20.0), readoutOf(readout)});
+    }
     const double tauS = a.num("tau-syn", 5.0);
     const double nIn = train.numChannels();
     net.addConnection("InHid", "In", "Hid",

@@ -26,6 +26,7 @@ const std::string kReduce = "EventPropReduce";
 const std::string kAdam = "EventPropAdam";
 const std::string kSoftmax = "EventPropSoftmax";
 const std::string kLossValue = "EventPropLossValue";
+const std::string kTies = "EventPropTies";
 
 enum class Mode { Train, Gradients, Evaluate };
 
@@ -180,6 +181,12 @@ struct EventPropCompiler::Impl {
         model->addSynapseGroup(c.name, MatrixType::Dense, 0, c.source, c.target, wu, ps);
     }
 
+    void addTies(const std::string& var) {
+        model->addCustomUpdate(kTies, kLoss, detail::tiesModel(), {}, {{"atMax", 0.0}},
+                               {{"output", {readout, var}},
+                                {"maxValue", {kSoftmax + "Max", "maxValue"}}});
+    }
+
     void addCustomUpdates() {
         for (const std::string& pop : {input, readout}) {
             const std::string name = "EventPropSelect" + pop;
@@ -193,6 +200,7 @@ struct EventPropCompiler::Impl {
         const Population& out = network.population(readout);
         if (out.kind == PopulationKind::FirstSpikeReadout) {
             models::addSoftmax(*model, kSoftmax, kLoss, {readout, "Logit"}, {readout, "Prob"});
+            addTies("Logit");
             model->addCustomUpdate(kLossValue, kLoss, detail::firstSpikeLossModel(),
                                    {{"tau0", out.firstSpike.tau0},
                                     {"tau1", out.firstSpike.tau1},
@@ -200,6 +208,7 @@ struct EventPropCompiler::Impl {
                                    {{"lossSum", 0.0}, {"correct", 0.0}},
                                    {{"logit", {readout, "Logit"}},
                                     {"maxLogit", {kSoftmax + "Max", "maxValue"}},
+                                    {"atMax", {kTies, "atMax"}},
                                     {"prob", {readout, "Prob"}},
                                     {"tFirst", {readout, "TFirst"}},
                                     {"example", {readout, "Example"}},
@@ -207,10 +216,12 @@ struct EventPropCompiler::Impl {
                                    {{"labels", {input, "labels"}}});
         } else {
             models::addSoftmax(*model, kSoftmax, kLoss, {readout, "Sum"}, {readout, "Prob"});
+            addTies("Sum");
             model->addCustomUpdate(kLossValue, kLoss, detail::crossEntropyModel(), {},
                                    {{"lossSum", 0.0}, {"correct", 0.0}},
                                    {{"readout", {readout, "Sum"}},
                                     {"maxReadout", {kSoftmax + "Max", "maxValue"}},
+                                    {"atMax", {kTies, "atMax"}},
                                     {"prob", {readout, "Prob"}},
                                     {"example", {readout, "Example"}},
                                     {"grad", {readout, "Grad"}}},

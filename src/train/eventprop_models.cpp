@@ -281,6 +281,16 @@ CustomUpdateModel droppedModel() {
     return m;
 }
 
+CustomUpdateModel tiesModel() {
+    CustomUpdateModel m;
+    m.name = "EventPropTies";
+    m.vars = {{"atMax", "scalar", CA::ReduceNeuronSum}};
+    m.varRefs = {{"output", "scalar", CA::ReadOnly},
+                 {"maxValue", "scalar", CA::ReadOnlySharedNeuron}};
+    m.updateCode = "atMax = output >= maxValue ? 1.0 : 0.0;\n";
+    return m;
+}
+
 CustomUpdateModel firstSpikeLossModel() {
     CustomUpdateModel m;
     m.name = "EventPropFirstSpikeLoss";
@@ -288,6 +298,7 @@ CustomUpdateModel firstSpikeLossModel() {
     m.vars = {{"lossSum", "scalar", CA::ReadWrite}, {"correct", "int", CA::ReadWrite}};
     m.varRefs = {{"logit", "scalar", CA::ReadOnly},
                  {"maxLogit", "scalar", CA::ReadOnlySharedNeuron},
+                 {"atMax", "scalar", CA::ReadOnlySharedNeuron},
                  {"prob", "scalar", CA::ReadOnly},
                  {"tFirst", "scalar", CA::ReadOnly},
                  {"example", "int", CA::ReadOnly},
@@ -309,7 +320,7 @@ CustomUpdateModel firstSpikeLossModel() {
                    "        lossSum = lossSum - log(fmax(prob, 1e-30));\n"
                    "        if (spiked) {\n"
                    "            lossSum = lossSum + alphaReg * (exp(tFirst / tau1) - 1.0);\n"
-                   "            if (logit >= maxLogit) {\n"
+                   "            if (logit >= maxLogit && atMax < 1.5) {\n"
                    "                correct = correct + 1;\n"
                    "            }\n"
                    "        }\n"
@@ -324,6 +335,7 @@ CustomUpdateModel crossEntropyModel() {
     m.vars = {{"lossSum", "scalar", CA::ReadWrite}, {"correct", "int", CA::ReadWrite}};
     m.varRefs = {{"readout", "scalar", CA::ReadOnly},
                  {"maxReadout", "scalar", CA::ReadOnlySharedNeuron},
+                 {"atMax", "scalar", CA::ReadOnlySharedNeuron},
                  {"prob", "scalar", CA::ReadOnly},
                  {"example", "int", CA::ReadOnly},
                  {"grad", "scalar", CA::ReadWrite}};
@@ -333,7 +345,7 @@ CustomUpdateModel crossEntropyModel() {
                    "} else if ((int)id == labels[example]) {\n"
                    "    grad = prob - 1.0;\n"
                    "    lossSum = lossSum - log(fmax(prob, 1e-30));\n"
-                   "    if (readout >= maxReadout) {\n"
+                   "    if (readout >= maxReadout && atMax < 1.5) {\n"
                    "        correct = correct + 1;\n"
                    "    }\n"
                    "} else {\n"

@@ -44,6 +44,9 @@ CustomUpdateModel selectExampleModel();
 // Cross-entropy on the softmax of the readout: Grad = prob - onehot(label), and per batch
 // element the loss and the count of correct answers accumulated (vars lossSum, correct).
 CustomUpdateModel crossEntropyModel();
+// atMax (ReduceNeuronSum): how many outputs share the largest value. An example counts as correct
+// only when its label's output is the one largest (a tie is not an answer).
+CustomUpdateModel tiesModel();
 // The first-spike-time loss (FirstSpikeReadoutParams): dldt = dL/dTFirst, and lossSum, correct
 // as crossEntropyModel. Params tau0, tau1, alphaReg.
 CustomUpdateModel firstSpikeLossModel();

@@ -431,3 +431,27 @@ TEST(EventPropGradient, FirstSpikeTimeMatchesExactReferenceAtFineDt) {
 }
 
 } // namespace
+
+namespace {
+
+// An example counts as correct only when its label's output is the one largest: with every
+// readout equal (no input weight) nothing is correct, whatever the label.
+TEST(EventPropMetrics, TiesAreNotCorrect) {
+    Network net;
+    net.addSpikeInput("In", {2});
+    net.addLeakyIntegrate("Out", 3);
+    net.addConnection("InOut", "In", "Out", {{0.0, 0.0}, 5.0});
+    EventPropOptions opt;
+    opt.exampleTimesteps = 20;
+    opt.batchSize = 3;
+    EventPropCompiler c(net, opt);
+    c.setDataset(randomExamples(2, 3, 3, 20.0, 2, 1));
+    const Metrics tied = c.evaluate(std::vector<uint32_t>{0, 1, 2});
+    EXPECT_EQ(tied.correct, 0u);
+    EXPECT_NEAR(tied.meanLoss(), std::log(3.0), 1e-5);
+    // One output favoured for all: exactly the examples of its class are correct.
+    c.setWeights("InOut", std::vector<double>{0.0, 1.0, 0.0, 0.0, 1.0, 0.0});
+    EXPECT_EQ(c.evaluate(std::vector<uint32_t>{0, 1, 2}).correct, 1u) << "labels are 0, 1, 2";
+}
+
+} // namespace

@@ -6,7 +6,8 @@
 //     lambdaV <- alpha lambdaV + dl/dV_k,  [jump at a recorded spike],  lambdaI <- beta lambdaI
 //     + rho lambdaV
 //   jump at a spike (Wunderlich & Pehle, with the current at the spike):
-//     lambdaV += (vThresh lambdaV + tauM sum_j w_jn (lambdaV_j/tauM_j - lambdaI_j/tauS_j)) / (I - V)
+//     lambdaV += (vThresh lambdaV + tauM sum_j w_jn (lambdaV_j/tauM_j - lambdaI_j/tauS_j)) / (I -
+//     V)
 //   gradient of w_jn: the sum of lambdaI_j one step after each spike of n.
 #include "train/eventprop_models.hpp"
 
@@ -27,11 +28,12 @@ double param(const ParamValues& p, const char* name) {
 
 // alpha, beta and rho from the model's tauM and tauS parameters.
 std::vector<DerivedParamDecl> stepFactors() {
-    return {{"alpha", [](const ParamValues& p, double dt) { return alphaOf(param(p, "tauM"), dt); }},
-            {"beta", [](const ParamValues& p, double dt) { return betaOf(param(p, "tauS"), dt); }},
-            {"rho", [](const ParamValues& p, double dt) {
-                 return rhoOf(param(p, "tauM"), param(p, "tauS"), dt);
-             }}};
+    return {
+        {"alpha", [](const ParamValues& p, double dt) { return alphaOf(param(p, "tauM"), dt); }},
+        {"beta", [](const ParamValues& p, double dt) { return betaOf(param(p, "tauS"), dt); }},
+        {"rho", [](const ParamValues& p, double dt) {
+             return rhoOf(param(p, "tauM"), param(p, "tauS"), dt);
+         }}};
 }
 
 // The readout weight of step `k` (an expression in k) for R = sum_k c_k V_k.
@@ -70,9 +72,10 @@ NeuronModel inputModel() {
     NeuronModel m;
     m.name = "EventPropInput";
     m.params = {"T", "numChannels"};
-    m.egps = {{"evTimes", "float"}, {"rowOffsets", "unsigned int"}, {"perm", "int"}, {"labels", "int"}};
-    m.vars = {{"Example", "int"}, {"Start", "unsigned int"}, {"Cursor", "unsigned int"},
-              {"End", "unsigned int"}, {"Step", "int"}, {"Fire", "int"}};
+    m.egps = {
+        {"evTimes", "float"}, {"rowOffsets", "unsigned int"}, {"perm", "int"}, {"labels", "int"}};
+    m.vars = {{"Example", "int"},      {"Start", "unsigned int"}, {"Cursor", "unsigned int"},
+              {"End", "unsigned int"}, {"Step", "int"},           {"Fire", "int"}};
     // Forward: spike in the step an event falls in (several events in one step: one spike).
     // Backward step for index k: replay the spike of forward step k-1, walking the events back.
     m.simCode = "const int nT = (int)T;\n"
@@ -131,13 +134,15 @@ NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout) {
     std::string firstSpikeForward, firstSpikeJump;
     if (firstSpikeReadout) {
         m.params.push_back("tau0");
-        m.vars.insert(m.vars.end(), {{"TFirst"}, {"Logit"}, {"Prob"}, {"DLdt"}, {"Example", "int"}});
-        firstSpikeForward = "    if (V >= vThresh && TFirst > 1e29) {\n"
-                            "        TFirst = ((scalar)Step + (vThresh - vPrev) / (V - vPrev)) * dt;\n"
-                            "    }\n"
-                            "    if (Step == nT - 1) {\n"
-                            "        Logit = -TFirst / tau0;\n"
-                            "    }\n";
+        m.vars.insert(m.vars.end(),
+                      {{"TFirst"}, {"Logit"}, {"Prob"}, {"DLdt"}, {"Example", "int"}});
+        firstSpikeForward =
+            "    if (V >= vThresh && TFirst > 1e29) {\n"
+            "        TFirst = ((scalar)Step + (vThresh - vPrev) / (V - vPrev)) * dt;\n"
+            "    }\n"
+            "    if (Step == nT - 1) {\n"
+            "        Logit = -TFirst / tau0;\n"
+            "    }\n";
         firstSpikeJump = " - (NumSpikes == 0 ? tauM * DLdt : 0.0)";
     }
     // The jump divides by I - V at the spike (tauM times the slope); a crossing at the very end
@@ -192,7 +197,7 @@ NeuronModel readoutModel(Readout readout) {
     m.name = std::string("EventPropReadout") + readoutName(readout);
     m.params = {"T", "tauM", "tauS"};
     m.derivedParams = stepFactors();
-    m.vars = {{"V"},    {"Sum"},  {"LambdaV"},     {"LambdaI"},         {"Grad"},
+    m.vars = {{"V"},    {"Sum"},         {"LambdaV"},        {"LambdaI"},       {"Grad"},
               {"Prob"}, {"Step", "int"}, {"Example", "int"}, {"MaxStep", "int"}};
     // MaxVar: R = V at the step where V was largest (the first such step); dR/dV_k is 1 there.
     const bool isMax = readout == Readout::MaxVar;

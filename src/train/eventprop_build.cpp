@@ -97,7 +97,7 @@ void EventPropCompiler::Impl::addPopulation(const Population& p) {
     const double T = options.exampleTimesteps;
     switch (p.kind) {
     case PopulationKind::SpikeInput:
-        model->addNeuronGroup(p.name, p.size, detail::inputModel(),
+        model->addNeuronGroup(p.name, p.size, detail::inputModel(backward),
                               {{"T", T}, {"numChannels", double(p.size)}},
                               {{"Example", -1.0},
                                {"Start", 0.0},
@@ -107,7 +107,8 @@ void EventPropCompiler::Impl::addPopulation(const Population& p) {
                                {"Fire", 0.0}});
         return;
     case PopulationKind::Lif:
-        model->addNeuronGroup(p.name, p.size, detail::lifModel(p.lif.spikeBufferSize),
+        model->addNeuronGroup(p.name, p.size,
+                              detail::lifModel(p.lif.spikeBufferSize, false, backward),
                               lifParams(p.name, p.lif), lifVars());
         return;
     case PopulationKind::FirstSpikeReadout: {
@@ -116,12 +117,13 @@ void EventPropCompiler::Impl::addPopulation(const Population& p) {
         VarInitMap vars = lifVars();
         vars.insert(
             {{"TFirst", 1e30}, {"Logit", 0.0}, {"Prob", 0.0}, {"DLdt", 0.0}, {"Example", -1.0}});
-        model->addNeuronGroup(
-            p.name, p.size, detail::lifModel(p.firstSpike.lif.spikeBufferSize, true), params, vars);
+        model->addNeuronGroup(p.name, p.size,
+                              detail::lifModel(p.firstSpike.lif.spikeBufferSize, true, backward),
+                              params, vars);
         return;
     }
     case PopulationKind::LeakyIntegrate:
-        model->addNeuronGroup(p.name, p.size, detail::readoutModel(p.li.readout),
+        model->addNeuronGroup(p.name, p.size, detail::readoutModel(p.li.readout, backward),
                               {{"T", T}, {"tauM", p.li.tauMem}, {"tauS", tauSynOf(p.name)}},
                               {{"V", 0.0},
                                // MaxVar keeps the largest V: start below any
@@ -141,12 +143,13 @@ void EventPropCompiler::Impl::addConnection(const Connection& c) {
     const Population& src = network.population(c.source);
     const Population& tgt = network.population(c.target);
     const double T = options.exampleTimesteps;
-    WeightUpdateInit wu{
-        detail::synapseModel(src.kind != PopulationKind::SpikeInput),
-        {{"T", T}, {"tauMPost", tauMemOf(tgt)}, {"tauSPost", c.params.tauSyn}},
-        {{"g", weightInit(c.params.weights)}, {"Gradient", 0.0}, {"ReducedGradient", 0.0}},
-        {},
-        {}};
+    VarInitMap vars{{"g", weightInit(c.params.weights)}};
+    if (backward) vars.insert({{"Gradient", 0.0}, {"ReducedGradient", 0.0}});
+    WeightUpdateInit wu{detail::synapseModel(src.kind != PopulationKind::SpikeInput, backward),
+                        {{"T", T}, {"tauMPost", tauMemOf(tgt)}, {"tauSPost", c.params.tauSyn}},
+                        vars,
+                        {},
+                        {}};
     PostsynapticInit ps{detail::expCurrModel(), {{"T", T}, {"tauS", c.params.tauSyn}}, {}};
     if (c.params.probability >= 1.0)
         model->addSynapseGroup(c.name, MatrixType::Dense, 0, c.source, c.target, wu, ps);
@@ -200,6 +203,7 @@ void EventPropCompiler::Impl::addCustomUpdates() {
                                 {"grad", {readout, "Grad"}}},
                                {{"labels", {input, "labels"}}});
     }
+    if (!backward) return; // inference: no spike buffers, gradients or optimiser
     for (const auto& p : network.populations()) {
         if (p.kind != PopulationKind::Lif && p.kind != PopulationKind::FirstSpikeReadout) continue;
         model->addCustomUpdate("EventPropSpikeSum" + p.name, kLoss, detail::spikeSumModel(), {}, {},
@@ -229,13 +233,17 @@ void EventPropCompiler::Impl::addCustomUpdates() {
 
 void EventPropCompiler::Impl::build(const BackendPreferences& prefs) {
     checkNetwork();
-    model = std::make_unique<Model>("eventprop");
+    for (const auto& name : recorded)
+        network.population(name); // ModelError for a population the network does not have
+    model = std::make_unique<Model>(backward ? "eventprop" : "inference");
     model->setDT(options.dt);
     model->setPrecision(options.precision);
     model->setBatchSize(options.batchSize);
     model->setSeed(options.seed);
-    for (const auto& p : network.populations())
+    for (const auto& p : network.populations()) {
         addPopulation(p);
+        if (recorded.count(p.name)) model->neuronGroup(p.name).setSpikeRecording(true);
+    }
     for (const auto& c : network.connections())
         addConnection(c);
     addCustomUpdates();

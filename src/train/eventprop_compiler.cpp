@@ -124,18 +124,45 @@ Metrics EventPropCompiler::Impl::run(std::span<const uint32_t> examples, Mode mo
                                      const Progress& progress) {
     const uint64_t batches = uploadOrder(examples);
     clearAccumulators();
-    const Schedule schedule = batchSchedule(mode);
-    if (!progress) {
-        sim->run(schedule, batches);
+    if (mode == Mode::Evaluate && !recorded.empty()) {
+        runRecorded(examples, batches, progress);
     } else {
-        for (uint64_t b = 0; b < batches; b++) {
-            sim->run(schedule, 1);
-            progress(b + 1, batches);
+        const Schedule schedule = batchSchedule(mode);
+        if (!progress) {
+            sim->run(schedule, batches);
+        } else {
+            for (uint64_t b = 0; b < batches; b++) {
+                sim->run(schedule, 1);
+                progress(b + 1, batches);
+            }
         }
     }
     trialsRun += batches;
     checkDropped();
     return readAccumulators(examples.size());
+}
+
+void EventPropCompiler::Impl::runRecorded(std::span<const uint32_t> examples, uint64_t batches,
+                                          const Progress& progress) {
+    const uint64_t T = options.exampleTimesteps;
+    const uint32_t B = options.batchSize;
+    spikes.clear();
+    for (const auto& pop : recorded)
+        spikes[pop].assign(examples.size(), {});
+    const Schedule start = Schedule().resetState().customUpdate(kTrial);
+    for (uint64_t b = 0; b < batches; b++) {
+        sim->run(start);
+        sim->setRecordingWindow(T);
+        sim->run(T);
+        sim->pullRecording();
+        for (const auto& pop : recorded)
+            for (const SpikeEvent& e : sim->spikes(pop)) {
+                const uint64_t position = b * B + e.batch;
+                if (position < examples.size()) spikes[pop][position].push_back(e);
+            }
+        sim->customUpdate(kLoss);
+        if (progress) progress(b + 1, batches);
+    }
 }
 
 EventPropCompiler::EventPropCompiler(const Network& network, const EventPropOptions& options,
@@ -146,10 +173,9 @@ EventPropCompiler::EventPropCompiler(const Network& network, const EventPropOpti
 
 EventPropCompiler::~EventPropCompiler() = default;
 
-void EventPropCompiler::setDataset(const EventDataset& data) {
-    auto& s = *m_impl;
-    const Population& in = s.network.population(s.input);
-    const Population& out = s.network.population(s.readout);
+void EventPropCompiler::Impl::setDataset(const EventDataset& data) {
+    const Population& in = network.population(input);
+    const Population& out = network.population(readout);
     if (data.numChannels() != in.size)
         throw ModelError("dataset has " + std::to_string(data.numChannels()) +
                          " channels but SpikeInput '" + in.name + "' has " +
@@ -159,10 +185,14 @@ void EventPropCompiler::setDataset(const EventDataset& data) {
                          " classes but readout '" + out.name + "' has only " +
                          std::to_string(out.size) + " neurons");
     const auto layout = detail::layoutForDevice(data);
-    s.sim->setEGP<float>(s.input, "evTimes", layout.evTimes);
-    s.sim->setEGP<uint32_t>(s.input, "rowOffsets", layout.rowOffsets);
-    s.sim->setEGP<int32_t>(s.input, "labels", layout.labels);
-    s.datasetSize = data.size();
+    sim->setEGP<float>(input, "evTimes", layout.evTimes);
+    sim->setEGP<uint32_t>(input, "rowOffsets", layout.rowOffsets);
+    sim->setEGP<int32_t>(input, "labels", layout.labels);
+    datasetSize = data.size();
+}
+
+void EventPropCompiler::setDataset(const EventDataset& data) {
+    m_impl->setDataset(data);
 }
 
 Metrics EventPropCompiler::trainEpoch(std::span<const uint32_t> order, const Progress& progress) {
@@ -224,16 +254,16 @@ std::vector<double> EventPropCompiler::weights(const std::string& connection) {
     return m_impl->pullMatrix(connection, "g");
 }
 
-void EventPropCompiler::setWeights(const std::string& connection, std::span<const double> values) {
-    auto& s = *m_impl;
-    const Connection& c = s.connection(connection);
-    const size_t numPost = s.network.population(c.target).size;
-    const size_t size = size_t(s.network.population(c.source).size) * numPost;
+void EventPropCompiler::Impl::setWeights(const std::string& connection,
+                                         std::span<const double> values) {
+    const Connection& c = this->connection(connection);
+    const size_t numPost = network.population(c.target).size;
+    const size_t size = size_t(network.population(c.source).size) * numPost;
     if (values.size() != size)
         throw ModelError("connection '" + connection + "' is a " + std::to_string(size / numPost) +
                          " x " + std::to_string(numPost) + " matrix (" + std::to_string(size) +
                          " weights), got " + std::to_string(values.size()) + " values");
-    const auto positions = s.synapsePositions(c);
+    const auto positions = synapsePositions(c);
     // Every nonzero value must have a synapse to go to (Sparse): never dropped silently.
     std::vector<bool> present(size, false);
     for (size_t p : positions)
@@ -244,17 +274,21 @@ void EventPropCompiler::setWeights(const std::string& connection, std::span<cons
                              std::to_string(i / numPost) + " to target " +
                              std::to_string(i % numPost) + " for the weight " +
                              std::to_string(values[i]));
-    s.sim->pull(connection, "g");
+    sim->pull(connection, "g");
     auto store = [&](auto view) {
         for (size_t i = 0; i < positions.size(); i++)
             if (positions[i] != SIZE_MAX)
                 view[i] = static_cast<typename decltype(view)::value_type>(values[positions[i]]);
     };
-    if (s.options.precision == Precision::Double)
-        store(s.sim->view<double>(connection, "g"));
+    if (options.precision == Precision::Double)
+        store(sim->view<double>(connection, "g"));
     else
-        store(s.sim->view<float>(connection, "g"));
-    s.sim->push(connection, "g");
+        store(sim->view<float>(connection, "g"));
+    sim->push(connection, "g");
+}
+
+void EventPropCompiler::setWeights(const std::string& connection, std::span<const double> values) {
+    m_impl->setWeights(connection, values);
 }
 
 std::vector<double> EventPropCompiler::gradient(const std::string& connection) {
@@ -272,6 +306,7 @@ std::vector<std::pair<std::string, std::string>> EventPropCompiler::Impl::stateA
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& c : network.connections()) {
         out.emplace_back(c.name, "g");
+        if (!backward) continue; // inference: the weights alone
         out.emplace_back("EventPropAdam" + c.name, "m");
         out.emplace_back("EventPropAdam" + c.name, "v");
         out.emplace_back("EventPropAdam" + c.name, "updateCount");
@@ -300,9 +335,8 @@ std::vector<EventPropCompiler::StateArray> EventPropCompiler::saveState() {
     return out;
 }
 
-void EventPropCompiler::loadState(const std::vector<StateArray>& state) {
-    auto& s = *m_impl;
-    const auto arrays = s.stateArrays();
+void EventPropCompiler::Impl::loadState(const std::vector<StateArray>& state) {
+    const auto arrays = stateArrays();
     if (state.size() != arrays.size())
         throw ModelError("state has " + std::to_string(state.size()) + " arrays, this network " +
                          std::to_string(arrays.size()));
@@ -318,11 +352,11 @@ void EventPropCompiler::loadState(const std::vector<StateArray>& state) {
                              "', this network expects '" + group + "." + var + "'");
         std::span<uint8_t> bytes;
         if (var == "updateCount")
-            bytes = raw(s.sim->view<uint32_t>(group, var));
-        else if (s.options.precision == Precision::Double)
-            bytes = raw(s.sim->view<double>(group, var));
+            bytes = raw(sim->view<uint32_t>(group, var));
+        else if (options.precision == Precision::Double)
+            bytes = raw(sim->view<double>(group, var));
         else
-            bytes = raw(s.sim->view<float>(group, var));
+            bytes = raw(sim->view<float>(group, var));
         if (bytes.size() != state[i].bytes.size())
             throw ModelError("state array '" + state[i].name + "' has " +
                              std::to_string(state[i].bytes.size()) + " bytes, this network " +
@@ -331,8 +365,12 @@ void EventPropCompiler::loadState(const std::vector<StateArray>& state) {
     }
     for (size_t i = 0; i < arrays.size(); i++) {
         std::copy(state[i].bytes.begin(), state[i].bytes.end(), targets[i].begin());
-        s.sim->push(arrays[i].first, arrays[i].second);
+        sim->push(arrays[i].first, arrays[i].second);
     }
+}
+
+void EventPropCompiler::loadState(const std::vector<StateArray>& state) {
+    m_impl->loadState(state);
 }
 
 Simulation& EventPropCompiler::simulation() {

@@ -4,7 +4,9 @@
 #include "spikeforge/simulation.hpp"
 #include "spikeforge/train/eventprop.hpp"
 
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +32,7 @@ enum class Mode { Train, Gradients, Evaluate };
 
 struct EventPropCompiler::Impl {
     using Mode = detail::Mode;
+    using StateArray = EventPropCompiler::StateArray;
 
     Network network;
     EventPropOptions options;
@@ -40,6 +43,10 @@ struct EventPropCompiler::Impl {
     std::vector<std::string> lifPopulations;
     size_t datasetSize = 0;
     uint64_t trialsRun = 0;
+    bool backward = true;           // false: InferenceCompiler (forward half only)
+    std::set<std::string> recorded; // populations whose spikes evaluate records
+    // Recorded spikes of the last run: [population][position in the call's example list].
+    std::map<std::string, std::vector<std::vector<SpikeEvent>>> spikes;
 
     Impl(const Network& net, const EventPropOptions& opt) : network(net), options(opt) {}
 
@@ -81,6 +88,12 @@ struct EventPropCompiler::Impl {
     // (Simulation::run(Schedule): one CUDA graph per batch on cuda with cudaGraphSteps >= 2T).
     Schedule batchSchedule(Mode mode) const;
     Metrics run(std::span<const uint32_t> examples, Mode mode, const Progress& progress = {});
+    // A forward-only run that records spikes: per batch the host reads the recording.
+    void runRecorded(std::span<const uint32_t> examples, uint64_t batches,
+                     const Progress& progress);
+    void setDataset(const EventDataset& data);
+    void setWeights(const std::string& connection, std::span<const double> values);
+    void loadState(const std::vector<StateArray>& state);
 };
 
 } // namespace spikeforge::train

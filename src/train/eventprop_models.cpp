@@ -68,9 +68,9 @@ double rhoOf(double tauM, double tauS, double dt) {
     return tauS * (betaOf(tauS, dt) - alphaOf(tauM, dt)) / (tauS - tauM);
 }
 
-NeuronModel inputModel() {
+NeuronModel inputModel(bool backward) {
     NeuronModel m;
-    m.name = "EventPropInput";
+    m.name = backward ? "EventPropInput" : "EventPropInputForward";
     m.params = {"T", "numChannels"};
     m.egps = {
         {"evTimes", "float"}, {"rowOffsets", "unsigned int"}, {"perm", "int"}, {"labels", "int"}};
@@ -99,23 +99,28 @@ NeuronModel inputModel() {
                 "            Cursor = Cursor + 1u;\n"
                 "        }\n"
                 "    }\n"
-                "} else {\n"
-                "    const int k = 2 * nT - 1 - Step;\n"
-                "    while (Cursor > Start && (int)floor(evTimes[Cursor - 1u] / dt) >= k) {\n"
-                "        Cursor = Cursor - 1u;\n"
-                "    }\n"
-                "    if (Cursor > Start && (int)floor(evTimes[Cursor - 1u] / dt) == k - 1) {\n"
-                "        Fire = 1;\n"
-                "    }\n"
-                "}\n"
+                "}" +
+                std::string(backward ? " else {\n"
+                                       "    const int k = 2 * nT - 1 - Step;\n"
+                                       "    while (Cursor > Start && (int)floor(evTimes[Cursor - "
+                                       "1u] / dt) >= k) {\n"
+                                       "        Cursor = Cursor - 1u;\n"
+                                       "    }\n"
+                                       "    if (Cursor > Start && (int)floor(evTimes[Cursor - 1u] "
+                                       "/ dt) == k - 1) {\n"
+                                       "        Fire = 1;\n"
+                                       "    }\n"
+                                       "}\n"
+                                     : "\n") +
                 "Step = Step + 1;\n";
     m.thresholdConditionCode = "Fire != 0";
     return m;
 }
 
-NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout) {
+NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout, bool backward) {
     NeuronModel m;
-    m.name = firstSpikeReadout ? "EventPropLIFFirstSpike" : "EventPropLIF";
+    m.name = std::string(firstSpikeReadout ? "EventPropLIFFirstSpike" : "EventPropLIF") +
+             (backward ? "" : "Forward");
     m.params = {"T", "tauM", "tauS", "vThresh", "slots", "regStrength", "regTarget", "batchSize"};
     m.derivedParams = stepFactors();
     m.vars = {{"V"},
@@ -177,6 +182,21 @@ NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout) {
                 "    }\n"
                 "}\n"
                 "Step = Step + 1;\n";
+    if (!backward) {
+        // Inference: the forward half alone, no spike buffers.
+        m.arrays.clear();
+        m.simCode = "const int nT = (int)T;\n"
+                    "if (Step < nT) {\n"
+                    "    const scalar vPrev = V;\n"
+                    "    V = alpha * V + rho * Isyn;\n"
+                    "    I = beta * Isyn;\n" +
+                    firstSpikeForward +
+                    "}\n"
+                    "Step = Step + 1;\n";
+        m.thresholdConditionCode = "V >= vThresh";
+        m.resetCode = "V = 0.0;\n";
+        return m;
+    }
     m.thresholdConditionCode = "(Step <= (int)T) ? (V >= vThresh) : (BackSpike != 0)";
     // A spike that does not fit in the ring is counted (Dropped) and reported by the compiler.
     m.resetCode = "if (Step <= (int)T) {\n"
@@ -192,9 +212,9 @@ NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout) {
     return m;
 }
 
-NeuronModel readoutModel(Readout readout) {
+NeuronModel readoutModel(Readout readout, bool backward) {
     NeuronModel m;
-    m.name = std::string("EventPropReadout") + readoutName(readout);
+    m.name = std::string("EventPropReadout") + readoutName(readout) + (backward ? "" : "Forward");
     m.params = {"T", "tauM", "tauS"};
     m.derivedParams = stepFactors();
     m.vars = {{"V"},    {"Sum"},         {"LambdaV"},        {"LambdaI"},       {"Grad"},
@@ -212,14 +232,15 @@ NeuronModel readoutModel(Readout readout) {
     m.simCode = "const int nT = (int)T;\n"
                 "if (Step < nT) {\n"
                 "    V = alpha * V + rho * Isyn;\n" +
-                forwardReadout +
-                "} else {\n"
-                "    const int k = 2 * nT - 1 - Step;\n"
-                "    LambdaV = alpha * LambdaV + " +
-                backwardSource +
-                ";\n"
-                "    LambdaI = beta * LambdaI + rho * LambdaV;\n"
-                "}\n"
+                forwardReadout + "}" +
+                (backward ? " else {\n"
+                            "    const int k = 2 * nT - 1 - Step;\n"
+                            "    LambdaV = alpha * LambdaV + " +
+                                backwardSource +
+                                ";\n"
+                                "    LambdaI = beta * LambdaI + rho * LambdaV;\n"
+                                "}\n"
+                          : std::string("\n")) +
                 "Step = Step + 1;\n";
     return m;
 }
@@ -237,10 +258,16 @@ PostsynapticModel expCurrModel() {
     return m;
 }
 
-WeightUpdateModel synapseModel(bool propagateBack) {
+WeightUpdateModel synapseModel(bool propagateBack, bool backward) {
     WeightUpdateModel m;
-    m.name = propagateBack ? "EventPropSynapse" : "EventPropInputSynapse";
     m.params = {"T", "tauMPost", "tauSPost"};
+    if (!backward) {
+        m.name = "EventPropForwardSynapse";
+        m.vars = {{"g", "scalar", VarAccess::ReadOnly}};
+        m.preSpikeSynCode = "addToPost(g);\n";
+        return m;
+    }
+    m.name = propagateBack ? "EventPropSynapse" : "EventPropInputSynapse";
     m.vars = {{"g", "scalar", VarAccess::ReadOnly},
               {"Gradient", "scalar", VarAccess::ReadWrite},
               {"ReducedGradient", "scalar", VarAccess::ReadOnly}};

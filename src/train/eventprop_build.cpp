@@ -123,7 +123,9 @@ void EventPropCompiler::Impl::addPopulation(const Population& p) {
         return;
     }
     case PopulationKind::LeakyIntegrate:
-        model->addNeuronGroup(p.name, p.size, detail::readoutModel(p.li.readout, backward),
+        model->addNeuronGroup(p.name, p.size,
+                              detail::readoutModel(p.li.readout, backward,
+                                                   network.synapseInto(p.name) == Synapse::Delta),
                               {{"T", T}, {"tauM", p.li.tauMem}, {"tauS", tauSynOf(p.name)}},
                               {{"V", 0.0},
                                // MaxVar keeps the largest V: start below any
@@ -134,7 +136,8 @@ void EventPropCompiler::Impl::addPopulation(const Population& p) {
                                {"Prob", 0.0},
                                {"Step", 0.0},
                                {"Example", -1.0},
-                               {"MaxStep", 0.0}});
+                               {"MaxStep", 0.0},
+                               {"LossDensity", 0.0}});
         return;
     }
 }
@@ -145,12 +148,16 @@ void EventPropCompiler::Impl::addConnection(const Connection& c) {
     const double T = options.exampleTimesteps;
     VarInitMap vars{{"g", weightInit(c.params.weights)}};
     if (backward) vars.insert({{"Gradient", 0.0}, {"ReducedGradient", 0.0}});
-    WeightUpdateInit wu{detail::synapseModel(src.kind != PopulationKind::SpikeInput, backward),
-                        {{"T", T}, {"tauMPost", tauMemOf(tgt)}, {"tauSPost", c.params.tauSyn}},
-                        vars,
-                        {},
-                        {}};
-    PostsynapticInit ps{detail::expCurrModel(), {{"T", T}, {"tauS", c.params.tauSyn}}, {}};
+    const bool delta = c.params.synapse == Synapse::Delta;
+    WeightUpdateInit wu{
+        detail::synapseModel(src.kind != PopulationKind::SpikeInput, backward, delta),
+        {{"T", T}, {"tauMPost", tauMemOf(tgt)}, {"tauSPost", c.params.tauSyn}},
+        vars,
+        {},
+        {}};
+    PostsynapticInit ps =
+        delta ? PostsynapticInit{detail::deltaCurrModel(), {{"T", T}}, {}}
+              : PostsynapticInit{detail::expCurrModel(), {{"T", T}, {"tauS", c.params.tauSyn}}, {}};
     if (c.params.probability >= 1.0)
         model->addSynapseGroup(c.name, MatrixType::Dense, 0, c.source, c.target, wu, ps);
     else

@@ -212,13 +212,16 @@ NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout, bool backward) 
     return m;
 }
 
-NeuronModel readoutModel(Readout readout, bool backward) {
+NeuronModel readoutModel(Readout readout, bool backward, bool deltaInput) {
     NeuronModel m;
-    m.name = std::string("EventPropReadout") + readoutName(readout) + (backward ? "" : "Forward");
+    m.name = std::string("EventPropReadout") + readoutName(readout) + (deltaInput ? "Delta" : "") +
+             (backward ? "" : "Forward");
     m.params = {"T", "tauM", "tauS"};
     m.derivedParams = stepFactors();
-    m.vars = {{"V"},    {"Sum"},         {"LambdaV"},        {"LambdaI"},       {"Grad"},
-              {"Prob"}, {"Step", "int"}, {"Example", "int"}, {"MaxStep", "int"}};
+    // LossDensity: dl/dV per ms at the step the backward pass is at, which a Delta synapse's
+    // adjoint term needs (moving a jump in V moves where the loss sees it).
+    m.vars = {{"V"},    {"Sum"},         {"LambdaV"},        {"LambdaI"},        {"Grad"},
+              {"Prob"}, {"Step", "int"}, {"Example", "int"}, {"MaxStep", "int"}, {"LossDensity"}};
     // MaxVar: R = V at the step where V was largest (the first such step); dR/dV_k is 1 there.
     const bool isMax = readout == Readout::MaxVar;
     const std::string forwardReadout =
@@ -229,19 +232,25 @@ NeuronModel readoutModel(Readout readout, bool backward) {
               : "    Sum = Sum + " + readoutWeight(readout, "Step") + " * V;\n";
     const std::string backwardSource =
         isMax ? "(k == MaxStep ? Grad : 0.0)" : "Grad * " + readoutWeight(readout, "k");
-    m.simCode = "const int nT = (int)T;\n"
-                "if (Step < nT) {\n"
-                "    V = alpha * V + rho * Isyn;\n" +
-                forwardReadout + "}" +
-                (backward ? " else {\n"
-                            "    const int k = 2 * nT - 1 - Step;\n"
-                            "    LambdaV = alpha * LambdaV + " +
-                                backwardSource +
-                                ";\n"
-                                "    LambdaI = beta * LambdaI + rho * LambdaV;\n"
-                                "}\n"
-                          : std::string("\n")) +
-                "Step = Step + 1;\n";
+    const std::string forwardVoltage =
+        deltaInput ? "    V = alpha * (V + Isyn);\n" : "    V = alpha * V + rho * Isyn;\n";
+    const std::string backwardCurrent = deltaInput
+                                            ? "    LambdaI = alpha * LambdaV;\n"
+                                            : "    LambdaI = beta * LambdaI + rho * LambdaV;\n";
+    std::string code = "const int nT = (int)T;\n"
+                       "if (Step < nT) {\n" +
+                       forwardVoltage + forwardReadout + "}";
+    if (backward)
+        code += " else {\n"
+                "    const int k = 2 * nT - 1 - Step;\n"
+                "    LossDensity = " +
+                backwardSource +
+                " / dt;\n"
+                "    LambdaV = alpha * LambdaV + LossDensity * dt;\n" +
+                backwardCurrent + "}\n";
+    else
+        code += "\n";
+    m.simCode = code + "Step = Step + 1;\n";
     return m;
 }
 
@@ -258,7 +267,18 @@ PostsynapticModel expCurrModel() {
     return m;
 }
 
-WeightUpdateModel synapseModel(bool propagateBack, bool backward) {
+PostsynapticModel deltaCurrModel() {
+    PostsynapticModel m;
+    m.name = "EventPropDeltaCurr";
+    m.params = {"T"};
+    m.simCode = "if (Step < (int)T) {\n"
+                "    injectCurrent(inSyn);\n"
+                "}\n"
+                "inSyn = 0.0;\n";
+    return m;
+}
+
+WeightUpdateModel synapseModel(bool propagateBack, bool backward, bool deltaTarget) {
     WeightUpdateModel m;
     m.params = {"T", "tauMPost", "tauSPost"};
     if (!backward) {
@@ -267,7 +287,8 @@ WeightUpdateModel synapseModel(bool propagateBack, bool backward) {
         m.preSpikeSynCode = "addToPost(g);\n";
         return m;
     }
-    m.name = propagateBack ? "EventPropSynapse" : "EventPropInputSynapse";
+    m.name = std::string(propagateBack ? "EventPropSynapse" : "EventPropInputSynapse") +
+             (deltaTarget ? "Delta" : "");
     m.vars = {{"g", "scalar", VarAccess::ReadOnly},
               {"Gradient", "scalar", VarAccess::ReadWrite},
               {"ReducedGradient", "scalar", VarAccess::ReadOnly}};
@@ -277,9 +298,14 @@ WeightUpdateModel synapseModel(bool propagateBack, bool backward) {
                         "    addToPost(g);\n"
                         "} else {\n"
                         "    Gradient = Gradient + LambdaI_post;\n";
+    // The source's jump term, -dL/d(arrival time) of its input to the target: a later arrival
+    // delays the target's jump in I (Exponential: its V rises later, its I decays less) or in V
+    // (Delta: its V decays less before the jump, and the loss sees the jump later).
     if (propagateBack)
         m.preSpikeSynCode +=
-            "    addToPre(g * (LambdaV_post / tauMPost - LambdaI_post / tauSPost));\n";
+            deltaTarget
+                ? "    addToPre(g * (LossDensity_post - LambdaI_post / tauMPost));\n"
+                : "    addToPre(g * (LambdaV_post / tauMPost - LambdaI_post / tauSPost));\n";
     m.preSpikeSynCode += "}\n";
     return m;
 }

@@ -27,13 +27,17 @@ NeuronModel inputModel(bool backward = true);
 NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout = false, bool backward = true);
 // Leaky integrator readout. Params T, tauM, tauS. Var Sum is the readout R, Grad is dL/dR
 // (written by the loss update between the passes), Prob the softmax of Sum.
-NeuronModel readoutModel(Readout readout, bool backward = true);
+// With deltaInput the input jumps V (V <- alpha (V + Isyn)) and LambdaI holds dL/d(input).
+NeuronModel readoutModel(Readout readout, bool backward = true, bool deltaInput = false);
 // Exponential current synapse that injects only in the forward half. Params T, tauS.
 PostsynapticModel expCurrModel();
 // Weights g (shared by the batch), per-batch Gradient, shared ReducedGradient. Params T,
 // tauMPost, tauSPost. With `propagateBack` the backward events also send the adjoint term to
 // the source neuron (addToPre); spike inputs need none.
-WeightUpdateModel synapseModel(bool propagateBack, bool backward = true);
+// deltaTarget: the target integrates Delta input (its LambdaI is dL/d(input)).
+WeightUpdateModel synapseModel(bool propagateBack, bool backward = true, bool deltaTarget = false);
+// Delta synapse: the input of a step goes straight to the target's V. Param T.
+PostsynapticModel deltaCurrModel();
 
 // spikeSum (ReduceBatchSum) = count + dropped: the batch's spikes of each LIF neuron in the
 // forward pass, for the spike-count regulariser.

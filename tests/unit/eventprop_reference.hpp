@@ -21,7 +21,8 @@ struct Network {
     size_t numInputs = 0, numHidden = 0, numOutputs = 0;
     double tauMHidden = 20.0, tauMOutput = 20.0, tauS = 5.0, vThresh = 1.0; // [ms]
     double duration = 0.0;                                                  // [ms]
-    double dt = 1.0; // [ms] the engine's step: only for the input delivery times
+    double dt = 1.0;          // [ms] the engine's step: only for the input delivery times
+    bool deltaOutput = false; // hidden -> output synapses jump the output's V, not its I
     std::vector<double> wIn, wRec, wOut; // [in][hid], [hid][hid] (may be empty), [hid][out]
     std::vector<std::pair<double, size_t>> inputSpikes; // (time [ms], channel), sorted
     size_t label = 0;
@@ -107,7 +108,7 @@ inline Result simulate(const Network& n) {
             vh[who] = 0.0;
             if (r.spikeCounts[who]++ == 0) r.firstSpike[who] = t;
             for (size_t o = 0; o < n.numOutputs; o++)
-                io[o] += n.wOut[who * n.numOutputs + o];
+                (n.deltaOutput ? vo[o] : io[o]) += n.wOut[who * n.numOutputs + o];
             if (!n.wRec.empty())
                 for (size_t h = 0; h < n.numHidden; h++)
                     ih[h] += n.wRec[who * n.numHidden + h];

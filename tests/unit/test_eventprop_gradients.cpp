@@ -508,3 +508,74 @@ TEST(EventPropSparse, GradientsEqualDenseAtExistingSynapses) {
 }
 
 } // namespace
+
+namespace {
+
+// Delta synapses into a readout: (a) straight from the input, exact against central differences
+// of the engine's loss; (b) from a spiking LIF layer, against the exact continuous-time
+// reference at dt = 0.001 ms within 1 % (the adjoint term of a jump in V, not in I).
+TEST(EventPropDelta, ReadoutOnlyMatchesFiniteDifferences) {
+    Network net;
+    net.addSpikeInput("In", {4});
+    net.addLeakyIntegrate("Out", 3, {10.0, Readout::AvgVar});
+    ConnectionParams p{{0.0, 0.5}, 5.0};
+    p.synapse = Synapse::Delta;
+    net.addConnection("InOut", "In", "Out", p);
+    EventPropOptions opt;
+    opt.exampleTimesteps = 50;
+    opt.batchSize = 1;
+    opt.precision = Precision::Double;
+    EventPropCompiler c(net, opt);
+    c.setDataset(randomExamples(4, 3, 1, 50.0, 3, 23));
+    const std::vector<uint32_t> example{0};
+    c.computeGradients(example);
+    expectClose(c.gradient("InOut"), finiteDifferences(c, "InOut", example, 1e-6), 1e-4);
+}
+
+TEST(EventPropDelta, SpikingLayerMatchesExactReferenceAtFineDt) {
+    const LifParams lif{10.0, 1.0, 16};
+    Network net;
+    net.addSpikeInput("In", {3});
+    net.addLif("Hid", 2, lif);
+    net.addLeakyIntegrate("Out", 2, {10.0, Readout::AvgVar});
+    net.addConnection("InHid", "In", "Hid", {{0.0, 0.0}, 5.0});
+    ConnectionParams delta{{0.0, 0.0}, 5.0};
+    delta.synapse = Synapse::Delta;
+    net.addConnection("HidOut", "Hid", "Out", delta);
+    EventPropOptions opt;
+    opt.dt = 0.001;
+    opt.exampleTimesteps = 30000;
+    opt.batchSize = 1;
+    opt.precision = Precision::Double;
+    EventPropCompiler c(net, opt);
+    const EventDataset data =
+        oneExample(3, 2, 30.0, 0, {{1.2f, 0}, {2.1f, 1}, {3.4f, 2}, {9.5f, 0}});
+    c.setDataset(data);
+    c.setWeights("InHid", std::vector<double>{3.2, 2.0, 2.4, 3.0, 2.0, 1.6});
+    c.setWeights("HidOut", std::vector<double>{0.3, -0.2, -0.1, 0.25});
+    const std::vector<uint32_t> example{0};
+    const double loss = c.computeGradients(example).loss;
+    auto ref = referenceOf(c, data, lif, 10.0, 5.0, false, opt);
+    ref.deltaOutput = true;
+    const auto sim = eventprop_reference::simulate(ref);
+    ASSERT_GE(sim.spikeCounts[0] + sim.spikeCounts[1], 2u);
+    EXPECT_NEAR(loss, sim.loss, 1e-3 * sim.loss);
+    using R = eventprop_reference::Network;
+    EXPECT_EQ(expectCloseWhereDefined(c.gradient("InHid"),
+                                      eventprop_reference::gradient(ref, &R::wIn, 1e-6), 0.01),
+              6u);
+    EXPECT_EQ(expectCloseWhereDefined(c.gradient("HidOut"),
+                                      eventprop_reference::gradient(ref, &R::wOut, 1e-6), 0.01),
+              4u);
+}
+
+TEST(EventPropDelta, RefusedIntoSpikingNeurons) {
+    Network net;
+    net.addSpikeInput("In", {2});
+    net.addLif("Hid", 2);
+    ConnectionParams delta;
+    delta.synapse = Synapse::Delta;
+    EXPECT_THROW(net.addConnection("InHid", "In", "Hid", delta), ModelError);
+}
+
+} // namespace

@@ -75,14 +75,21 @@ struct WeightInit {
     double sd = 0.0;
 };
 
-// A projection with exponential current synapses (tauSyn dI/dt = -I, I += w at a spike).
-// Every connection into one population must have the same tauSyn. probability 1 connects every
+// How a spike acts on its target. Exponential: a current synapse, tauSyn dI/dt = -I, I += w at a
+// spike. Delta: V += w at a spike. Delta connections may only target a LeakyIntegrate readout: a
+// LIF neuron driven by jumps crosses its threshold only at a jump, where the EventProp jump is
+// undefined (its slope there is not the input's).
+enum class Synapse { Exponential, Delta };
+
+// A projection. Every connection into one population must have the same synapse kind and (for
+// Exponential) the same tauSyn. probability 1 connects every
 // source to every target (Dense); below 1 each pair is connected independently with that
 // probability (Sparse: only the synapses that exist are stored, updated and trained).
 struct ConnectionParams {
     WeightInit weights;
-    double tauSyn = 5.0;      // [ms]
+    double tauSyn = 5.0;      // [ms] (Exponential)
     double probability = 1.0; // in (0, 1]
+    Synapse synapse = Synapse::Exponential;
 };
 
 struct Connection {
@@ -110,6 +117,8 @@ public:
     const Population& population(const std::string& name) const; // ModelError if unknown
     // The synaptic time constant of the connections into `target`, if any [ms].
     std::optional<double> tauSynInto(const std::string& target) const;
+    // The synapse kind of the connections into `target`, if any.
+    std::optional<Synapse> synapseInto(const std::string& target) const;
 
 private:
     void checkNewName(const std::string& name, const char* what) const;

@@ -124,7 +124,7 @@ Metrics EventPropCompiler::Impl::run(std::span<const uint32_t> examples, Mode mo
                                      const Progress& progress) {
     const uint64_t batches = uploadOrder(examples);
     clearAccumulators();
-    if (mode == Mode::Evaluate && !recorded.empty()) {
+    if (mode == Mode::Evaluate && (!recorded.empty() || !recordedVars.empty())) {
         runRecorded(examples, batches, progress);
     } else {
         const Schedule schedule = batchSchedule(mode);
@@ -142,6 +142,19 @@ Metrics EventPropCompiler::Impl::run(std::span<const uint32_t> examples, Mode mo
     return readAccumulators(examples.size());
 }
 
+// Appends the recorded variables' values after this step to the examples of batch slots
+// first … first + B - 1 (per example: [step][neuron]).
+void EventPropCompiler::Impl::recordVariables(size_t examples, uint64_t first) {
+    for (const auto& [pop, var] : recordedVars) {
+        const std::vector<double> values = pullScalars(pop, var);
+        const size_t n = network.population(pop).size;
+        auto& out = variables[pop + "." + var];
+        for (size_t slot = 0; slot < options.batchSize && first + slot < examples; slot++)
+            out[first + slot].insert(out[first + slot].end(), values.begin() + slot * n,
+                                     values.begin() + (slot + 1) * n);
+    }
+}
+
 void EventPropCompiler::Impl::runRecorded(std::span<const uint32_t> examples, uint64_t batches,
                                           const Progress& progress) {
     const uint64_t T = options.exampleTimesteps;
@@ -149,12 +162,22 @@ void EventPropCompiler::Impl::runRecorded(std::span<const uint32_t> examples, ui
     spikes.clear();
     for (const auto& pop : recorded)
         spikes[pop].assign(examples.size(), {});
+    variables.clear();
+    for (const auto& [pop, var] : recordedVars)
+        variables[pop + "." + var].assign(examples.size(), {});
     const Schedule start = Schedule().resetState().customUpdate(kTrial);
     for (uint64_t b = 0; b < batches; b++) {
         sim->run(start);
-        sim->setRecordingWindow(T);
-        sim->run(T);
-        sim->pullRecording();
+        if (!recorded.empty()) sim->setRecordingWindow(T);
+        if (recordedVars.empty()) {
+            sim->run(T);
+        } else {
+            for (uint64_t step = 0; step < T; step++) {
+                sim->step();
+                recordVariables(examples.size(), b * B);
+            }
+        }
+        if (!recorded.empty()) sim->pullRecording();
         for (const auto& pop : recorded)
             for (const SpikeEvent& e : sim->spikes(pop)) {
                 const uint64_t position = b * B + e.batch;

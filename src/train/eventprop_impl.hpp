@@ -47,6 +47,10 @@ struct EventPropCompiler::Impl {
     std::set<std::string> recorded; // populations whose spikes evaluate records
     // Recorded spikes of the last run: [population][position in the call's example list].
     std::map<std::string, std::vector<std::vector<SpikeEvent>>> spikes;
+    // Recorded variables (population, variable) and their values of the last run:
+    // ["pop.var"][position][step * size + neuron].
+    std::vector<std::pair<std::string, std::string>> recordedVars;
+    std::map<std::string, std::vector<std::vector<double>>> variables;
 
     Impl(const Network& net, const EventPropOptions& opt) : network(net), options(opt) {}
 
@@ -89,6 +93,7 @@ struct EventPropCompiler::Impl {
     Schedule batchSchedule(Mode mode) const;
     Metrics run(std::span<const uint32_t> examples, Mode mode, const Progress& progress = {});
     // A forward-only run that records spikes: per batch the host reads the recording.
+    void recordVariables(size_t examples, uint64_t first);
     void runRecorded(std::span<const uint32_t> examples, uint64_t batches,
                      const Progress& progress);
     void setDataset(const EventDataset& data);

@@ -197,7 +197,11 @@ NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout, bool backward) 
         m.resetCode = "V = 0.0;\n";
         return m;
     }
-    m.thresholdConditionCode = "(Step <= (int)T) ? (V >= vThresh) : (BackSpike != 0)";
+    // A first-spike readout spikes once: later spikes change neither its loss nor any other
+    // neuron (it is the last layer), so they would only fill its buffer.
+    m.thresholdConditionCode =
+        firstSpikeReadout ? "(Step <= (int)T) ? (V >= vThresh && NumSpikes == 0) : (BackSpike != 0)"
+                          : "(Step <= (int)T) ? (V >= vThresh) : (BackSpike != 0)";
     // A spike that does not fit in the ring is counted (Dropped) and reported by the compiler.
     m.resetCode = "if (Step <= (int)T) {\n"
                   "    if (NumSpikes < (int)slots) {\n"

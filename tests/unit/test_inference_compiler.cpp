@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <set>
@@ -87,6 +88,43 @@ TEST(InferenceCompiler, RecordsSpikesPerExample) {
         hidden += s.size();
     EXPECT_GT(hidden, 0u);
     EXPECT_THROW(c.spikes("Out"), ModelError);
+}
+
+// Recorded readout voltages: the AvgVar readout is their mean over the steps, so the loss
+// computed here from them (cross-entropy of the softmax at the label) is the engine's.
+TEST(InferenceCompiler, RecordsVariablesPerStep) {
+    const EventDataset data = makeYinYang(3, 11);
+    InferenceOptions io;
+    io.dt = 0.5;
+    io.exampleTimesteps = 120;
+    io.batchSize = 2;
+    io.precision = Precision::Double;
+    io.recordVariables = {"Out.V"};
+    InferenceCompiler c(smallNetwork(), io);
+    c.setDataset(data);
+    const std::vector<uint32_t> order{2, 1, 0};
+    const Metrics m = c.evaluate(order);
+    const auto& v = c.variables("Out.V");
+    ASSERT_EQ(v.size(), 3u);
+    double loss = 0.0;
+    for (size_t k = 0; k < order.size(); k++) {
+        ASSERT_EQ(v[k].size(), 120u * 3u);
+        std::vector<double> r(3, 0.0);
+        for (size_t step = 0; step < 120; step++)
+            for (size_t o = 0; o < 3; o++)
+                r[o] += v[k][step * 3 + o] / 120.0;
+        const double mx = std::max({r[0], r[1], r[2]});
+        double sum = 0.0;
+        for (double x : r)
+            sum += std::exp(x - mx);
+        loss += -(r[data.label(order[k])] - mx - std::log(sum));
+    }
+    EXPECT_NEAR(m.loss, loss, 1e-9 * loss);
+    EXPECT_THROW(c.variables("Out.Nope"), ModelError);
+    io.recordVariables = {"Out.Nope"};
+    EXPECT_THROW(InferenceCompiler(smallNetwork(), io), ModelError);
+    io.recordVariables = {"OutV"};
+    EXPECT_THROW(InferenceCompiler(smallNetwork(), io), ModelError);
 }
 
 TEST(InferenceCompiler, RefusesUnknownRecordingAndForeignWeights) {

@@ -22,6 +22,9 @@ struct InferenceOptions {
     Precision precision = Precision::Float;
     uint64_t seed = 1234;                  // weight initialisation (before setWeights/loadState)
     std::vector<std::string> recordSpikes; // populations whose spikes evaluate() records
+    // Variables evaluate() records after every step, as "population.variable" (e.g. "Out.V",
+    // "Hid.V"); the host reads them every step, so this is for analysis, not for speed.
+    std::vector<std::string> recordVariables;
 };
 
 class InferenceCompiler {
@@ -41,6 +44,10 @@ public:
     // order evaluate() was given: time [ms] from the example's start, neuron, and the batch
     // slot the example ran in. ModelError for a population that is not recorded.
     const std::vector<std::vector<SpikeEvent>>& spikes(const std::string& population) const;
+
+    // A recorded variable in the last evaluate(), one vector per example in the order evaluate()
+    // was given, [step][neuron] (T * size values). ModelError for a variable not recorded.
+    const std::vector<std::vector<double>>& variables(const std::string& name) const;
 
     std::vector<double> weights(const std::string& connection);
     void setWeights(const std::string& connection, std::span<const double> values);

@@ -60,7 +60,7 @@ std::string jsonOr(const std::optional<double>& v) {
 int trainCommand(const TrainCommandOptions& o, std::ostream& out) {
     TrainConfig cfg = loadTrainConfig(o.config, o.sets);
     if (o.epochs) cfg.fit.epochs = *o.epochs;
-    const TrainData data = loadTrainData(cfg.dataset, inputChannels(cfg.network));
+    const TrainData data = loadTrainData(cfg.dataset, inputChannels(cfg.network), o.dataDir);
     auto compiler = makeCompiler(cfg, o);
 
     uint32_t start = 0;
@@ -129,7 +129,7 @@ int trainCommand(const TrainCommandOptions& o, std::ostream& out) {
 
 int evaluateCommand(const TrainCommandOptions& o, std::ostream& out) {
     const TrainConfig cfg = loadTrainConfig(o.config, o.sets);
-    const TrainData data = loadTrainData(cfg.dataset, inputChannels(cfg.network));
+    const TrainData data = loadTrainData(cfg.dataset, inputChannels(cfg.network), o.dataDir);
     const EventDataset* set = data.test ? &*data.test : nullptr;
     const char* which = "test";
     if (!set && data.validation) set = &*data.validation, which = "validation";
@@ -183,6 +183,9 @@ void addCommonOptions(CLI::App* cmd, TrainCommandOptions& o) {
         ->capture_default_str();
     cmd->add_option("--set", o.sets, "Override a [parameters] entry: NAME=VALUE (repeatable)")
         ->allow_extra_args(false);
+    cmd->add_option("--data-dir", o.dataDir,
+                    "Directory of the dataset files (shd, ssc) named in the config (default: "
+                    "the config's directory)");
     cmd->add_flag("--json", o.json, "End the output with one JSON line of results");
 }
 

@@ -20,11 +20,12 @@ struct TrainCommandOptions {
     std::string device;             // BackendPreferences::device
     int threads = 0;                // cpu backend; 0 = all cores
     std::optional<uint32_t> epochs; // overrides [training] epochs
-    std::string resumeDir;          // train: continue from this checkpoint directory
-    std::string checkpointDir;      // evaluate: the checkpoint to evaluate
-    std::vector<std::string> sets;  // "NAME=VALUE" overrides of [parameters]
-    bool json = false;              // end stdout with one JSON line
-    bool interactive = false;       // progress bar redrawn in place (stdout is a terminal)
+    std::string dataDir;   // base of relative dataset file names; empty = the config's directory
+    std::string resumeDir; // train: continue from this checkpoint directory
+    std::string checkpointDir;     // evaluate: the checkpoint to evaluate
+    std::vector<std::string> sets; // "NAME=VALUE" overrides of [parameters]
+    bool json = false;             // end stdout with one JSON line
+    bool interactive = false;      // progress bar redrawn in place (stdout is a terminal)
 };
 
 // Each returns an exit code (commands.hpp) and reports errors on `err` as "error: <message>".

@@ -21,11 +21,16 @@ using namespace spikeforge::train;
 constexpr uint64_t kMaxSeed = uint64_t(std::numeric_limits<int64_t>::max());
 constexpr uint64_t kMaxCount = uint64_t(std::numeric_limits<uint32_t>::max());
 
-// A path in the config, relative to the config's directory.
-std::string resolve(const std::string& configFile, const std::string& name) {
+// A path in the config: relative to `dir`.
+std::string resolveIn(const std::string& dir, const std::string& name) {
     const std::filesystem::path path(name);
     if (path.is_absolute()) return name;
-    return (std::filesystem::path(configFile).parent_path() / path).string();
+    return (std::filesystem::path(dir) / path).string();
+}
+
+// A path in the config, relative to the config's directory.
+std::string resolve(const std::string& configFile, const std::string& name) {
+    return resolveIn(std::filesystem::path(configFile).parent_path().string(), name);
 }
 
 // Optional typed values: the key's value, or `fallback` when the table lacks the key.
@@ -94,10 +99,16 @@ DatasetConfig readDataset(const Reader& r, const toml::table& root) {
     switch (c.kind) {
     case DatasetKind::Shd:
     case DatasetKind::Ssc:
-        allowed.insert(allowed.end(), {"train_file", "test_file", "max_examples", "duration_ms"});
+        allowed.insert(allowed.end(), {"train_file", "validation_file", "test_file", "max_examples",
+                                       "duration_ms"});
         r.checkKeys(t, "dataset", allowed);
-        c.trainFile = resolve(r.file(), r.string(d.require("train_file"), d.at("train_file")));
-        if (d.get("test_file")) c.testFile = resolve(r.file(), d.string("test_file", ""));
+        c.configDir = std::filesystem::path(r.file()).parent_path().string();
+        c.trainFile = r.string(d.require("train_file"), d.at("train_file"));
+        c.testFile = d.string("test_file", "");
+        c.validationFile = d.string("validation_file", "");
+        if (!c.validationFile.empty() && c.validationSize)
+            r.fail(*d.get("validation_size"),
+                   d.at("validation_size") + ": give validation_file or validation_size, not both");
         c.maxExamples = d.count("max_examples", 0, 0, kMaxCount);
         c.durationMs = d.get("duration_ms") ? d.positive("duration_ms", 0.0) : 0.0;
         return c;
@@ -265,7 +276,7 @@ TrainConfig loadTrainConfig(const std::string& path, const std::vector<std::stri
     return parseTrainConfig(text, path, overrides);
 }
 
-TrainData loadTrainData(const DatasetConfig& d, uint32_t numChannels) {
+TrainData loadTrainData(const DatasetConfig& d, uint32_t numChannels, const std::string& dataDir) {
     switch (d.kind) {
     case DatasetKind::YinYang:
     case DatasetKind::SyntheticShd: {
@@ -289,9 +300,13 @@ TrainData loadTrainData(const DatasetConfig& d, uint32_t numChannels) {
         o.numClasses = d.kind == DatasetKind::Shd ? 20 : 35;
         o.maxExamples = d.maxExamples;
         o.duration = d.durationMs;
-        EventDataset all = readHeidelbergHdf5(d.trainFile, o);
+        const std::string& dir = dataDir.empty() ? d.configDir : dataDir;
+        EventDataset all = readHeidelbergHdf5(resolveIn(dir, d.trainFile), o);
         std::optional<EventDataset> test;
-        if (!d.testFile.empty()) test = readHeidelbergHdf5(d.testFile, o);
+        if (!d.testFile.empty()) test = readHeidelbergHdf5(resolveIn(dir, d.testFile), o);
+        if (!d.validationFile.empty())
+            return {std::move(all), readHeidelbergHdf5(resolveIn(dir, d.validationFile), o),
+                    std::move(test)};
         if (d.validationSize == 0) return {std::move(all), std::nullopt, std::move(test)};
         auto [train, validation] = splitTrainValidation(all, d.validationSize, d.validationSeed);
         return {std::move(train), std::move(validation), std::move(test)};

@@ -16,15 +16,18 @@ namespace spikeforge::cli {
 
 enum class DatasetKind { YinYang, Shd, Ssc, SyntheticShd };
 
-// Where the examples come from. Paths are resolved against the config's directory.
+// Where the examples come from.
 struct DatasetConfig {
     DatasetKind kind = DatasetKind::YinYang;
     // yinyang, synthetic_shd: generated sets of these sizes from these seeds.
     uint64_t trainSize = 0, validationSize = 0, testSize = 0;
     uint64_t trainSeed = 0, validationSeed = 0, testSeed = 0;
-    // shd, ssc: the published HDF5 files; the validation set is split off the training file
-    // (validationSize examples picked with validationSeed). testFile may be empty.
-    std::string trainFile, testFile;
+    // shd, ssc: the published HDF5 files. The validation set is validationFile, or split off
+    // the training file (validationSize examples picked with validationSeed). Optional files
+    // are empty names.
+    // Relative names are resolved against dataDir (loadTrainData's argument) when given, else
+    // against the config's directory (configDir).
+    std::string trainFile, validationFile, testFile, configDir;
     uint64_t maxExamples = 0; // 0 = all
     double durationMs = 0.0;  // [ms] crop (shd/ssc), trial length (synthetic); 0 = default
     double meanSpikes = 0.0;  // synthetic_shd: spikes per example; 0 = default
@@ -53,6 +56,7 @@ struct TrainData {
     train::EventDataset train;
     std::optional<train::EventDataset> validation, test; // absent: size 0 or no file
 };
-TrainData loadTrainData(const DatasetConfig& d, uint32_t numChannels);
+TrainData loadTrainData(const DatasetConfig& d, uint32_t numChannels,
+                        const std::string& dataDir = "");
 
 } // namespace spikeforge::cli

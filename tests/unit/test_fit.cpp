@@ -157,10 +157,10 @@ TEST(Fit, ConcatenateKeepsBothSetsInOrder) {
 }
 
 TEST(Fit, YinYangLearnsClearlyAboveChanceInAFewEpochs) {
-    const EventDataset train = makeYinYang(600, 42);
-    const EventDataset test = makeYinYang(150, 40);
+    const EventDataset train = makeYinYang(1500, 42);
+    const EventDataset test = makeYinYang(300, 40);
     auto c = yinYangCompiler(32, 16);
-    FitOptions options = fitOptions(4);
+    FitOptions options = fitOptions(5);
     options.learningRateDecay = 1.0;
     const auto reports = fit(*c, train, nullptr, options);
     c->setDataset(test);

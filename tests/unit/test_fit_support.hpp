@@ -16,14 +16,14 @@ namespace fit_test {
 namespace fs = std::filesystem;
 using namespace spikeforge::train;
 
-// 5 inputs (Yin-Yang with bias) -> `hidden` LIF -> 3 leaky integrators read out by AvgVar.
+// 5 inputs (Yin-Yang with bias) -> `hidden` LIF -> 3 leaky integrators read out by SumVar.
 inline Network yinYangNetwork(uint32_t hidden = 32) {
     Network net;
     net.addSpikeInput("In", {5});
     net.addLif("Hid", hidden, {20.0, 1.0, 16});
-    net.addLeakyIntegrate("Out", 3, {20.0, Readout::AvgVar});
+    net.addLeakyIntegrate("Out", 3, {20.0, Readout::SumVar});
     net.addConnection("InHid", "In", "Hid", {{1.5, 0.78}, 5.0});
-    net.addConnection("HidOut", "Hid", "Out", {{0.0, 0.3}, 5.0});
+    net.addConnection("HidOut", "Hid", "Out", {{0.0, 0.1}, 5.0});
     return net;
 }
 
@@ -34,7 +34,7 @@ inline EventPropOptions yinYangOptions(uint32_t batch = 16) {
     o.dt = 1.0;
     o.batchSize = batch;
     o.seed = 7;
-    o.adam.learningRate = 5e-3;
+    o.adam.learningRate = 1e-2;
     return o;
 }
 

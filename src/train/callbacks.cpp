@@ -76,7 +76,7 @@ void ProgressBar::onBatchesDone(uint32_t epoch, uint64_t done, uint64_t total) {
 void ProgressBar::onEpochEnd(const EpochReport& r) {
     std::string line = epochText(r.epoch, m_epochs) + "  train " + metricsText(r.train);
     if (r.validation) line += "  validation " + metricsText(*r.validation);
-    line += "  " + format("%.1f", r.seconds) + " s  lr " + format("%.3g", r.learningRate);
+    line += "  " + format("%.3g", r.seconds) + " s  lr " + format("%.3g", r.learningRate);
     if (m_interactive)
         m_out << '\r' << line << "\x1b[K\n" << std::flush;
     else

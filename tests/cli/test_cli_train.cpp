@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <regex>
 #include <sstream>
 
@@ -127,10 +128,10 @@ std::vector<std::string> documentedKeys(const std::string& name) {
 // The top-level keys of a flat JSON object, in order.
 std::vector<std::string> jsonKeys(const std::string& line) {
     std::vector<std::string> keys;
-    const std::regex key(R"("([a-z_]+)"
-                         :) ");
-        for (auto it = std::sregex_iterator(line.begin(), line.end(), key);
-             it != std::sregex_iterator(); ++it) keys.push_back((*it)[1]);
+    const std::regex key(R"re("([a-z_]+)": )re");
+    for (auto it = std::sregex_iterator(line.begin(), line.end(), key);
+         it != std::sregex_iterator(); ++it)
+        keys.push_back((*it)[1]);
     return keys;
 }
 
@@ -217,7 +218,8 @@ TEST(CliTrain, BadConfigsNameTheKeyAndItsPosition) {
         {"train_size = 48", "train_size = 48\ntrain_file = \"x.h5\"",
          "dataset: unknown key 'train_file'"},
         {"[training]", "[trainin]", "unknown key 'trainin'"},
-        {"batch_size = 16", "batch_size = \"16 +\"", "t.toml:44:14: training: batch_size"},
+        {"batch_size = 16", "batch_size = \"16 +\"",
+         "t.toml:44:19: training: batch_size: bad expression"},
     };
     for (const Case& c : cases) {
         const std::string e = configError(replaced(tinyTrain, c.from, c.to));
@@ -227,9 +229,10 @@ TEST(CliTrain, BadConfigsNameTheKeyAndItsPosition) {
 }
 
 TEST(CliTrain, MissingDatasetFileAndTrainingTableAreClearErrors) {
-    EXPECT_NE(configError(replaced(tinyTrain, "[training]", "[other]"))
-                  .find("missing required key 'training'"),
-              std::string::npos);
+    const std::string noTraining = tinyTrain.substr(0, tinyTrain.find("[training]")) +
+                                   tinyTrain.substr(tinyTrain.find("[output]"));
+    EXPECT_NE(configError(noTraining).find("missing required key 'training'"), std::string::npos)
+        << configError(noTraining);
     const fs::path config = writeConfig(replaced(
         replaced(tinyTrain, "kind = \"yinyang\"", "kind = \"shd\"\ntrain_file = \"none.h5\""),
         "train_size = 48\ntest_size = 24\ntrain_seed = 1\ntest_seed = 2\n", ""));

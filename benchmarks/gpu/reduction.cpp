@@ -25,6 +25,11 @@
 //
 // Options: --backend opencl|cuda (default opencl), --device SEL (BackendPreferences::device),
 // --repeats R (default 5), --quick (two configurations). SPIKEFORGE_CACHE as usual.
+//
+// --copy-only [--copy-bytes N]: only the device's memory bandwidth, for a roofline measured in
+// the same run as other benchmarks (benchmarks/gpu/run): a copy of N bytes (default 256 MiB)
+// counted as 2N (read + write), printed as a line and, last, as one JSON line
+// {"copy_gbs": …, "copy_bytes": N, "device": "…"}. Exit status 0, or 2 on a failure.
 #if SPIKEFORGE_BACKEND_OPENCL
 #include "backends/opencl/opencl_device.hpp"
 #endif
@@ -72,6 +77,8 @@ struct Options {
     std::string device;
     int repeats = 5;
     bool quick = false;
+    bool copyOnly = false;
+    uint64_t copyBytes = uint64_t(256) << 20; // [B] --copy-only
 };
 
 NeuronModel holder() {
@@ -162,6 +169,19 @@ double timeCopy(backends::Device& device, uint64_t bytes, int repeats) {
     return seconds;
 }
 
+// --copy-only: the device's copy bandwidth [GB/s], as a line and a JSON line.
+int printCopyBandwidth(backends::Device& device, const std::string& name, const Options& o) {
+    const double gbs = 2.0 * double(o.copyBytes) / timeCopy(device, o.copyBytes, o.repeats) / 1e9;
+    std::string quoted;
+    for (char c : name)
+        if (c != '"' && c != '\\') quoted += c; // a JSON string without escapes
+    std::printf("%s: device-to-device copy of %llu bytes, median of %d samples: %.2f GB/s\n",
+                name.c_str(), static_cast<unsigned long long>(o.copyBytes), o.repeats, gbs);
+    std::printf("{\"copy_gbs\": %.4f, \"copy_bytes\": %llu, \"device\": \"%s\"}\n", gbs,
+                static_cast<unsigned long long>(o.copyBytes), quoted.c_str());
+    return 0;
+}
+
 std::vector<Config> configurations(bool quick) {
     if (quick) return {{"neuron 1M x 8", 1u << 20, 8}, {"neuron 4096 x 512", 4096, 512}};
     return {{"neuron 4096 x 512", 4096, 512}, {"neuron 64K x 32", 1u << 16, 32},
@@ -204,6 +224,11 @@ bool parse(int argc, char** argv, Options& o) {
             o.backend = argv[++i];
         } else if (a == "--device" && i + 1 < argc) {
             o.device = argv[++i];
+        } else if (a == "--copy-only") {
+            o.copyOnly = true;
+        } else if (a == "--copy-bytes" && i + 1 < argc) {
+            o.copyBytes = std::strtoull(argv[++i], nullptr, 10);
+            if (o.copyBytes < 4096) return false;
         } else if (a == "--repeats" && i + 1 < argc) {
             o.repeats = std::atoi(argv[++i]);
             if (o.repeats < 1) return false;
@@ -220,13 +245,15 @@ int main(int argc, char** argv) {
     Options o;
     if (!parse(argc, argv, o)) {
         std::fprintf(stderr,
-                     "usage: %s [--backend opencl|cuda] [--device SEL] [--repeats R] [--quick]\n",
-                     argv[0]);
+                     "usage: %s [--backend opencl|cuda] [--device SEL] [--repeats R] [--quick]\n"
+                     "       %s --copy-only [--copy-bytes N >= 4096] [--backend …] [--device …]\n",
+                     argv[0], argv[0]);
         return 2;
     }
     try {
         std::string name;
         const std::unique_ptr<backends::Device> device = openDevice(o, name);
+        if (o.copyOnly) return printCopyBandwidth(*device, name, o);
         const double targetRatio = o.backend == "cuda" ? 0.8 : 0.5;
         std::printf("%s, median of %d samples\n\n", name.c_str(), o.repeats);
         std::printf("%-24s %12s %12s %12s %8s  %s\n", "configuration", "bytes/call", "reduce GB/s",

@@ -36,9 +36,11 @@ struct BackendPreferences {
     // more copy of the neuron-side state in device memory (docs/memory.md).
     bool keepInitialState = false;
     // The cuda backend only: steps captured into one CUDA graph and replayed with a single
-    // launch (0 = off: one launch per kernel and step) [steps]; meant to cut the per-launch cost
-    // that dominates small models. At most kMaxCudaGraphSteps; a larger value, or a value other
-    // than 0 for another backend, is a ModelError (docs/gpu.md).
+    // launch (0 = off: one launch per kernel and step) [steps], with the custom updates and
+    // state copies of a Schedule between them; meant to cut the per-launch cost that dominates
+    // small models. A longer stretch is split into graphs of this many steps. At most
+    // kMaxCudaGraphSteps; a larger value, or a value other than 0 for another backend, is a
+    // ModelError (docs/gpu.md).
     uint32_t cudaGraphSteps = 0;
 };
 inline constexpr uint32_t kMaxCudaGraphSteps = 10000;
@@ -79,6 +81,39 @@ struct DeviceTransfers {
     uint64_t bytesFromDevice = 0;
 };
 
+// A fixed sequence of simulation work run by Simulation::run(schedule, repeats) as one unit:
+// the same results as the equivalent host calls, with no host work between the items except at
+// sync points (recording chunk flushes, error-check intervals, and the error read that
+// resetState does). On the cuda backend with cudaGraphSteps > 0 the stretches between sync
+// points are replayed as CUDA graphs (docs/gpu.md). Built fluently:
+//   Schedule().resetState().steps(500).customUpdate("Reduce").customUpdate("Adam")
+class Schedule {
+public:
+    struct Item {
+        enum class Kind { Steps, CustomUpdate, ResetState } kind = Kind::Steps;
+        uint64_t steps = 0;             // Steps: as many step() calls [steps]
+        std::string updateGroup;        // CustomUpdate: as Simulation::customUpdate
+        std::vector<std::string> state; // ResetState: as Simulation::resetState (empty: all)
+    };
+
+    Schedule& steps(uint64_t n) {
+        m_items.push_back({Item::Kind::Steps, n, {}, {}});
+        return *this;
+    }
+    Schedule& customUpdate(const std::string& updateGroup) {
+        m_items.push_back({Item::Kind::CustomUpdate, 0, updateGroup, {}});
+        return *this;
+    }
+    Schedule& resetState(const std::vector<std::string>& state = {}) {
+        m_items.push_back({Item::Kind::ResetState, 0, {}, state});
+        return *this;
+    }
+    const std::vector<Item>& items() const { return m_items; }
+
+private:
+    std::vector<Item> m_items;
+};
+
 class Simulation {
 public:
     using SpikeSink = spikeforge::SpikeSink;
@@ -95,6 +130,12 @@ public:
     // `steps` steps, then a check of device-side errors: a ModelError names each error, its
     // group and field and the steps it happened in ("in steps 120 to 999").
     void run(uint64_t steps);
+    // Runs `schedule` `repeats` times. Every name in it is checked before anything runs (a
+    // ModelError names the item's index). Results (state, t, timestep, recorded spikes, random
+    // draws) equal those of the host calls it stands for: steps(n) as n step() calls,
+    // customUpdate and resetState as the methods. Device-side errors are read as step() reads
+    // them, at each resetState item (as resetState does) and once at the end, as run() does.
+    void run(const Schedule& schedule, uint64_t repeats = 1);
     // A sync point: reads and clears the device-side errors latched since the last check and
     // throws one ModelError naming them all. pull, pullConnectivity, currentSpikes,
     // pullRecording and reset check the same way after doing their work.

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace spikeforge::backends {
@@ -31,6 +32,29 @@ struct FieldValue {
 // Host-device copies made through a device (Device::transfers; the public DeviceTransfers): a
 // loop that copies on every step shows up here. Zero-fills and table binding are not counted.
 using TransferCounts = DeviceTransfers;
+
+// One piece of work of Device::runSequence: `steps` time steps (as runSteps runs them), one
+// kernel launch with its own arguments, or a copy between two device buffers (as copyBuffer).
+struct SequenceItem {
+    enum class Kind { Steps, Launch, Copy } kind = Kind::Launch;
+    std::vector<size_t> kernels;         // Steps: every step's kernels in order; Launch: the kernel
+    codegen::abi::StepArgs args{};       // Steps: of the first step; Launch: of the launch
+    uint64_t steps = 0;                  // Steps
+    double dt = 0.0;                     // Steps [ms]
+    Buffer dst = nullptr, src = nullptr; // Copy
+    size_t bytes = 0;                    // Copy [B]
+
+    static SequenceItem ofSteps(std::vector<size_t> kernels, const codegen::abi::StepArgs& first,
+                                uint64_t steps, double dt) {
+        return {Kind::Steps, std::move(kernels), first, steps, dt, nullptr, nullptr, 0};
+    }
+    static SequenceItem ofLaunch(size_t kernel, const codegen::abi::StepArgs& args) {
+        return {Kind::Launch, {kernel}, args, 0, 0.0, nullptr, nullptr, 0};
+    }
+    static SequenceItem ofCopy(Buffer dst, Buffer src, size_t bytes) {
+        return {Kind::Copy, {}, {}, 0, 0.0, dst, src, bytes};
+    }
+};
 
 class Device {
 public:
@@ -86,6 +110,23 @@ public:
             for (size_t k : kernels)
                 launch(k, a);
         }
+    }
+    // Runs `items` in order, with nothing from the host between them (Simulation::run of a
+    // Schedule). The default runs each through runSteps, launch and copyBuffer; a device may
+    // submit the whole sequence at once (the cuda device replays it as one CUDA graph).
+    virtual void runSequence(const std::vector<SequenceItem>& items) {
+        for (const SequenceItem& item : items)
+            switch (item.kind) {
+            case SequenceItem::Kind::Steps:
+                runSteps(item.kernels, item.args, item.steps, item.dt);
+                break;
+            case SequenceItem::Kind::Launch:
+                launch(item.kernels.at(0), item.args);
+                break;
+            case SequenceItem::Kind::Copy:
+                copyBuffer(item.dst, item.src, item.bytes);
+                break;
+            }
     }
     // Returns when every launch and copy so far has finished.
     virtual void synchronise() = 0;

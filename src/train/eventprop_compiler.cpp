@@ -25,7 +25,7 @@ const std::string kLoss = "EventPropLoss";
 const std::string kReduce = "EventPropReduce";
 const std::string kAdam = "EventPropAdam";
 const std::string kSoftmax = "EventPropSoftmax";
-const std::string kCrossEntropy = "EventPropCrossEntropy";
+const std::string kLossValue = "EventPropLossValue";
 
 enum class Mode { Train, Gradients, Evaluate };
 
@@ -43,6 +43,7 @@ struct EventPropCompiler::Impl {
     std::unique_ptr<Simulation> sim;
     std::string input, readout;
     std::vector<std::string> selectUpdates;
+    std::vector<std::string> lifPopulations;
     size_t datasetSize = 0;
     uint64_t trialsRun = 0;
 
@@ -63,6 +64,7 @@ struct EventPropCompiler::Impl {
                 slot = &input;
                 break;
             case PopulationKind::LeakyIntegrate:
+            case PopulationKind::FirstSpikeReadout:
                 slot = &readout;
                 break;
             case PopulationKind::Lif:
@@ -71,13 +73,14 @@ struct EventPropCompiler::Impl {
             if (!slot) continue;
             if (!slot->empty())
                 throw ModelError("population '" + p.name + "': EventProp training takes one " +
-                                 (slot == &input ? "SpikeInput" : "LeakyIntegrate readout") +
+                                 (slot == &input ? "SpikeInput" : "readout") +
                                  " population ('" + *slot + "' is the first)");
             *slot = p.name;
         }
         if (input.empty()) throw ModelError("the network has no SpikeInput population");
         if (readout.empty())
-            throw ModelError("the network has no LeakyIntegrate readout population to train");
+            throw ModelError("the network has no readout population (LeakyIntegrate or "
+                             "FirstSpikeReadout) to train");
         if (!network.tauSynInto(readout))
             throw ModelError("readout '" + readout + "' has no incoming connection");
     }
@@ -92,10 +95,29 @@ struct EventPropCompiler::Impl {
             return p.lif.tauMem;
         case PopulationKind::LeakyIntegrate:
             return p.li.tauMem;
+        case PopulationKind::FirstSpikeReadout:
+            return p.firstSpike.lif.tauMem;
         case PopulationKind::SpikeInput:
             break;
         }
         throw InternalError("tauMem of a spike input");
+    }
+
+    ParamValues lifParams(const std::string& name, const LifParams& lif) const {
+        return {{"T", double(options.exampleTimesteps)},
+                {"tauM", lif.tauMem},
+                {"tauS", tauSynOf(name)},
+                {"vThresh", lif.vThresh},
+                {"slots", double(lif.spikeBufferSize)},
+                {"regStrength", lif.regStrength},
+                {"regTarget", lif.regTarget},
+                {"batchSize", double(options.batchSize)}};
+    }
+
+    static VarInitMap lifVars() {
+        return {{"V", 0.0},         {"I", 0.0},         {"LambdaV", 0.0},
+                {"LambdaI", 0.0},   {"Step", 0.0},      {"BackSpike", 0.0},
+                {"NumSpikes", 0.0}, {"Dropped", 0.0},   {"SpikeSum", 0.0}};
     }
 
     void addPopulation(const Population& p) {
@@ -113,29 +135,32 @@ struct EventPropCompiler::Impl {
             return;
         case PopulationKind::Lif:
             model->addNeuronGroup(p.name, p.size, detail::lifModel(p.lif.spikeBufferSize),
-                                  {{"T", T},
-                                   {"tauM", p.lif.tauMem},
-                                   {"tauS", tauSynOf(p.name)},
-                                   {"vThresh", p.lif.vThresh}},
-                                  {{"V", 0.0},
-                                   {"I", 0.0},
-                                   {"LambdaV", 0.0},
-                                   {"LambdaI", 0.0},
-                                   {"Step", 0.0},
-                                   {"BackSpike", 0.0},
-                                   {"NumSpikes", 0.0}});
+                                  lifParams(p.name, p.lif), lifVars());
             return;
+        case PopulationKind::FirstSpikeReadout: {
+            ParamValues params = lifParams(p.name, p.firstSpike.lif);
+            params["tau0"] = p.firstSpike.tau0;
+            VarInitMap vars = lifVars();
+            vars.insert({{"TFirst", 1e30}, {"Logit", 0.0}, {"Prob", 0.0}, {"DLdt", 0.0},
+                         {"Example", -1.0}});
+            model->addNeuronGroup(p.name, p.size,
+                                  detail::lifModel(p.firstSpike.lif.spikeBufferSize, true), params,
+                                  vars);
+            return;
+        }
         case PopulationKind::LeakyIntegrate:
             model->addNeuronGroup(p.name, p.size, detail::readoutModel(p.li.readout),
                                   {{"T", T}, {"tauM", p.li.tauMem}, {"tauS", tauSynOf(p.name)}},
                                   {{"V", 0.0},
-                                   {"Sum", 0.0},
+                                   // MaxVar keeps the largest V: start below any
+                                   {"Sum", p.li.readout == Readout::MaxVar ? -1e30 : 0.0},
                                    {"LambdaV", 0.0},
                                    {"LambdaI", 0.0},
                                    {"Grad", 0.0},
                                    {"Prob", 0.0},
                                    {"Step", 0.0},
-                                   {"Example", -1.0}});
+                                   {"Example", -1.0},
+                                   {"MaxStep", 0.0}});
             return;
         }
     }
@@ -165,15 +190,44 @@ struct EventPropCompiler::Impl {
             cu.setParamDynamic("trialBase");
             selectUpdates.push_back(name);
         }
-        models::addSoftmax(*model, kSoftmax, kLoss, {readout, "Sum"}, {readout, "Prob"});
-        model->addCustomUpdate(kCrossEntropy, kLoss, detail::crossEntropyModel(), {},
-                               {{"lossSum", 0.0}, {"correct", 0.0}},
-                               {{"readout", {readout, "Sum"}},
-                                {"maxReadout", {kSoftmax + "Max", "maxValue"}},
-                                {"prob", {readout, "Prob"}},
-                                {"example", {readout, "Example"}},
-                                {"grad", {readout, "Grad"}}},
-                               {{"labels", {input, "labels"}}});
+        const Population& out = network.population(readout);
+        if (out.kind == PopulationKind::FirstSpikeReadout) {
+            models::addSoftmax(*model, kSoftmax, kLoss, {readout, "Logit"}, {readout, "Prob"});
+            model->addCustomUpdate(kLossValue, kLoss, detail::firstSpikeLossModel(),
+                                   {{"tau0", out.firstSpike.tau0},
+                                    {"tau1", out.firstSpike.tau1},
+                                    {"alphaReg", out.firstSpike.alpha}},
+                                   {{"lossSum", 0.0}, {"correct", 0.0}},
+                                   {{"logit", {readout, "Logit"}},
+                                    {"maxLogit", {kSoftmax + "Max", "maxValue"}},
+                                    {"prob", {readout, "Prob"}},
+                                    {"tFirst", {readout, "TFirst"}},
+                                    {"example", {readout, "Example"}},
+                                    {"dldt", {readout, "DLdt"}}},
+                                   {{"labels", {input, "labels"}}});
+        } else {
+            models::addSoftmax(*model, kSoftmax, kLoss, {readout, "Sum"}, {readout, "Prob"});
+            model->addCustomUpdate(kLossValue, kLoss, detail::crossEntropyModel(), {},
+                                   {{"lossSum", 0.0}, {"correct", 0.0}},
+                                   {{"readout", {readout, "Sum"}},
+                                    {"maxReadout", {kSoftmax + "Max", "maxValue"}},
+                                    {"prob", {readout, "Prob"}},
+                                    {"example", {readout, "Example"}},
+                                    {"grad", {readout, "Grad"}}},
+                                   {{"labels", {input, "labels"}}});
+        }
+        for (const auto& p : network.populations()) {
+            if (p.kind != PopulationKind::Lif && p.kind != PopulationKind::FirstSpikeReadout)
+                continue;
+            model->addCustomUpdate("EventPropSpikeSum" + p.name, kLoss, detail::spikeSumModel(),
+                                   {}, {},
+                                   {{"count", {p.name, "NumSpikes"}},
+                                    {"dropped", {p.name, "Dropped"}},
+                                    {"spikeSum", {p.name, "SpikeSum"}}});
+            model->addCustomUpdate("EventPropDropped" + p.name, kLoss, detail::droppedModel(), {},
+                                   {{"total", 0.0}}, {{"dropped", {p.name, "Dropped"}}});
+            lifPopulations.push_back(p.name);
+        }
         const AdamParams& a = options.adam;
         for (const auto& c : network.connections()) {
             model->addCustomUpdateWU("EventPropReduce" + c.name, kReduce,
@@ -209,17 +263,43 @@ struct EventPropCompiler::Impl {
         sim = std::make_unique<Simulation>(*model, p);
     }
 
+    static uint32_t bufferSize(const Population& p) {
+        return p.kind == PopulationKind::FirstSpikeReadout ? p.firstSpike.lif.spikeBufferSize
+                                                           : p.lif.spikeBufferSize;
+    }
+
+    // Sets an int array of the model to zero (a host write, once per call, not per batch).
+    void zeroInts(const std::string& group, const std::string& var) {
+        sim->pull(group, var);
+        for (auto& x : sim->view<int32_t>(group, var))
+            x = 0;
+        sim->push(group, var);
+    }
+
+    // Spikes that did not fit in a LIF population's rings since the last call: an error naming
+    // the population and the count (the gradients of those examples would be wrong).
+    void checkDropped() {
+        for (const auto& pop : lifPopulations) {
+            const std::string group = "EventPropDropped" + pop;
+            sim->pull(group, "total");
+            uint64_t dropped = 0;
+            for (int32_t x : sim->view<int32_t>(group, "total"))
+                dropped += uint64_t(x);
+            if (dropped == 0) continue;
+            zeroInts(group, "total");
+            throw ModelError("population '" + pop + "': " + std::to_string(dropped) +
+                             " spikes did not fit in the EventProp spike buffers (" +
+                             std::to_string(bufferSize(network.population(pop))) +
+                             " per neuron and example), so their gradients would be wrong; "
+                             "raise LifParams::spikeBufferSize");
+        }
+    }
+
     // Sets the per-batch accumulators of the loss update to zero.
     void clearAccumulators() {
-        for (const char* var : {"lossSum", "correct"}) {
-            sim->pull(kCrossEntropy, var);
-            if (std::string(var) == "correct")
-                for (auto& x : sim->view<int32_t>(kCrossEntropy, var))
-                    x = 0;
-            else
-                zeroScalars(kCrossEntropy, var);
-            sim->push(kCrossEntropy, var);
-        }
+        zeroInts(kLossValue, "correct");
+        zeroScalars(kLossValue, "lossSum");
+        sim->push(kLossValue, "lossSum");
     }
 
     void zeroScalars(const std::string& group, const std::string& var) {
@@ -243,10 +323,10 @@ struct EventPropCompiler::Impl {
 
     Metrics readAccumulators(uint64_t examples) {
         Metrics m;
-        for (double x : pullScalars(kCrossEntropy, "lossSum"))
+        for (double x : pullScalars(kLossValue, "lossSum"))
             m.loss += x;
-        sim->pull(kCrossEntropy, "correct");
-        for (int32_t x : sim->view<int32_t>(kCrossEntropy, "correct"))
+        sim->pull(kLossValue, "correct");
+        for (int32_t x : sim->view<int32_t>(kLossValue, "correct"))
             m.correct += uint64_t(x);
         m.examples = examples;
         return m;
@@ -274,25 +354,39 @@ struct EventPropCompiler::Impl {
         return batches;
     }
 
+    // One batch as a schedule: the device runs it without the host touching any number
+    // (Simulation::run(Schedule): one CUDA graph per batch on cuda with cudaGraphSteps >= 2T).
+    Schedule batchSchedule(Mode mode) const {
+        const uint64_t T = options.exampleTimesteps;
+        Schedule s;
+        s.resetState().customUpdate(kTrial).steps(T).customUpdate(kLoss);
+        switch (mode) {
+        case Mode::Evaluate:
+            break;
+        case Mode::Gradients:
+            s.steps(T).customUpdate(kReduce);
+            break;
+        case Mode::Train:
+            s.steps(T).customUpdate(kReduce).customUpdate(kAdam);
+            break;
+        }
+        return s;
+    }
+
     Metrics run(std::span<const uint32_t> examples, Mode mode, const Progress& progress = {}) {
         const uint64_t batches = uploadOrder(examples);
         clearAccumulators();
-        const uint64_t T = options.exampleTimesteps;
-        for (uint64_t b = 0; b < batches; b++) {
-            sim->resetState();
-            sim->customUpdate(kTrial);
-            sim->run(T);
-            sim->customUpdate(kLoss);
-            trialsRun++;
-            if (mode == Mode::Evaluate) {
-                if (progress) progress(b + 1, batches);
-                continue;
+        const Schedule schedule = batchSchedule(mode);
+        if (!progress) {
+            sim->run(schedule, batches);
+        } else {
+            for (uint64_t b = 0; b < batches; b++) {
+                sim->run(schedule, 1);
+                progress(b + 1, batches);
             }
-            sim->run(T);
-            sim->customUpdate(kReduce);
-            if (mode == Mode::Train) sim->customUpdate(kAdam);
-            if (progress) progress(b + 1, batches);
         }
+        trialsRun += batches;
+        checkDropped();
         return readAccumulators(examples.size());
     }
 };

@@ -10,6 +10,8 @@
 //   gradient of w_jn: the sum of lambdaI_j one step after each spike of n.
 #include "train/eventprop_models.hpp"
 
+#include "spikeforge/errors.hpp"
+
 #include <cmath>
 #include <string>
 
@@ -41,8 +43,10 @@ std::string readoutWeight(Readout r, const std::string& k) {
         return "(1.0 / T)";
     case Readout::AvgVarExpWeight:
         return "(exp(-(scalar)(" + k + " + 1) / T) / T)";
+    case Readout::MaxVar:
+        break;
     }
-    return "0.0";
+    throw InternalError("readoutWeight of a readout that is not a weighted sum");
 }
 
 } // namespace
@@ -106,27 +110,57 @@ NeuronModel inputModel() {
     return m;
 }
 
-NeuronModel lifModel(uint32_t ringSlots) {
+NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout) {
     NeuronModel m;
-    m.name = "EventPropLIF";
-    m.params = {"T", "tauM", "tauS", "vThresh"};
+    m.name = firstSpikeReadout ? "EventPropLIFFirstSpike" : "EventPropLIF";
+    m.params = {"T", "tauM", "tauS", "vThresh", "slots", "regStrength", "regTarget", "batchSize"};
     m.derivedParams = stepFactors();
-    m.vars = {{"V"},          {"I"},          {"LambdaV"},          {"LambdaI"},
-              {"Step", "int"}, {"BackSpike", "int"}, {"NumSpikes", "int"}};
+    m.vars = {{"V"},
+              {"I"},
+              {"LambdaV"},
+              {"LambdaI"},
+              {"Step", "int"},
+              {"BackSpike", "int"},
+              {"NumSpikes", "int"},
+              {"Dropped", "int"},
+              {"SpikeSum", "scalar", VarAccess::ReadOnly}};
     m.arrays = {{"SpikeRing", "int", ringSlots}, {"SpikeIV", "scalar", ringSlots}};
+    // A first-spike readout also keeps its first spike time, interpolated within the step
+    // (TFirst, 1e30 until it spikes), hands -TFirst/tau0 to the softmax (Logit) and receives
+    // dLoss/dTFirst (DLdt) for the jump of its first spike.
+    std::string firstSpikeForward, firstSpikeJump;
+    if (firstSpikeReadout) {
+        m.params.push_back("tau0");
+        m.vars.insert(m.vars.end(), {{"TFirst"}, {"Logit"}, {"Prob"}, {"DLdt"}, {"Example", "int"}});
+        firstSpikeForward = "    if (V >= vThresh && TFirst > 1e29) {\n"
+                            "        TFirst = ((scalar)Step + (vThresh - vPrev) / (V - vPrev)) * dt;\n"
+                            "    }\n"
+                            "    if (Step == nT - 1) {\n"
+                            "        Logit = -TFirst / tau0;\n"
+                            "    }\n";
+        firstSpikeJump = " - (NumSpikes == 0 ? tauM * DLdt : 0.0)";
+    }
     // The jump divides by I - V at the spike (tauM times the slope); a crossing at the very end
     // of a step can leave it tiny or negative, so it is kept above a thousandth of vThresh.
+    // Spike-count regularisation (the loss-shaping paper's, in this sign convention): each
+    // backward spike adds tauM * regStrength * (batch-mean count - regTarget) / batchSize.
     m.simCode = "const int nT = (int)T;\n"
                 "if (Step < nT) {\n"
+                "    const scalar vPrev = V;\n"
                 "    V = alpha * V + rho * Isyn;\n"
-                "    I = beta * Isyn;\n"
+                "    I = beta * Isyn;\n" +
+                firstSpikeForward +
                 "} else {\n"
                 "    const int k = 2 * nT - 1 - Step;\n"
                 "    LambdaV = alpha * LambdaV;\n"
                 "    if (BackSpike != 0) {\n"
                 "        NumSpikes = NumSpikes - 1;\n"
                 "        const scalar slope = fmax(SpikeIV[NumSpikes], 0.001 * vThresh);\n"
-                "        LambdaV = LambdaV + (vThresh * LambdaV + tauM * Isyn) / slope;\n"
+                "        LambdaV = LambdaV + (vThresh * LambdaV + tauM * Isyn" +
+                firstSpikeJump +
+                ") / slope;\n"
+                "        LambdaV = LambdaV + tauM * regStrength * (SpikeSum / batchSize - "
+                "regTarget) / batchSize;\n"
                 "        BackSpike = 0;\n"
                 "    }\n"
                 "    LambdaI = beta * LambdaI + rho * LambdaV;\n"
@@ -139,11 +173,15 @@ NeuronModel lifModel(uint32_t ringSlots) {
                 "}\n"
                 "Step = Step + 1;\n";
     m.thresholdConditionCode = "(Step <= (int)T) ? (V >= vThresh) : (BackSpike != 0)";
-    // A spike beyond the ring is an index out of range, reported as a device error.
+    // A spike that does not fit in the ring is counted (Dropped) and reported by the compiler.
     m.resetCode = "if (Step <= (int)T) {\n"
-                  "    SpikeRing[NumSpikes] = Step - 1;\n"
-                  "    SpikeIV[NumSpikes] = I - V;\n"
-                  "    NumSpikes = NumSpikes + 1;\n"
+                  "    if (NumSpikes < (int)slots) {\n"
+                  "        SpikeRing[NumSpikes] = Step - 1;\n"
+                  "        SpikeIV[NumSpikes] = I - V;\n"
+                  "        NumSpikes = NumSpikes + 1;\n"
+                  "    } else {\n"
+                  "        Dropped = Dropped + 1;\n"
+                  "    }\n"
                   "    V = 0.0;\n"
                   "}\n";
     return m;
@@ -154,18 +192,26 @@ NeuronModel readoutModel(Readout readout) {
     m.name = std::string("EventPropReadout") + readoutName(readout);
     m.params = {"T", "tauM", "tauS"};
     m.derivedParams = stepFactors();
-    m.vars = {{"V"},    {"Sum"},  {"LambdaV"},     {"LambdaI"},
-              {"Grad"}, {"Prob"}, {"Step", "int"}, {"Example", "int"}};
+    m.vars = {{"V"},    {"Sum"},  {"LambdaV"},     {"LambdaI"},         {"Grad"},
+              {"Prob"}, {"Step", "int"}, {"Example", "int"}, {"MaxStep", "int"}};
+    // MaxVar: R = V at the step where V was largest (the first such step); dR/dV_k is 1 there.
+    const bool isMax = readout == Readout::MaxVar;
+    const std::string forwardReadout =
+        isMax ? "    if (V > Sum) {\n"
+                "        Sum = V;\n"
+                "        MaxStep = Step;\n"
+                "    }\n"
+              : "    Sum = Sum + " + readoutWeight(readout, "Step") + " * V;\n";
+    const std::string backwardSource =
+        isMax ? "(k == MaxStep ? Grad : 0.0)" : "Grad * " + readoutWeight(readout, "k");
     m.simCode = "const int nT = (int)T;\n"
                 "if (Step < nT) {\n"
-                "    V = alpha * V + rho * Isyn;\n"
-                "    Sum = Sum + " +
-                readoutWeight(readout, "Step") +
-                " * V;\n"
+                "    V = alpha * V + rho * Isyn;\n" +
+                forwardReadout +
                 "} else {\n"
                 "    const int k = 2 * nT - 1 - Step;\n"
-                "    LambdaV = alpha * LambdaV + Grad * " +
-                readoutWeight(readout, "k") +
+                "    LambdaV = alpha * LambdaV + " +
+                backwardSource +
                 ";\n"
                 "    LambdaI = beta * LambdaI + rho * LambdaV;\n"
                 "}\n"
@@ -213,6 +259,62 @@ CustomUpdateModel selectExampleModel() {
     m.varRefs = {{"example", "int", CA::ReadWrite}};
     m.egpRefs = {{"perm", "int"}};
     m.updateCode = "example = perm[(updateCount - (uint32_t)trialBase) * num_batch + batch];\n";
+    return m;
+}
+
+CustomUpdateModel spikeSumModel() {
+    CustomUpdateModel m;
+    m.name = "EventPropSpikeSum";
+    m.varRefs = {{"count", "int", CA::ReadOnly},
+                 {"dropped", "int", CA::ReadOnly},
+                 {"spikeSum", "scalar", CA::ReduceBatchSum}};
+    m.updateCode = "spikeSum = (scalar)(count + dropped);\n";
+    return m;
+}
+
+CustomUpdateModel droppedModel() {
+    CustomUpdateModel m;
+    m.name = "EventPropDropped";
+    m.vars = {{"total", "int", CA::ReadWrite}};
+    m.varRefs = {{"dropped", "int", CA::ReadOnly}};
+    m.updateCode = "total = total + dropped;\n";
+    return m;
+}
+
+CustomUpdateModel firstSpikeLossModel() {
+    CustomUpdateModel m;
+    m.name = "EventPropFirstSpikeLoss";
+    m.params = {"tau0", "tau1", "alphaReg"};
+    m.vars = {{"lossSum", "scalar", CA::ReadWrite}, {"correct", "int", CA::ReadWrite}};
+    m.varRefs = {{"logit", "scalar", CA::ReadOnly},
+                 {"maxLogit", "scalar", CA::ReadOnlySharedNeuron},
+                 {"prob", "scalar", CA::ReadOnly},
+                 {"tFirst", "scalar", CA::ReadOnly},
+                 {"example", "int", CA::ReadOnly},
+                 {"dldt", "scalar", CA::ReadWrite}};
+    m.egpRefs = {{"labels", "int"}};
+    // dL/dt_k = (onehot_k - p_k) / tau0, plus alpha/tau1 exp(t_k/tau1) for the label; nothing
+    // for an output that did not spike (it is not in the softmax: p_k = 0).
+    m.updateCode = "const bool spiked = tFirst < 1e29;\n"
+                   "dldt = 0.0;\n"
+                   "if (example >= 0) {\n"
+                   "    const bool isLabel = (int)id == labels[example];\n"
+                   "    if (spiked) {\n"
+                   "        dldt = ((isLabel ? 1.0 : 0.0) - prob) / tau0;\n"
+                   "        if (isLabel) {\n"
+                   "            dldt = dldt + alphaReg / tau1 * exp(tFirst / tau1);\n"
+                   "        }\n"
+                   "    }\n"
+                   "    if (isLabel) {\n"
+                   "        lossSum = lossSum - log(fmax(prob, 1e-30));\n"
+                   "        if (spiked) {\n"
+                   "            lossSum = lossSum + alphaReg * (exp(tFirst / tau1) - 1.0);\n"
+                   "            if (logit >= maxLogit) {\n"
+                   "                correct = correct + 1;\n"
+                   "            }\n"
+                   "        }\n"
+                   "    }\n"
+                   "}\n";
     return m;
 }
 

@@ -20,8 +20,10 @@ namespace spikeforge::train::detail {
 // selectExampleModel before each trial.
 NeuronModel inputModel();
 // LIF with an exponential current synapse, spikes recorded in a ring of `ringSlots` per neuron.
-// Params T, tauM, tauS, vThresh.
-NeuronModel lifModel(uint32_t ringSlots);
+// Params T, tauM, tauS, vThresh, slots (= ringSlots), regStrength, regTarget, batchSize. A spike
+// that does not fit in the ring is counted in Dropped (trial state).
+// With firstSpikeReadout also param tau0 and vars TFirst [ms], Logit, Prob, DLdt, Example.
+NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout = false);
 // Leaky integrator readout. Params T, tauM, tauS. Var Sum is the readout R, Grad is dL/dR
 // (written by the loss update between the passes), Prob the softmax of Sum.
 NeuronModel readoutModel(Readout readout);
@@ -32,11 +34,19 @@ PostsynapticModel expCurrModel();
 // the source neuron (addToPre); spike inputs need none.
 WeightUpdateModel synapseModel(bool propagateBack);
 
+// spikeSum (ReduceBatchSum) = count + dropped: the batch's spikes of each LIF neuron in the
+// forward pass, for the spike-count regulariser.
+CustomUpdateModel spikeSumModel();
+// total += dropped: spikes that did not fit in the ring, accumulated until the host reads them.
+CustomUpdateModel droppedModel();
 // Example = perm[(updateCount - trialBase) * num_batch + batch]. Param trialBase (dynamic).
 CustomUpdateModel selectExampleModel();
 // Cross-entropy on the softmax of the readout: Grad = prob - onehot(label), and per batch
 // element the loss and the count of correct answers accumulated (vars lossSum, correct).
 CustomUpdateModel crossEntropyModel();
+// The first-spike-time loss (FirstSpikeReadoutParams): dldt = dL/dTFirst, and lossSum, correct
+// as crossEntropyModel. Params tau0, tau1, alphaReg.
+CustomUpdateModel firstSpikeLossModel();
 
 // Derived parameters of the exact per-step solution: alpha = exp(-dt/tauM), beta =
 // exp(-dt/tauS), rho = V at the end of a step started at V = 0 with unit current.

@@ -26,6 +26,8 @@ const char* readoutName(Readout r) {
         return "AvgVar";
     case Readout::AvgVarExpWeight:
         return "AvgVarExpWeight";
+    case Readout::MaxVar:
+        return "MaxVar";
     }
     return "?";
 }
@@ -45,7 +47,7 @@ void Network::addSpikeInput(const std::string& name, const SpikeInputParams& par
     checkNewName(name, "population");
     if (params.numChannels == 0)
         throw ModelError("population '" + name + "': a SpikeInput needs numChannels >= 1");
-    Population p{name, PopulationKind::SpikeInput, params.numChannels, params, {}, {}};
+    Population p{name, PopulationKind::SpikeInput, params.numChannels, params, {}, {}, {}};
     m_populations.push_back(p);
 }
 
@@ -54,9 +56,24 @@ void Network::addLif(const std::string& name, uint32_t size, const LifParams& pa
     if (size == 0) throw ModelError("population '" + name + "': size must be >= 1");
     requirePositive(params.tauMem, name, "tauMem");
     requirePositive(params.vThresh, name, "vThresh");
+    if (!std::isfinite(params.regStrength) || params.regStrength < 0.0 ||
+        !std::isfinite(params.regTarget) || params.regTarget < 0.0)
+        throw ModelError("population '" + name +
+                         "': regStrength and regTarget must be finite numbers >= 0");
     if (params.spikeBufferSize == 0)
         throw ModelError("population '" + name + "': spikeBufferSize must be >= 1");
-    m_populations.push_back({name, PopulationKind::Lif, size, {}, params, {}});
+    m_populations.push_back({name, PopulationKind::Lif, size, {}, params, {}, {}});
+}
+
+void Network::addFirstSpikeReadout(const std::string& name, uint32_t size,
+                                   const FirstSpikeReadoutParams& params) {
+    requirePositive(params.tau0, name, "tau0");
+    requirePositive(params.tau1, name, "tau1");
+    if (!std::isfinite(params.alpha) || params.alpha < 0.0)
+        throw ModelError("population '" + name + "': alpha must be a finite number >= 0");
+    addLif(name, size, params.lif); // the LIF checks; then it becomes the readout
+    m_populations.back().kind = PopulationKind::FirstSpikeReadout;
+    m_populations.back().firstSpike = params;
 }
 
 void Network::addLeakyIntegrate(const std::string& name, uint32_t size,
@@ -64,7 +81,7 @@ void Network::addLeakyIntegrate(const std::string& name, uint32_t size,
     checkNewName(name, "population");
     if (size == 0) throw ModelError("population '" + name + "': size must be >= 1");
     requirePositive(params.tauMem, name, "tauMem");
-    m_populations.push_back({name, PopulationKind::LeakyIntegrate, size, {}, {}, params});
+    m_populations.push_back({name, PopulationKind::LeakyIntegrate, size, {}, {}, params, {}});
 }
 
 void Network::addConnection(const std::string& name, const std::string& source,
@@ -72,9 +89,9 @@ void Network::addConnection(const std::string& name, const std::string& source,
     checkNewName(name, "connection");
     const Population& src = population(source);
     const Population& tgt = population(target);
-    if (src.kind == PopulationKind::LeakyIntegrate)
+    if (src.kind == PopulationKind::LeakyIntegrate || src.kind == PopulationKind::FirstSpikeReadout)
         throw ModelError("connection '" + name + "': source '" + source +
-                         "' is a LeakyIntegrate readout, which never spikes");
+                         "' is a readout, the last layer");
     if (tgt.kind == PopulationKind::SpikeInput)
         throw ModelError("connection '" + name + "': target '" + target +
                          "' is a SpikeInput, which takes no input");

@@ -31,6 +31,7 @@ struct Result {
     double loss = 0.0;
     std::vector<double> readout;
     std::vector<size_t> spikeCounts; // per hidden neuron
+    std::vector<double> firstSpike;  // per hidden neuron [ms]; NaN if it never spiked
 };
 
 // V and I of one neuron after `s` ms from (v, i) without events; and the integral of V.
@@ -57,6 +58,7 @@ inline Result simulate(const Network& n) {
     std::vector<double> vo(n.numOutputs, 0.0), io(n.numOutputs, 0.0), integral(n.numOutputs, 0.0);
     Result r;
     r.spikeCounts.assign(n.numHidden, 0);
+    r.firstSpike.assign(n.numHidden, std::nan(""));
     // Input deliveries at the engine's step boundaries.
     std::vector<std::pair<double, size_t>> arrivals;
     for (const auto& [time, c] : n.inputSpikes) {
@@ -101,7 +103,7 @@ inline Result simulate(const Network& n) {
         t += first;
         if (who < n.numHidden) {
             vh[who] = 0.0;
-            r.spikeCounts[who]++;
+            if (r.spikeCounts[who]++ == 0) r.firstSpike[who] = t;
             for (size_t o = 0; o < n.numOutputs; o++)
                 io[o] += n.wOut[who * n.numOutputs + o];
             if (!n.wRec.empty())
@@ -116,6 +118,7 @@ inline Result simulate(const Network& n) {
         }
     }
     r.readout.resize(n.numOutputs);
+    if (n.numOutputs == 0) return r;
     double maxR = -1e300;
     for (size_t o = 0; o < n.numOutputs; o++) {
         r.readout[o] = integral[o] / n.duration;

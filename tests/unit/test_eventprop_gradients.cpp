@@ -271,3 +271,163 @@ TEST(EventPropGradient, RecurrentNetworkMatchesExactReference) {
 }
 
 } // namespace
+
+namespace {
+
+// MaxVar: the gradient flows only through the step of the maximum, so central differences small
+// enough not to move the maximum's step agree to rounding.
+TEST(EventPropGradient, MaxVarReadoutMatchesFiniteDifferences) {
+    Network net;
+    net.addSpikeInput("In", {4});
+    net.addLeakyIntegrate("Out", 3, {10.0, Readout::MaxVar});
+    net.addConnection("InOut", "In", "Out", {{0.3, 0.5}, 5.0});
+    EventPropOptions opt;
+    opt.exampleTimesteps = 50;
+    opt.dt = 1.0;
+    opt.batchSize = 1;
+    opt.precision = Precision::Double;
+    EventPropCompiler c(net, opt);
+    c.setDataset(randomExamples(4, 3, 1, 50.0, 2, 9));
+    const std::vector<uint32_t> example{0};
+    c.computeGradients(example);
+    expectClose(c.gradient("InOut"), finiteDifferences(c, "InOut", example, 1e-6), 1e-4);
+}
+
+// A neuron that spikes more often than its buffer holds is reported with the population and the
+// number of spikes that did not fit, never silently dropped.
+TEST(EventPropOverflow, ReportsPopulationAndCount) {
+    Network net;
+    net.addSpikeInput("In", {1});
+    net.addLif("Busy", 1, {20.0, 1.0, 2});
+    net.addLeakyIntegrate("Out", 2);
+    net.addConnection("InBusy", "In", "Busy", {{100.0, 0.0}, 5.0});
+    net.addConnection("BusyOut", "Busy", "Out", {{0.1, 0.0}, 5.0});
+    EventPropOptions opt;
+    opt.exampleTimesteps = 40;
+    opt.batchSize = 1;
+    EventPropCompiler c(net, opt);
+    // One input spike at 0.5 ms drives the neuron far above threshold: it spikes every step
+    // while the current lasts, far more than twice.
+    c.setDataset(oneExample(1, 2, 40.0, 0, {{0.5f, 0}}));
+    try {
+        c.evaluate(std::vector<uint32_t>{0});
+        FAIL() << "overflow not reported";
+    } catch (const ModelError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("population 'Busy'"), std::string::npos) << what;
+        EXPECT_NE(what.find("spikes did not fit"), std::string::npos) << what;
+        EXPECT_NE(what.find("(2 per neuron"), std::string::npos) << what;
+        const size_t at = what.find("': ");
+        ASSERT_NE(at, std::string::npos) << what;
+        // The same discrete forward pass, computed here: every spike beyond the first two.
+        const double alpha = std::exp(-1.0 / 20.0), beta = std::exp(-1.0 / 5.0);
+        const double rho = 5.0 * (beta - alpha) / (5.0 - 20.0);
+        double v = 0.0, u = 0.0;
+        unsigned spikes = 0;
+        for (int step = 0; step < 40; step++) {
+            if (step == 1) u += 100.0; // the input spike of step 0 arrives
+            v = alpha * v + rho * u;
+            u *= beta;
+            if (v >= 1.0) {
+                spikes++;
+                v = 0.0;
+            }
+        }
+        ASSERT_GT(spikes, 2u);
+        EXPECT_EQ(std::stoul(what.substr(at + 3)), spikes - 2) << what;
+    }
+    // Reported once: the count starts again from zero.
+    c.setWeights("InBusy", std::vector<double>{0.0});
+    EXPECT_NO_THROW(c.evaluate(std::vector<uint32_t>{0}));
+}
+
+} // namespace
+
+namespace {
+
+// Spike-count regularisation above the target pushes the input weights' gradients up (so the
+// optimiser lowers the weights and the rate), and not at all with strength 0.
+TEST(EventPropRegularisation, PushesGradientsTowardsTheTargetCount) {
+    auto gradients = [](double strength) {
+        Network net;
+        net.addSpikeInput("In", {3});
+        net.addLif("Hid", 4, {20.0, 1.0, 64, strength, 0.0});
+        net.addLeakyIntegrate("Out", 2);
+        net.addConnection("InHid", "In", "Hid", {{2.0, 0.2}, 5.0});
+        net.addConnection("HidOut", "Hid", "Out", {{0.0, 0.5}, 5.0});
+        EventPropOptions opt;
+        opt.exampleTimesteps = 60;
+        opt.batchSize = 2;
+        opt.precision = Precision::Double;
+        EventPropCompiler c(net, opt);
+        c.setDataset(randomExamples(3, 2, 2, 60.0, 4, 5));
+        c.computeGradients(std::vector<uint32_t>{0, 1});
+        return c.gradient("InHid");
+    };
+    const auto plain = gradients(0.0), regularised = gradients(1e-3);
+    ASSERT_EQ(plain.size(), regularised.size());
+    for (size_t i = 0; i < plain.size(); i++)
+        EXPECT_GT(regularised[i], plain[i]) << "weight " << i;
+}
+
+} // namespace
+
+namespace {
+
+// (b) The gradient of one LIF neuron's first spike time: a one-neuron first-spike readout whose
+// loss is alpha * (exp(t / tau1) - 1) (the softmax of one output is 1), against central
+// differences of the exact continuous-time first spike time at dt = 0.001 ms, within 1 %.
+TEST(EventPropGradient, FirstSpikeTimeMatchesExactReferenceAtFineDt) {
+    FirstSpikeReadoutParams out;
+    out.lif = {10.0, 1.0, 8};
+    out.tau1 = 6.4;
+    out.alpha = 0.1;
+    Network net;
+    net.addSpikeInput("In", {3});
+    net.addFirstSpikeReadout("Out", 1, out);
+    net.addConnection("InOut", "In", "Out", {{0.0, 0.0}, 5.0});
+    EventPropOptions opt;
+    opt.dt = 0.001;
+    opt.exampleTimesteps = 20000; // 20 ms
+    opt.batchSize = 1;
+    opt.precision = Precision::Double;
+    EventPropCompiler c(net, opt);
+    const EventDataset data = oneExample(3, 1, 20.0, 0, {{1.2f, 0}, {2.1f, 1}, {3.4f, 2}});
+    c.setDataset(data);
+    const std::vector<double> w{2.0, 1.5, 1.7};
+    c.setWeights("InOut", w);
+    const std::vector<uint32_t> example{0};
+    const double loss = c.computeGradients(example).loss;
+    const auto g = c.gradient("InOut");
+
+    // Reference: the same neuron as the "hidden" neuron of the continuous-time model.
+    eventprop_reference::Network ref;
+    ref.numInputs = 3;
+    ref.numHidden = 1;
+    ref.tauMHidden = out.lif.tauMem;
+    ref.tauS = 5.0;
+    ref.duration = 20.0;
+    ref.dt = opt.dt;
+    ref.wIn = w;
+    for (size_t i = 0; i < data.times(0).size(); i++)
+        ref.inputSpikes.emplace_back(data.times(0)[i], data.channels(0)[i]);
+    auto lossOf = [&](const std::vector<double>& weights) {
+        eventprop_reference::Network r = ref;
+        r.wIn = weights;
+        const double t = eventprop_reference::simulate(r).firstSpike[0];
+        return out.alpha * (std::exp(t / out.tau1) - 1.0);
+    };
+    const double t0 = eventprop_reference::simulate(ref).firstSpike[0];
+    ASSERT_FALSE(std::isnan(t0)) << "the neuron must spike";
+    EXPECT_NEAR(loss, lossOf(w), 1e-3 * lossOf(w)) << "first spike at " << t0 << " ms";
+    for (size_t i = 0; i < w.size(); i++) {
+        const double h = 1e-6;
+        auto up = w, down = w;
+        up[i] += h;
+        down[i] -= h;
+        const double fd = (lossOf(up) - lossOf(down)) / (2.0 * h);
+        EXPECT_NEAR(g[i], fd, 0.01 * std::fabs(fd)) << "weight " << i;
+    }
+}
+
+} // namespace

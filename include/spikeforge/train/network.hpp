@@ -17,6 +17,7 @@ enum class Readout {
     SumVar,          // R = sum over the steps of V
     AvgVar,          // R = (1/T) sum of V
     AvgVarExpWeight, // R = (1/T) sum of exp(-(k+1)/T) V_k: late steps count less
+    MaxVar,          // R = the largest V over the steps
 };
 const char* readoutName(Readout r);
 
@@ -32,6 +33,10 @@ struct LifParams {
     double tauMem = 20.0;           // [ms]
     double vThresh = 1.0;           // [threshold units]
     uint32_t spikeBufferSize = 500; // spikes one neuron may emit in one example (EventProp ring)
+    // Spike-count regularisation (Nowotny, Turner & Knight): pulls each neuron's batch-mean
+    // spike count towards regTarget with strength regStrength (0: off).
+    double regStrength = 0.0;
+    double regTarget = 14.0; // [spikes per example]
 };
 
 // Leaky integrators that never spike, read out by `readout`.
@@ -40,7 +45,19 @@ struct LeakyIntegrateParams {
     Readout readout = Readout::AvgVar;
 };
 
-enum class PopulationKind { SpikeInput, Lif, LeakyIntegrate };
+// LIF readout trained on the time of each neuron's first spike t_k (Wunderlich & Pehle's
+// Yin-Yang loss): cross-entropy of softmax(-t_k / tau0) at the label plus
+// alpha * (exp(t_label / tau1) - 1); outputs that never spike are left out of the softmax. An
+// example is correct when the label's neuron spikes first. Spike times are interpolated within
+// the step, so small dt (<< tau0) pays off.
+struct FirstSpikeReadoutParams {
+    LifParams lif;
+    double tau0 = 0.5;    // [ms]
+    double tau1 = 6.4;    // [ms]
+    double alpha = 3e-3;
+};
+
+enum class PopulationKind { SpikeInput, Lif, LeakyIntegrate, FirstSpikeReadout };
 
 struct Population {
     std::string name;
@@ -49,6 +66,7 @@ struct Population {
     SpikeInputParams input;   // SpikeInput only
     LifParams lif;            // Lif only
     LeakyIntegrateParams li;  // LeakyIntegrate only
+    FirstSpikeReadoutParams firstSpike; // FirstSpikeReadout only
 };
 
 // Initial weights: normal with `mean` and `sd` (sd 0: every weight is `mean`).
@@ -77,8 +95,10 @@ public:
     void addLif(const std::string& name, uint32_t size, const LifParams& params = {});
     void addLeakyIntegrate(const std::string& name, uint32_t size,
                            const LeakyIntegrateParams& params = {});
-    // Dense, all-to-all. The target may not be a SpikeInput; the source may not be a readout
-    // (it never spikes); a LIF population may connect to itself (recurrent).
+    void addFirstSpikeReadout(const std::string& name, uint32_t size,
+                              const FirstSpikeReadoutParams& params = {});
+    // Dense, all-to-all. The target may not be a SpikeInput; the source may not be a readout;
+    // a LIF population may connect to itself (recurrent).
     void addConnection(const std::string& name, const std::string& source,
                        const std::string& target, const ConnectionParams& params = {});
 

@@ -15,8 +15,9 @@ namespace {
 // Largest pinned staging buffer for pulls [B]: bigger reads go through it in pieces, so a huge
 // pull does not pin gigabytes of host memory.
 constexpr size_t kMaxStagingBytes = size_t(64) << 20;
-// Graphs kept per device: the runtime's pieces have few distinct lengths (the graph length, and
-// the remainders before recording flushes and error checks); past this the cache starts over.
+// Graphs kept per device: the runtime's pieces have few distinct shapes (the graph length, the
+// remainders before recording flushes and error checks, a schedule's items); past this the cache
+// starts over.
 constexpr size_t kMaxCachedGraphs = 8;
 
 std::atomic<uint64_t> g_graphLaunches{0};
@@ -384,43 +385,129 @@ void CudaDevice::enqueueLaunches(size_t kernel, const codegen::abi::StepArgs& ar
 
 void CudaDevice::runSteps(const std::vector<size_t>& kernels, const codegen::abi::StepArgs& first,
                           uint64_t steps, double dt) {
-    if (!graphsEnabled() || steps < 2) return Device::runSteps(kernels, first, steps, dt);
-    makeCurrent();
-    for (uint64_t done = 0; done < steps;) {
-        const uint64_t n = std::min<uint64_t>(m_graphSteps, steps - done);
-        codegen::abi::StepArgs a = first;
-        a.step = first.step + done;
-        a.rngStep = first.rngStep + done;
-        a.t = static_cast<double>(a.step) * dt;
-        if (n < 2 || !graphsEnabled() || !replayGraph(kernels, a, n, dt))
-            Device::runSteps(kernels, a, n, dt);
-        done += n;
-    }
+    runSequence({backends::SequenceItem::ofSteps(kernels, first, steps, dt)});
 }
 
-// The steps' arguments differ from piece to piece, and a captured launch keeps the arguments it
-// was given, so every piece is captured anew. Capturing only records (no work is submitted);
-// the instantiated graph of the same (kernels, steps) is then updated in place
-// (cuGraphExecUpdate: the topology is the same), which is much cheaper than instantiating.
-bool CudaDevice::replayGraph(const std::vector<size_t>& kernels,
-                             const codegen::abi::StepArgs& first, uint64_t steps, double dt) {
+namespace {
+
+using Item = backends::SequenceItem;
+
+// The arguments of step `i` of a Steps item (Device::runSteps' formula).
+codegen::abi::StepArgs argsOf(const Item& item, uint64_t i) {
+    codegen::abi::StepArgs a = item.args;
+    a.step = item.args.step + i;
+    a.rngStep = item.args.rngStep + i;
+    a.t = static_cast<double>(a.step) * item.dt;
+    return a;
+}
+
+// A Steps item's steps [from, from + n) as an item of their own.
+Item stepsPart(const Item& item, uint64_t from, uint64_t n) {
+    return Item::ofSteps(item.kernels, argsOf(item, from), n, item.dt);
+}
+
+// Worth a graph: more than a single step's launches (one step alone, a custom update or a reset
+// from the host, runs plainly).
+bool worthAGraph(const std::vector<Item>& piece) {
+    uint64_t steps = 0;
+    for (const Item& item : piece)
+        steps += item.kind == Item::Kind::Steps ? item.steps : 0;
+    return steps >= 2 || (steps == 1 && piece.size() > 1);
+}
+
+std::vector<uint64_t> shapeOf(const std::vector<Item>& items) {
+    std::vector<uint64_t> key;
+    for (const Item& item : items) {
+        key.push_back(static_cast<uint64_t>(item.kind));
+        switch (item.kind) {
+        case Item::Kind::Steps:
+            key.push_back(item.steps);
+            key.push_back(item.kernels.size());
+            key.insert(key.end(), item.kernels.begin(), item.kernels.end());
+            break;
+        case Item::Kind::Launch:
+            key.push_back(item.kernels.at(0));
+            break;
+        case Item::Kind::Copy:
+            key.push_back(item.bytes);
+            break;
+        }
+    }
+    return key;
+}
+
+} // namespace
+
+void CudaDevice::runSequence(const std::vector<backends::SequenceItem>& items) {
+    makeCurrent();
+    if (!graphsEnabled()) return enqueue(items);
+    std::vector<Item> piece;
+    uint64_t pieceSteps = 0;
+    auto run = [&] {
+        if (piece.empty()) return;
+        if (!graphsEnabled() || !worthAGraph(piece) || !replayGraph(piece)) enqueue(piece);
+        piece.clear();
+        pieceSteps = 0;
+    };
+    for (const Item& item : items) {
+        if (item.kind != Item::Kind::Steps) {
+            piece.push_back(item);
+            continue;
+        }
+        for (uint64_t done = 0; done < item.steps;) {
+            if (pieceSteps == m_graphSteps) run();
+            const uint64_t n = std::min<uint64_t>(m_graphSteps - pieceSteps, item.steps - done);
+            piece.push_back(stepsPart(item, done, n));
+            pieceSteps += n;
+            done += n;
+        }
+    }
+    run();
+}
+
+// Without makeCurrent (the caller made the context current): nothing here may be a call that
+// stream capture forbids.
+void CudaDevice::enqueue(const std::vector<backends::SequenceItem>& items) {
+    for (const Item& item : items)
+        switch (item.kind) {
+        case Item::Kind::Steps:
+            for (uint64_t i = 0; i < item.steps; i++) {
+                const codegen::abi::StepArgs a = argsOf(item, i);
+                for (size_t k : item.kernels)
+                    enqueueLaunches(k, a);
+            }
+            break;
+        case Item::Kind::Launch:
+            enqueueLaunches(item.kernels.at(0), item.args);
+            break;
+        case Item::Kind::Copy:
+            if (item.bytes == 0) break;
+            checkRange(item.dst, item.bytes, "copyBuffer");
+            checkRange(item.src, item.bytes, "copyBuffer");
+            check(m_api,
+                  m_api.cuMemcpyDtoDAsync_v2(pointerOf(item.dst), pointerOf(item.src), item.bytes,
+                                             m_step),
+                  "cuMemcpyDtoDAsync_v2", std::to_string(item.bytes) + " bytes");
+            break;
+        }
+}
+
+// A launch's arguments differ from replay to replay, and a captured launch keeps the arguments
+// it was given, so every sequence is captured anew. Capturing only records (no work is
+// submitted); the instantiated graph of the same shape is then updated in place
+// (cuGraphExecUpdate: the topology is the same, only kernel arguments and copy addresses
+// change), which is much cheaper than instantiating.
+bool CudaDevice::replayGraph(const std::vector<backends::SequenceItem>& items) {
     if (m_api.cuStreamBeginCapture_v2(m_step, kCaptureModeThreadLocal) != kSuccess) {
         m_graphsUsable = false;
         return false;
     }
     CUgraph graph = nullptr;
     try {
-        codegen::abi::StepArgs a = first;
-        for (uint64_t i = 0; i < steps; i++) {
-            a.step = first.step + i;
-            a.rngStep = first.rngStep + i;
-            a.t = static_cast<double>(a.step) * dt;
-            for (size_t k : kernels)
-                enqueueLaunches(k, a);
-        }
+        enqueue(items);
     } catch (...) {
         // End the capture whatever happened; a launch that failed while capturing is reported
-        // again (or not) when the steps run as plain launches.
+        // again (or not) when the sequence runs as plain launches.
         if (m_api.cuStreamEndCapture(m_step, &graph) == kSuccess && graph)
             m_api.cuGraphDestroy(graph);
         m_graphsUsable = false;
@@ -430,7 +517,7 @@ bool CudaDevice::replayGraph(const std::vector<size_t>& kernels,
         m_graphsUsable = false;
         return false;
     }
-    const GraphKey key{kernels, steps};
+    const GraphKey key = shapeOf(items);
     auto it = m_graphs.find(key);
     if (it != m_graphs.end()) {
         GraphExecUpdateResultInfo info{};
@@ -453,7 +540,7 @@ bool CudaDevice::replayGraph(const std::vector<size_t>& kernels,
     }
     m_api.cuGraphDestroy(graph); // the executable graph does not need it
     check(m_api, m_api.cuGraphLaunch(it->second, m_step), "cuGraphLaunch",
-          std::to_string(steps) + " steps from step " + std::to_string(first.step));
+          "a sequence of " + std::to_string(items.size()) + " items");
     g_graphLaunches++;
     return true;
 }

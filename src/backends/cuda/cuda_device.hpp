@@ -3,7 +3,8 @@
 // for host copies, buffers as device addresses, and the SIMT program of a model once loaded: its
 // merged-group tables (laid out on the host and uploaded: on CUDA a buffer is a device address,
 // so no setter kernels are needed and the Program's setters are ignored) and the launches of
-// every plan kernel. runSteps can capture many steps into a CUDA graph and replay it.
+// every plan kernel. runSequence can capture many steps, custom updates and copies into a CUDA
+// graph and replay it.
 #include "backends/cuda/cuda_driver.hpp"
 #include "backends/device.hpp"
 #include "backends/simt/simt.hpp"
@@ -67,12 +68,17 @@ public:
     void load(const codegen::Plan& plan, const simt::Program& program, const std::string& cubin);
     void bindTable(size_t table, const std::vector<std::vector<backends::FieldValue>>&) override;
     void launch(size_t kernel, const codegen::abi::StepArgs& args) override;
-    // With graphSteps > 0 and a driver with graphs: pieces of up to graphSteps steps, each
-    // captured into a graph (args of every step baked in), replayed with one cuGraphLaunch.
-    // Falls back to plain launches for good when capture fails.
+    // runSequence of one Steps item.
     void runSteps(const std::vector<size_t>& kernels, const codegen::abi::StepArgs& first,
                   uint64_t steps, double dt) override;
-    // Whether runSteps still uses graphs (false after a failed capture): for tests and probes.
+    // With graphSteps > 0 and a driver with graphs: the sequence is cut into pieces of at most
+    // graphSteps steps (the launches and copies after a piece's last step stay in it), and each
+    // piece that holds a step and more work than that one step is captured into a graph (kernel
+    // nodes with each launch's arguments baked in, memcpy nodes for copies) and replayed with one
+    // cuGraphLaunch; other pieces run as plain launches. Falls back to plain launches for good
+    // when capture fails.
+    void runSequence(const std::vector<backends::SequenceItem>& items) override;
+    // Whether runSequence still uses graphs (false after a failed capture): for tests and probes.
     bool graphsEnabled() const { return m_graphSteps > 0 && m_graphsUsable; }
 
 protected:
@@ -90,7 +96,8 @@ private:
         size_t groups = 0;
         backends::Buffer buffer = nullptr; // device copy; nullptr until bound
     };
-    using GraphKey = std::pair<std::vector<size_t>, uint64_t>; // kernels, steps
+    // The shape of a captured sequence: what a graph of the same key can be updated from.
+    using GraphKey = std::vector<uint64_t>;
 
     void makeCurrent() const;
     void checkRange(backends::Buffer buffer, size_t bytes, const char* what) const;
@@ -99,10 +106,11 @@ private:
     void copyAfterSteps();
     void upload(backends::Buffer dst, const void* src, size_t bytes); // uncounted copy
     void enqueueLaunches(size_t kernel, const codegen::abi::StepArgs& args);
-    // Captures `steps` steps from `first` into the cached graph of (kernels, steps) and launches
-    // it; false (nothing ran) when capture or instantiation failed.
-    bool replayGraph(const std::vector<size_t>& kernels, const codegen::abi::StepArgs& first,
-                     uint64_t steps, double dt);
+    // Enqueues the items on the step stream (plain launches and copies, or captured).
+    void enqueue(const std::vector<backends::SequenceItem>& items);
+    // Captures `items` into the cached graph of their shape and launches it; false (nothing ran)
+    // when capture or instantiation failed.
+    bool replayGraph(const std::vector<backends::SequenceItem>& items);
     void destroyGraphs();
     void* staging(size_t bytes); // pinned host buffer of at least `bytes` (capped)
 

@@ -1,0 +1,144 @@
+// EventProp training benchmarks and experiments (benchmarks/README.md, "Training"):
+//   bench_train_eventprop yinyang [options]   Yin-Yang: accuracy per epoch, epoch wall time
+//   bench_train_eventprop shd [options]       synthetic SHD-shaped data: epoch wall time
+// Options: --epochs N --hidden H --dt MS --batch B --readout sum|avg|exp --lr X --decay X
+//          --backend NAME --train N --test N --seed S --tau-mem MS --tau-syn MS
+// Prints one line per epoch and a last JSON line with the results.
+#include "spikeforge/train/dataset.hpp"
+#include "spikeforge/train/eventprop.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <numeric>
+#include <string>
+#include <vector>
+
+using namespace spikeforge;
+using namespace spikeforge::train;
+
+namespace {
+
+struct Args {
+    std::string task;
+    std::map<std::string, std::string> opts;
+    double num(const std::string& k, double def) const {
+        auto it = opts.find(k);
+        return it == opts.end() ? def : std::stod(it->second);
+    }
+    std::string str(const std::string& k, const std::string& def) const {
+        auto it = opts.find(k);
+        return it == opts.end() ? def : it->second;
+    }
+};
+
+Readout readoutOf(const std::string& s) {
+    if (s == "sum") return Readout::SumVar;
+    if (s == "exp") return Readout::AvgVarExpWeight;
+    if (s == "avg") return Readout::AvgVar;
+    if (s == "max") return Readout::MaxVar;
+    throw std::runtime_error("unknown readout " + s);
+}
+
+std::vector<uint32_t> iota(size_t n, uint32_t from = 0) {
+    std::vector<uint32_t> v(n);
+    std::iota(v.begin(), v.end(), from);
+    return v;
+}
+
+// One dataset holding the training examples first, then the test examples.
+EventDataset concatenate(const EventDataset& a, const EventDataset& b) {
+    EventDatasetBuilder out(a.numChannels(), a.numClasses(), std::max(a.duration(), b.duration()));
+    for (const EventDataset* d : {&a, &b})
+        for (size_t i = 0; i < d->size(); i++)
+            out.add(d->label(i), d->times(i), d->channels(i));
+    return std::move(out).build();
+}
+
+int run(const Args& a) {
+    const bool yy = a.task == "yinyang";
+    const size_t nTrain = size_t(a.num("train", yy ? 5000 : 8156));
+    const size_t nTest = size_t(a.num("test", yy ? 1000 : 0));
+    EventDataset train = yy ? makeYinYang(nTrain, 42) : makeSyntheticShd(nTrain, 42);
+    EventDataset test = yy ? makeYinYang(nTest, 40) : makeSyntheticShd(nTest, 40);
+    const double dt = a.num("dt", yy ? 0.1 : 1.0);
+    const double duration = yy ? 60.0 : 1000.0;
+    Network net;
+    net.addSpikeInput("In", {train.numChannels()});
+    net.addLif("Hid", uint32_t(a.num("hidden", yy ? 200 : 256)),
+               {a.num("tau-mem", 20.0), 1.0, uint32_t(a.num("ring", yy ? 64 : 1500))});
+    net.addLeakyIntegrate("Out", train.numClasses(),
+                          {a.num("tau-mem", 20.0), readoutOf(a.str("readout", yy ? "avg" : "exp"))});
+    const double tauS = a.num("tau-syn", 5.0);
+    const double nIn = train.numChannels();
+    net.addConnection("InHid", "In", "Hid",
+                      {{a.num("w-in-mean", yy ? 1.5 : 0.03), a.num("w-in-sd", yy ? 0.78 : 0.01)}, tauS});
+    if (!yy) net.addConnection("HidHid", "Hid", "Hid", {{0.0, 0.02}, tauS});
+    net.addConnection("HidOut", "Hid", "Out",
+                      {{a.num("w-out-mean", yy ? 0.0 : 0.0), a.num("w-out-sd", yy ? 0.3 : 0.03)}, tauS});
+    (void)nIn;
+    EventPropOptions opt;
+    opt.dt = dt;
+    opt.exampleTimesteps = uint32_t(std::lround(duration / dt));
+    opt.batchSize = uint32_t(a.num("batch", 32));
+    opt.adam.learningRate = a.num("lr", yy ? 5e-3 : 1e-3);
+    opt.seed = uint64_t(a.num("seed", 1));
+    BackendPreferences prefs;
+    prefs.backend = a.str("backend", "cpu");
+    EventPropCompiler c(net, opt, prefs);
+    c.setDataset(concatenate(train, test));
+    const auto testIdx = iota(test.size(), uint32_t(train.size()));
+    const int epochs = int(a.num("epochs", 10));
+    const double decay = a.num("decay", yy ? 0.95 : 1.0);
+    double lr = opt.adam.learningRate, epochSum = 0.0, testAcc = 0.0, trainAcc = 0.0;
+    for (int e = 0; e < epochs; e++) {
+        const auto order = shuffledIndices(train.size(), 1000 + e);
+        std::vector<uint32_t> o(order.begin(), order.end());
+        c.setLearningRate(lr);
+        const auto t0 = std::chrono::steady_clock::now();
+        const Metrics m = c.trainEpoch(o);
+        const double secs =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        epochSum += secs;
+        trainAcc = m.accuracy();
+        Metrics t;
+        if (!testIdx.empty()) t = c.evaluate(testIdx);
+        testAcc = t.accuracy();
+        std::printf("epoch %d: train loss %.4f acc %.4f | test loss %.4f acc %.4f | %.2f s\n", e,
+                    m.meanLoss(), m.accuracy(), t.meanLoss(), t.accuracy(), secs);
+        std::fflush(stdout);
+        lr *= decay;
+    }
+    std::printf("{\"task\": \"%s\", \"train_accuracy\": %.4f, \"test_accuracy\": %.4f, "
+                "\"epochs\": %d, \"epoch_s\": %.3f}\n",
+                a.task.c_str(), trainAcc, testAcc, epochs, epochs ? epochSum / epochs : 0.0);
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        std::cerr << "usage: bench_train_eventprop yinyang|shd [--key value ...]\n";
+        return 2;
+    }
+    Args a;
+    a.task = argv[1];
+    for (int i = 2; i + 1 < argc; i += 2) {
+        std::string k = argv[i];
+        if (k.rfind("--", 0) != 0) {
+            std::cerr << "bad option " << k << "\n";
+            return 2;
+        }
+        a.opts[k.substr(2)] = argv[i + 1];
+    }
+    try {
+        return run(a);
+    } catch (const std::exception& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return 1;
+    }
+}

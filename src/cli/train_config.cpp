@@ -140,11 +140,28 @@ template <class F> void atEntry(const Reader& r, const toml::table& entry, F&& a
     }
 }
 
+// The keys a LIF population and a first-spike readout share, with their defaults.
+const std::vector<std::string> kLifKeys = {
+    "name", "kind", "size", "tau_mem", "v_thresh", "spike_buffer", "reg_strength", "reg_target"};
+
+LifParams readLif(const Table& p) {
+    LifParams lif;
+    lif.tauMem = p.positive("tau_mem", lif.tauMem);
+    lif.vThresh = p.positive("v_thresh", lif.vThresh);
+    lif.spikeBufferSize =
+        static_cast<uint32_t>(p.count("spike_buffer", lif.spikeBufferSize, 1, 1u << 20));
+    lif.regStrength = p.number("reg_strength", lif.regStrength);
+    lif.regTarget = p.number("reg_target", lif.regTarget);
+    return lif;
+}
+
 void readPopulation(const Reader& r, const toml::table& t, Network& net) {
     const std::string name = r.identifier(r.require(t, "name", "population"), "population: name");
     const Table p{r, t, "population '" + name + "'"};
+    // In the order of PopulationKind.
     const auto kind = static_cast<PopulationKind>(
-        choice(r, p.require("kind"), p.at("kind"), {"spike_input", "lif", "leaky_integrate"}));
+        choice(r, p.require("kind"), p.at("kind"),
+               {"spike_input", "lif", "leaky_integrate", "first_spike_readout"}));
     const auto size = static_cast<uint32_t>(r.count(p.require("size"), p.at("size"), 1, kMaxCount));
     switch (kind) {
     case PopulationKind::SpikeInput:
@@ -152,12 +169,8 @@ void readPopulation(const Reader& r, const toml::table& t, Network& net) {
         atEntry(r, t, [&] { net.addSpikeInput(name, {size}); });
         return;
     case PopulationKind::Lif: {
-        r.checkKeys(t, p.where, {"name", "kind", "size", "tau_mem", "v_thresh", "spike_buffer"});
-        LifParams lif;
-        lif.tauMem = p.positive("tau_mem", lif.tauMem);
-        lif.vThresh = p.positive("v_thresh", lif.vThresh);
-        lif.spikeBufferSize =
-            static_cast<uint32_t>(p.count("spike_buffer", lif.spikeBufferSize, 1, 1u << 20));
+        r.checkKeys(t, p.where, kLifKeys);
+        const LifParams lif = readLif(p);
         atEntry(r, t, [&] { net.addLif(name, size, lif); });
         return;
     }
@@ -165,10 +178,22 @@ void readPopulation(const Reader& r, const toml::table& t, Network& net) {
         r.checkKeys(t, p.where, {"name", "kind", "size", "tau_mem", "readout"});
         LeakyIntegrateParams li;
         li.tauMem = p.positive("tau_mem", li.tauMem);
-        if (const toml::node* n = p.get("readout"))
-            li.readout = static_cast<Readout>(
-                choice(r, *n, p.at("readout"), {"sum_var", "avg_var", "avg_var_exp_weight"}));
+        if (const toml::node* n = p.get("readout")) // in the order of Readout
+            li.readout = static_cast<Readout>(choice(
+                r, *n, p.at("readout"), {"sum_var", "avg_var", "avg_var_exp_weight", "max_var"}));
         atEntry(r, t, [&] { net.addLeakyIntegrate(name, size, li); });
+        return;
+    }
+    case PopulationKind::FirstSpikeReadout: {
+        std::vector<std::string> keys = kLifKeys;
+        keys.insert(keys.end(), {"tau0", "tau1", "alpha"});
+        r.checkKeys(t, p.where, keys);
+        FirstSpikeReadoutParams fs;
+        fs.lif = readLif(p);
+        fs.tau0 = p.positive("tau0", fs.tau0);
+        fs.tau1 = p.positive("tau1", fs.tau1);
+        fs.alpha = p.number("alpha", fs.alpha);
+        atEntry(r, t, [&] { net.addFirstSpikeReadout(name, size, fs); });
         return;
     }
     }

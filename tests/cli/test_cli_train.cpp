@@ -241,3 +241,51 @@ TEST(CliTrain, MissingDatasetFileAndTrainingTableAreClearErrors) {
     EXPECT_NE(r.err.find("none.h5"), std::string::npos) << r.err;
     fs::remove(config);
 }
+
+TEST(CliTrain, ShippedExamplesLoad) {
+    using spikeforge::cli::loadTrainConfig;
+    using spikeforge::train::PopulationKind;
+    const std::string dir = std::string(SPIKEFORGE_SOURCE_DIR) + "/examples/";
+    const auto yy = loadTrainConfig(dir + "yinyang.toml", {});
+    EXPECT_EQ(yy.network.population("Hidden").size, 200u);
+    EXPECT_EQ(yy.eventprop.exampleTimesteps, 60u);
+    EXPECT_EQ(yy.dataset.trainSize, 5000u);
+    EXPECT_EQ(yy.fit.learningRate, yy.eventprop.adam.learningRate);
+    for (const char* name : {"shd", "ssc"}) {
+        const auto c = loadTrainConfig(dir + name + ".toml", {});
+        EXPECT_EQ(c.network.population("In").size, 700u) << name;
+        EXPECT_EQ(c.network.population("Hidden").size, 256u) << name;
+        EXPECT_EQ(c.network.population("Hidden").kind, PopulationKind::Lif) << name;
+        EXPECT_EQ(c.network.population("Out").size, std::string(name) == "shd" ? 20u : 35u);
+        EXPECT_EQ(c.eventprop.dt, 1.0) << name;
+        EXPECT_EQ(c.eventprop.batchSize, 32u) << name;
+        bool recurrent = false;
+        for (const auto& conn : c.network.connections())
+            recurrent |= conn.source == "Hidden" && conn.target == "Hidden";
+        EXPECT_TRUE(recurrent) << name;
+    }
+}
+
+TEST(CliTrain, FirstSpikeReadoutAndRegularisationKeys) {
+    using spikeforge::train::PopulationKind;
+    std::string text = replaced(tinyTrain, "spike_buffer = 8",
+                                "spike_buffer = 8\nreg_strength = 1e-9\nreg_target = 12");
+    text = replaced(text, "kind = \"leaky_integrate\"",
+                    "kind = \"first_spike_readout\"\ntau0 = 0.4\ntau1 = 7.0\nalpha = 0.002");
+    // The readout key belongs to leaky integrators only.
+    EXPECT_NE(configError(text).find("unknown key 'readout'"), std::string::npos)
+        << configError(text);
+    text = replaced(text, "readout = \"sum_var\"\n", "");
+    const auto cfg = parseTrainConfig(text, "t.toml");
+    const auto& hid = cfg.network.population("Hid");
+    EXPECT_EQ(hid.lif.regStrength, 1e-9);
+    EXPECT_EQ(hid.lif.regTarget, 12.0);
+    const auto& out = cfg.network.population("Out");
+    ASSERT_EQ(out.kind, PopulationKind::FirstSpikeReadout);
+    EXPECT_EQ(out.firstSpike.tau0, 0.4);
+    EXPECT_EQ(out.firstSpike.tau1, 7.0);
+    EXPECT_EQ(out.firstSpike.alpha, 0.002);
+    const auto maxVar =
+        parseTrainConfig(replaced(tinyTrain, "\"sum_var\"", "\"max_var\""), "t.toml");
+    EXPECT_EQ(maxVar.network.population("Out").li.readout, spikeforge::train::Readout::MaxVar);
+}

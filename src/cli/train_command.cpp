@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <numeric>
@@ -57,27 +58,72 @@ std::string jsonOr(const std::optional<double>& v) {
     return v ? jsonNumber(*v) : "null";
 }
 
-int trainCommand(const TrainCommandOptions& o, std::ostream& out) {
-    TrainConfig cfg = loadTrainConfig(o.config, o.sets);
-    if (o.epochs) cfg.fit.epochs = *o.epochs;
-    const TrainData data = loadTrainData(cfg.dataset, inputChannels(cfg.network), o.dataDir);
-    auto compiler = makeCompiler(cfg, o);
+// Checked before the data is read and the model compiled, so that a mistake fails at once.
+// A fresh run never replaces the checkpoint or the metrics of an earlier one.
+void checkOutputs(const TrainConfig& cfg, const TrainCommandOptions& o) {
+    const bool fresh = o.resumeDir.empty();
+    if (!cfg.checkpointDir.empty() && prepareCheckpointDir(cfg.checkpointDir) && fresh)
+        throw ModelError("checkpoint directory '" + cfg.checkpointDir +
+                         "' holds the checkpoint of an earlier run; continue it with --resume, "
+                         "or choose another directory");
+    std::error_code ec;
+    if (!cfg.metricsCsv.empty() && fresh && std::filesystem::exists(cfg.metricsCsv, ec))
+        throw ModelError("metrics file '" + cfg.metricsCsv +
+                         "' already exists; continue its run with --resume, or remove it");
+}
 
-    uint32_t start = 0;
-    if (!o.resumeDir.empty()) start = resumeFromCheckpoint(*compiler, o.resumeDir, cfg.fit);
+std::vector<std::unique_ptr<Callback>> makeCallbacks(const TrainConfig& cfg,
+                                                     const TrainCommandOptions& o,
+                                                     EventPropCompiler& compiler, uint32_t start,
+                                                     std::ostream& out) {
     std::vector<std::unique_ptr<Callback>> owned;
-    if (!cfg.checkpointDir.empty()) {
-        // A fresh run never replaces the checkpoint of an earlier one.
-        if (prepareCheckpointDir(cfg.checkpointDir) && o.resumeDir.empty())
-            throw ModelError("checkpoint directory '" + cfg.checkpointDir +
-                             "' holds the checkpoint of an earlier run; continue it with "
-                             "--resume, or choose another directory");
-        owned.push_back(std::make_unique<Checkpoint>(*compiler, cfg.checkpointDir,
+    if (!cfg.checkpointDir.empty())
+        owned.push_back(std::make_unique<Checkpoint>(compiler, cfg.checkpointDir,
                                                      cfg.checkpointEvery, cfg.fit));
-    }
     if (!cfg.metricsCsv.empty())
         owned.push_back(std::make_unique<MetricsCsv>(cfg.metricsCsv, start));
     owned.push_back(std::make_unique<ProgressBar>(out, o.interactive));
+    return owned;
+}
+
+void printTrainJson(std::ostream& out, const TrainCommandOptions& o, const TrainConfig& cfg,
+                    const std::vector<EpochReport>& reports, const std::optional<Metrics>& test) {
+    std::optional<double> trainAcc, trainLoss, validAcc, epochSeconds, testAcc, testLoss;
+    if (!reports.empty()) {
+        const EpochReport& last = reports.back();
+        trainAcc = last.train.accuracy();
+        trainLoss = last.train.meanLoss();
+        if (last.validation) validAcc = last.validation->accuracy();
+        double total = 0.0; // [s]
+        for (const EpochReport& r : reports)
+            total += r.seconds;
+        epochSeconds = total / double(reports.size());
+    }
+    if (test) testAcc = test->accuracy(), testLoss = test->meanLoss();
+    out << JsonObject()
+               .addString("backend", o.backend)
+               .addInteger("epochs", cfg.fit.epochs)
+               .addInteger("epochs_run", reports.size())
+               .addRaw("train_loss", jsonOr(trainLoss))
+               .addRaw("train_accuracy", jsonOr(trainAcc))
+               .addRaw("validation_accuracy", jsonOr(validAcc))
+               .addRaw("test_loss", jsonOr(testLoss))
+               .addRaw("test_accuracy", jsonOr(testAcc))
+               .addRaw("epoch_s", jsonOr(epochSeconds))
+               .addRaw("host_fraction", "null") // not measured yet (docs/cli.md)
+               .str()
+        << '\n';
+}
+
+int trainCommand(const TrainCommandOptions& o, std::ostream& out) {
+    TrainConfig cfg = loadTrainConfig(o.config, o.sets);
+    if (o.epochs) cfg.fit.epochs = *o.epochs;
+    checkOutputs(cfg, o);
+    const TrainData data = loadTrainData(cfg.dataset, inputChannels(cfg.network), o.dataDir);
+    auto compiler = makeCompiler(cfg, o);
+    const uint32_t start =
+        o.resumeDir.empty() ? 0 : resumeFromCheckpoint(*compiler, o.resumeDir, cfg.fit);
+    const auto owned = makeCallbacks(cfg, o, *compiler, start, out);
     std::vector<Callback*> callbacks;
     for (const auto& c : owned)
         callbacks.push_back(c.get());
@@ -96,34 +142,7 @@ int trainCommand(const TrainCommandOptions& o, std::ostream& out) {
         out << "test  loss " << test->meanLoss() << "  accuracy " << percent(test->accuracy())
             << " (" << test->examples << " examples)\n";
     }
-    if (o.json) {
-        std::optional<double> trainAcc, trainLoss, validAcc, epochSeconds;
-        if (!reports.empty()) {
-            const EpochReport& last = reports.back();
-            trainAcc = last.train.accuracy();
-            trainLoss = last.train.meanLoss();
-            if (last.validation) validAcc = last.validation->accuracy();
-            double total = 0.0;
-            for (const EpochReport& r : reports)
-                total += r.seconds;
-            epochSeconds = total / double(reports.size());
-        }
-        out << JsonObject()
-                   .addString("backend", o.backend)
-                   .addInteger("epochs", cfg.fit.epochs)
-                   .addInteger("epochs_run", reports.size())
-                   .addRaw("train_loss", jsonOr(trainLoss))
-                   .addRaw("train_accuracy", jsonOr(trainAcc))
-                   .addRaw("validation_accuracy", jsonOr(validAcc))
-                   .addRaw("test_loss",
-                           jsonOr(test ? std::optional(test->meanLoss()) : std::nullopt))
-                   .addRaw("test_accuracy",
-                           jsonOr(test ? std::optional(test->accuracy()) : std::nullopt))
-                   .addRaw("epoch_s", jsonOr(epochSeconds))
-                   .addRaw("host_fraction", "null")
-                   .str()
-            << '\n';
-    }
+    if (o.json) printTrainJson(out, o, cfg, reports, test);
     return exitOk;
 }
 

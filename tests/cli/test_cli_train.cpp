@@ -289,3 +289,16 @@ TEST(CliTrain, FirstSpikeReadoutAndRegularisationKeys) {
         parseTrainConfig(replaced(tinyTrain, "\"sum_var\"", "\"max_var\""), "t.toml");
     EXPECT_EQ(maxVar.network.population("Out").li.readout, spikeforge::train::Readout::MaxVar);
 }
+
+TEST(CliTrain, AFreshRunRefusesAnExistingMetricsFileAndLeavesIt) {
+    const fs::path ckpt = tempPath("_ckpt"), csv = tempPath(".csv");
+    std::ofstream(csv) << "my notes\n";
+    const fs::path config = writeConfig(tinyWithOutputs(ckpt, csv));
+    const Result r = run("train " + quoted(config) + " --threads 1");
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find(csv.string()), std::string::npos) << r.err;
+    EXPECT_EQ(readFile(csv), "my notes\n");
+    fs::remove_all(ckpt);
+    fs::remove(csv);
+    fs::remove(config);
+}

@@ -1,11 +1,13 @@
 // EventProp training benchmarks and experiments (benchmarks/README.md, "Training"):
 //   bench_train_eventprop yinyang [options]   Yin-Yang: accuracy per epoch, epoch wall time
 //   bench_train_eventprop shd [options]       synthetic SHD-shaped data: epoch wall time
-// Options: --epochs N --hidden H --dt MS --batch B --readout sum|avg|exp --lr X --decay X
+// Options: --epochs N --hidden H --dt MS --batch B --readout sum|avg|exp|max|ttfs --lr X --decay X
+//          --graph-steps N (cuda) --duration MS --w-in-mean X --w-in-sd X --w-out-mean X --w-out-sd X --tau0 --tau1
+//          --alpha
 //          --backend NAME --train N --test N --seed S --tau-mem MS --tau-syn MS
 // Prints one line per epoch and a last JSON line with the results.
-#include "spikeforge/train/dataset.hpp"
 #include "spikeforge/train/eventprop.hpp"
+#include "spikeforge/train/dataset.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -65,20 +67,32 @@ int run(const Args& a) {
     EventDataset train = yy ? makeYinYang(nTrain, 42) : makeSyntheticShd(nTrain, 42);
     EventDataset test = yy ? makeYinYang(nTest, 40) : makeSyntheticShd(nTest, 40);
     const double dt = a.num("dt", yy ? 0.1 : 1.0);
-    const double duration = yy ? 60.0 : 1000.0;
+    const double duration = a.num("duration", yy ? 60.0 : 1000.0);
     Network net;
     net.addSpikeInput("In", {train.numChannels()});
     net.addLif("Hid", uint32_t(a.num("hidden", yy ? 200 : 256)),
                {a.num("tau-mem", 20.0), 1.0, uint32_t(a.num("ring", yy ? 64 : 1500))});
-    net.addLeakyIntegrate("Out", train.numClasses(),
-                          {a.num("tau-mem", 20.0), readoutOf(a.str("readout", yy ? "avg" : "exp"))});
+    const std::string readout = a.str("readout", yy ? "avg" : "exp");
+    if (readout == "ttfs") {
+        FirstSpikeReadoutParams fs;
+        fs.lif = {a.num("tau-mem", 20.0), 1.0, uint32_t(a.num("ring-out", 64))};
+        fs.tau0 = a.num("tau0", 0.5);
+        fs.tau1 = a.num("tau1", 6.4);
+        fs.alpha = a.num("alpha", 3e-3);
+        net.addFirstSpikeReadout("Out", train.numClasses(), fs);
+    } else {
+        net.addLeakyIntegrate("Out", train.numClasses(),
+                              {a.num("tau-mem", 20.0), readoutOf(readout)});
+    }
     const double tauS = a.num("tau-syn", 5.0);
     const double nIn = train.numChannels();
-    net.addConnection("InHid", "In", "Hid",
-                      {{a.num("w-in-mean", yy ? 1.5 : 0.03), a.num("w-in-sd", yy ? 0.78 : 0.01)}, tauS});
+    net.addConnection(
+        "InHid", "In", "Hid",
+        {{a.num("w-in-mean", yy ? 1.5 : 0.03), a.num("w-in-sd", yy ? 0.78 : 0.01)}, tauS});
     if (!yy) net.addConnection("HidHid", "Hid", "Hid", {{0.0, 0.02}, tauS});
-    net.addConnection("HidOut", "Hid", "Out",
-                      {{a.num("w-out-mean", yy ? 0.0 : 0.0), a.num("w-out-sd", yy ? 0.3 : 0.03)}, tauS});
+    net.addConnection(
+        "HidOut", "Hid", "Out",
+        {{a.num("w-out-mean", yy ? 0.0 : 0.0), a.num("w-out-sd", yy ? 0.3 : 0.03)}, tauS});
     (void)nIn;
     EventPropOptions opt;
     opt.dt = dt;
@@ -88,6 +102,7 @@ int run(const Args& a) {
     opt.seed = uint64_t(a.num("seed", 1));
     BackendPreferences prefs;
     prefs.backend = a.str("backend", "cpu");
+    prefs.cudaGraphSteps = uint32_t(a.num("graph-steps", 0)); // cuda: one graph per batch at >= 2T
     EventPropCompiler c(net, opt, prefs);
     c.setDataset(concatenate(train, test));
     const auto testIdx = iota(test.size(), uint32_t(train.size()));

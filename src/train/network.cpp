@@ -96,6 +96,9 @@ void Network::addConnection(const std::string& name, const std::string& source,
         throw ModelError("connection '" + name + "': target '" + target +
                          "' is a SpikeInput, which takes no input");
     requirePositive(params.tauSyn, name, "tauSyn");
+    if (!(params.probability > 0.0 && params.probability <= 1.0))
+        throw ModelError("connection '" + name + "': probability must be in (0, 1], got " +
+                         std::to_string(params.probability));
     if (!std::isfinite(params.weights.mean) || !std::isfinite(params.weights.sd) ||
         params.weights.sd < 0.0)
         throw ModelError("connection '" + name +

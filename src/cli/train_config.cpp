@@ -202,7 +202,8 @@ void readPopulation(const Reader& r, const toml::table& t, Network& net) {
 void readConnection(const Reader& r, const toml::table& t, Network& net) {
     const std::string name = r.identifier(r.require(t, "name", "connection"), "connection: name");
     const Table c{r, t, "connection '" + name + "'"};
-    r.checkKeys(t, c.where, {"name", "source", "target", "weight_mean", "weight_sd", "tau_syn"});
+    r.checkKeys(t, c.where,
+                {"name", "source", "target", "weight_mean", "weight_sd", "tau_syn", "probability"});
     const std::string source = r.identifier(c.require("source"), c.at("source"));
     const std::string target = r.identifier(c.require("target"), c.at("target"));
     ConnectionParams params;
@@ -210,6 +211,7 @@ void readConnection(const Reader& r, const toml::table& t, Network& net) {
     params.weights.sd = c.number("weight_sd", 0.0);
     if (params.weights.sd < 0.0) r.fail(*c.get("weight_sd"), c.at("weight_sd") + ": must be >= 0");
     params.tauSyn = c.positive("tau_syn", params.tauSyn);
+    params.probability = c.number("probability", params.probability); // range: addConnection
     atEntry(r, t, [&] { net.addConnection(name, source, target, params); });
 }
 

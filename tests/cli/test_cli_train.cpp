@@ -218,6 +218,7 @@ TEST(CliTrain, BadConfigsNameTheKeyAndItsPosition) {
         {"train_size = 48", "train_size = 48\ntrain_file = \"x.h5\"",
          "dataset: unknown key 'train_file'"},
         {"[training]", "[trainin]", "unknown key 'trainin'"},
+        {"weight_sd = 0.1", "weight_sd = 0.1\nprobability = 1.5", "HidOut"},
         {"batch_size = 16", "batch_size = \"16 +\"",
          "t.toml:44:19: training: batch_size: bad expression"},
     };
@@ -288,6 +289,9 @@ TEST(CliTrain, FirstSpikeReadoutAndRegularisationKeys) {
     const auto maxVar =
         parseTrainConfig(replaced(tinyTrain, "\"sum_var\"", "\"max_var\""), "t.toml");
     EXPECT_EQ(maxVar.network.population("Out").li.readout, spikeforge::train::Readout::MaxVar);
+    const auto sparse =
+        parseTrainConfig(replaced(tinyTrain, "weight_sd = 0.1", "probability = 0.25"), "t.toml");
+    EXPECT_EQ(sparse.network.connections().back().params.probability, 0.25);
 }
 
 TEST(CliTrain, AFreshRunRefusesAnExistingMetricsFileAndLeavesIt) {

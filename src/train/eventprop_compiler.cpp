@@ -400,6 +400,10 @@ Simulation& EventPropCompiler::simulation() {
     return *m_impl->sim;
 }
 
+const EventPropOptions& EventPropCompiler::options() const {
+    return m_impl->options;
+}
+
 const Network& EventPropCompiler::network() const {
     return m_impl->network;
 }

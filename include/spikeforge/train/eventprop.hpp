@@ -95,6 +95,7 @@ public:
 
     Simulation& simulation();
     const Network& network() const;
+    const EventPropOptions& options() const;
 
     struct Impl;
 

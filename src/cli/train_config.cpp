@@ -186,13 +186,14 @@ void readPopulation(const Reader& r, const toml::table& t, Network& net) {
     }
     case PopulationKind::FirstSpikeReadout: {
         std::vector<std::string> keys = kLifKeys;
-        keys.insert(keys.end(), {"tau0", "tau1", "alpha"});
+        keys.insert(keys.end(), {"tau0", "tau1", "alpha", "silent_push"});
         r.checkKeys(t, p.where, keys);
         FirstSpikeReadoutParams fs;
         fs.lif = readLif(p);
         fs.tau0 = p.positive("tau0", fs.tau0);
         fs.tau1 = p.positive("tau1", fs.tau1);
         fs.alpha = p.number("alpha", fs.alpha);
+        fs.silentPush = p.number("silent_push", fs.silentPush);
         atEntry(r, t, [&] { net.addFirstSpikeReadout(name, size, fs); });
         return;
     }

@@ -115,8 +115,14 @@ void EventPropCompiler::Impl::addPopulation(const Population& p) {
         ParamValues params = lifParams(p.name, p.firstSpike.lif);
         params["tau0"] = p.firstSpike.tau0;
         VarInitMap vars = lifVars();
-        vars.insert(
-            {{"TFirst", 1e30}, {"Logit", 0.0}, {"Prob", 0.0}, {"DLdt", 0.0}, {"Example", -1.0}});
+        vars.insert({{"TFirst", 1e30},
+                     {"Logit", 0.0},
+                     {"Prob", 0.0},
+                     {"DLdt", 0.0},
+                     {"Example", -1.0},
+                     {"MaxV", -1e30},
+                     {"MaxStep", 0.0},
+                     {"SilentGrad", 0.0}});
         model->addNeuronGroup(p.name, p.size,
                               detail::lifModel(p.firstSpike.lif.spikeBufferSize, true, backward),
                               params, vars);
@@ -187,13 +193,17 @@ void EventPropCompiler::Impl::addCustomUpdates() {
         model->addCustomUpdate(kLossValue, kLoss, detail::firstSpikeLossModel(),
                                {{"tau0", out.firstSpike.tau0},
                                 {"tau1", out.firstSpike.tau1},
-                                {"alphaReg", out.firstSpike.alpha}},
+                                {"alphaReg", out.firstSpike.alpha},
+                                {"silentPush", out.firstSpike.silentPush},
+                                {"vThresh", out.firstSpike.lif.vThresh}},
                                {{"lossSum", 0.0}, {"correct", 0.0}},
                                {{"logit", {readout, "Logit"}},
                                 {"maxLogit", {kSoftmax + "Max", "maxValue"}},
                                 {"atMax", {kTies, "atMax"}},
                                 {"prob", {readout, "Prob"}},
                                 {"tFirst", {readout, "TFirst"}},
+                                {"maxV", {readout, "MaxV"}},
+                                {"silentGrad", {readout, "SilentGrad"}},
                                 {"example", {readout, "Example"}},
                                 {"dldt", {readout, "DLdt"}}},
                                {{"labels", {input, "labels"}}});

@@ -135,20 +135,35 @@ NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout, bool backward) 
     m.arrays = {{"SpikeRing", "int", ringSlots}, {"SpikeIV", "scalar", ringSlots}};
     // A first-spike readout also keeps its first spike time, interpolated within the step
     // (TFirst, 1e30 until it spikes), hands -TFirst/tau0 to the softmax (Logit) and receives
-    // dLoss/dTFirst (DLdt) for the jump of its first spike.
-    std::string firstSpikeForward, firstSpikeJump;
+    // dLoss/dTFirst (DLdt) for the jump of its first spike. While it has not spiked it keeps its
+    // largest V and that step (MaxV, MaxStep): a silent label output is pushed up there with
+    // dLoss/dMaxV = SilentGrad (firstSpikeLossModel).
+    std::string firstSpikeForward, firstSpikeJump, silentPush;
     if (firstSpikeReadout) {
         m.params.push_back("tau0");
-        m.vars.insert(m.vars.end(),
-                      {{"TFirst"}, {"Logit"}, {"Prob"}, {"DLdt"}, {"Example", "int"}});
+        m.vars.insert(m.vars.end(), {{"TFirst"},
+                                     {"Logit"},
+                                     {"Prob"},
+                                     {"DLdt"},
+                                     {"Example", "int"},
+                                     {"MaxV"},
+                                     {"MaxStep", "int"},
+                                     {"SilentGrad"}});
         firstSpikeForward =
             "    if (V >= vThresh && TFirst > 1e29) {\n"
             "        TFirst = ((scalar)Step + (vThresh - vPrev) / (V - vPrev)) * dt;\n"
+            "    }\n"
+            "    if (TFirst > 1e29 && V > MaxV) {\n"
+            "        MaxV = V;\n"
+            "        MaxStep = Step;\n"
             "    }\n"
             "    if (Step == nT - 1) {\n"
             "        Logit = -TFirst / tau0;\n"
             "    }\n";
         firstSpikeJump = " - (NumSpikes == 0 ? tauM * DLdt : 0.0)";
+        silentPush = "    if (k == MaxStep) {\n"
+                     "        LambdaV = LambdaV + SilentGrad;\n"
+                     "    }\n";
     }
     // The jump divides by I - V at the spike (tauM times the slope); a crossing at the very end
     // of a step can leave it tiny or negative, so it is kept above a thousandth of vThresh.
@@ -162,7 +177,8 @@ NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout, bool backward) 
                 firstSpikeForward +
                 "} else {\n"
                 "    const int k = 2 * nT - 1 - Step;\n"
-                "    LambdaV = alpha * LambdaV;\n"
+                "    LambdaV = alpha * LambdaV;\n" +
+                silentPush +
                 "    if (BackSpike != 0) {\n"
                 "        NumSpikes = NumSpikes - 1;\n"
                 "        const scalar slope = fmax(SpikeIV[NumSpikes], 0.001 * vThresh);\n"
@@ -356,20 +372,25 @@ CustomUpdateModel tiesModel() {
 CustomUpdateModel firstSpikeLossModel() {
     CustomUpdateModel m;
     m.name = "EventPropFirstSpikeLoss";
-    m.params = {"tau0", "tau1", "alphaReg"};
+    m.params = {"tau0", "tau1", "alphaReg", "silentPush", "vThresh"};
     m.vars = {{"lossSum", "scalar", CA::ReadWrite}, {"correct", "int", CA::ReadWrite}};
     m.varRefs = {{"logit", "scalar", CA::ReadOnly},
                  {"maxLogit", "scalar", CA::ReadOnlySharedNeuron},
                  {"atMax", "scalar", CA::ReadOnlySharedNeuron},
                  {"prob", "scalar", CA::ReadOnly},
                  {"tFirst", "scalar", CA::ReadOnly},
+                 {"maxV", "scalar", CA::ReadOnly},
                  {"example", "int", CA::ReadOnly},
-                 {"dldt", "scalar", CA::ReadWrite}};
+                 {"dldt", "scalar", CA::ReadWrite},
+                 {"silentGrad", "scalar", CA::ReadWrite}};
     m.egpRefs = {{"labels", "int"}};
     // dL/dt_k = (onehot_k - p_k) / tau0, plus alpha/tau1 exp(t_k/tau1) for the label; nothing
-    // for an output that did not spike (it is not in the softmax: p_k = 0).
+    // for an output that did not spike (it is not in the softmax: p_k = 0). A label output that
+    // did not spike has no spike time to move: its loss is silentPush * (vThresh - max V), whose
+    // gradient pushes its largest voltage up (silentGrad), instead of the cross-entropy.
     m.updateCode = "const bool spiked = tFirst < 1e29;\n"
                    "dldt = 0.0;\n"
+                   "silentGrad = 0.0;\n"
                    "if (example >= 0) {\n"
                    "    const bool isLabel = (int)id == labels[example];\n"
                    "    if (spiked) {\n"
@@ -378,14 +399,15 @@ CustomUpdateModel firstSpikeLossModel() {
                    "            dldt = dldt + alphaReg / tau1 * exp(tFirst / tau1);\n"
                    "        }\n"
                    "    }\n"
-                   "    if (isLabel) {\n"
-                   "        lossSum = lossSum - log(fmax(prob, 1e-30));\n"
-                   "        if (spiked) {\n"
-                   "            lossSum = lossSum + alphaReg * (exp(tFirst / tau1) - 1.0);\n"
-                   "            if (logit >= maxLogit && atMax < 1.5) {\n"
-                   "                correct = correct + 1;\n"
-                   "            }\n"
+                   "    if (isLabel && spiked) {\n"
+                   "        lossSum = lossSum - log(fmax(prob, 1e-30)) +\n"
+                   "                  alphaReg * (exp(tFirst / tau1) - 1.0);\n"
+                   "        if (logit >= maxLogit && atMax < 1.5) {\n"
+                   "            correct = correct + 1;\n"
                    "        }\n"
+                   "    } else if (isLabel) {\n"
+                   "        lossSum = lossSum + silentPush * (vThresh - maxV);\n"
+                   "        silentGrad = -silentPush;\n"
                    "    }\n"
                    "}\n";
     return m;

@@ -71,6 +71,8 @@ void Network::addFirstSpikeReadout(const std::string& name, uint32_t size,
     requirePositive(params.tau1, name, "tau1");
     if (!std::isfinite(params.alpha) || params.alpha < 0.0)
         throw ModelError("population '" + name + "': alpha must be a finite number >= 0");
+    if (!std::isfinite(params.silentPush) || params.silentPush < 0.0)
+        throw ModelError("population '" + name + "': silentPush must be a finite number >= 0");
     addLif(name, size, params.lif); // the LIF checks; then it becomes the readout
     m_populations.back().kind = PopulationKind::FirstSpikeReadout;
     m_populations.back().firstSpike = params;

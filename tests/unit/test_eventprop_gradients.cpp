@@ -579,3 +579,33 @@ TEST(EventPropDelta, RefusedIntoSpikingNeurons) {
 }
 
 } // namespace
+
+namespace {
+
+// A label output that never spikes is pushed up through its largest voltage: its loss
+// silentPush * (vThresh - max V) is smooth in the weights, and its gradient is exact.
+TEST(EventPropGradient, SilentLabelPushMatchesFiniteDifferences) {
+    FirstSpikeReadoutParams out;
+    out.lif = {10.0, 1.0, 4};
+    out.silentPush = 2.0;
+    Network net;
+    net.addSpikeInput("In", {3});
+    net.addFirstSpikeReadout("Out", 2, out);
+    net.addConnection("InOut", "In", "Out", {{0.0, 0.0}, 5.0});
+    EventPropOptions opt;
+    opt.exampleTimesteps = 40;
+    opt.batchSize = 1;
+    opt.precision = Precision::Double;
+    EventPropCompiler c(net, opt);
+    c.setDataset(oneExample(3, 2, 40.0, 1, {{1.5f, 0}, {4.5f, 1}, {8.5f, 2}}));
+    c.setWeights("InOut", std::vector<double>{0.5, 0.4, 0.3, 0.6, 0.7, 0.2});
+    const std::vector<uint32_t> example{0};
+    const Metrics m = c.computeGradients(example);
+    EXPECT_GT(m.loss, 0.0) << "the label stays below threshold";
+    const auto g = c.gradient("InOut");
+    expectClose(g, finiteDifferences(c, "InOut", example, 1e-6), 1e-4);
+    for (size_t i = 0; i < 3; i++)
+        EXPECT_LT(g[i * 2 + 1], 0.0) << "raising the label's input weights lowers the loss";
+}
+
+} // namespace

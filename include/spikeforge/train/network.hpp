@@ -55,6 +55,10 @@ struct FirstSpikeReadoutParams {
     double tau0 = 0.5; // [ms]
     double tau1 = 6.4; // [ms]
     double alpha = 3e-3;
+    // A label output that does not spike has no spike time to learn from: its loss is then
+    // silentPush * (vThresh - its largest V), which pushes that voltage up (0: no push, and the
+    // output may stay silent for good).
+    double silentPush = 1.0;
 };
 
 enum class PopulationKind { SpikeInput, Lif, LeakyIntegrate, FirstSpikeReadout };

@@ -6,6 +6,7 @@
 #include "backends/opencl/platforms.hpp"
 #include "backends/simt/simt.hpp"
 
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,6 +78,9 @@ public:
     void zero(backends::Buffer buffer, size_t bytes) override;
     void copyBuffer(backends::Buffer dst, backends::Buffer src, size_t bytes) override;
     void synchronise() override;
+    // The sum over timed calls of (end − start) of the profiling markers around them (a queue
+    // without profiling: nullopt). Waits for the queue.
+    std::optional<double> busySeconds() override;
 
     // Makes `built` (the source of `program`, generated for `plan`) the device's program: its
     // kernels are created here; tables are allocated on first bind (opencl_program.cpp).
@@ -84,6 +88,11 @@ public:
     // InternalError before load.
     void bindTable(size_t table, const std::vector<std::vector<backends::FieldValue>>&) override;
     void launch(size_t kernel, const codegen::abi::StepArgs&) override;
+    void runSteps(const std::vector<size_t>& kernels, const codegen::abi::StepArgs& first,
+                  uint64_t steps, double dt) override;
+    void runSequence(const std::vector<backends::SequenceItem>& items) override;
+    // Marker pairs of timed calls not yet read (bounded): for tests.
+    size_t pendingBusyMarkers() const { return m_busyPending.size(); }
     // The buffer holding table `table`'s structs (nullptr until bound): for tests and probes.
     backends::Buffer tableBuffer(size_t table) const { return m_tables.at(table); }
 
@@ -106,6 +115,19 @@ protected:
     void readBuffer(void* dst, backends::Buffer src, size_t bytes) override;
 
 private:
+    // Busy time (busySeconds): the outermost timed call is bracketed by two markers whose
+    // profiled end times give its span on the device; pairs are read and released once done.
+    struct MarkerPair {
+        cl_event start, end;
+    };
+    template <typename F> void timed(F&& work);
+    cl_event marker();
+    // Reads and releases the finished pairs, oldest first; with `wait`, waits for all of them.
+    void collectBusy(bool wait);
+    void releasePending();
+    // Timestamp `what` of `event`; false (and measuring off for good) when the platform gives none.
+    bool timestamp(cl_event event, cl_profiling_info what, cl_ulong& out);
+
     void fill(cl_mem mem, size_t bytes);
     void checkRange(backends::Buffer buffer, size_t bytes, const char* what) const;
 
@@ -113,6 +135,10 @@ private:
     cl_context m_context = nullptr;
     cl_command_queue m_queue = nullptr;
     std::unordered_map<backends::Buffer, size_t> m_sizes; // [B] of every live buffer
+    bool m_profiling = false;             // the queue has profiling and its reads work
+    int m_timedDepth = 0;                 // nesting of timed calls (only the outermost is measured)
+    std::deque<MarkerPair> m_busyPending; // submitted, not yet read; in queue order
+    double m_busySeconds = 0.0;           // [s] read so far
 
     // The loaded SIMT program (load).
     struct LoadedLaunch {
@@ -126,5 +152,30 @@ private:
     std::vector<size_t> m_tableGroups;      // structs per table
     std::vector<backends::Buffer> m_tables; // per table; nullptr until bound
 };
+
+// Runs `work`; the outermost timed call is bracketed by profiling markers (busySeconds). Finished
+// pairs are read first, so at most a few stay pending.
+template <typename F> void OpenClDevice::timed(F&& work) {
+    if (!m_profiling || m_timedDepth > 0) return work();
+    collectBusy(false);
+    const cl_event start = marker();
+    m_timedDepth++;
+    try {
+        work();
+    } catch (...) {
+        m_timedDepth--;
+        clReleaseEvent(start);
+        throw;
+    }
+    m_timedDepth--;
+    cl_event end = nullptr;
+    try {
+        end = marker();
+    } catch (...) {
+        clReleaseEvent(start);
+        throw;
+    }
+    m_busyPending.push_back({start, end});
+}
 
 } // namespace spikeforge::opencl

@@ -1,10 +1,12 @@
-// Busy time of the OpenCL device (Device::busySeconds): the queue has profiling enabled, and the
-// outermost timed call (a runSequence, runSteps, launch, copyBuffer or zero) is bracketed by two
-// markers. On an in-order queue a marker ends when everything before it has ended, so the span
-// from the first marker's end to the second's is the device's time on that call, and the host's
-// gaps between calls are not in it. Pairs are read and released once finished (at the next timed
-// call, at sync points), never kept per kernel. A platform that gives no timestamps turns the
-// measurement off (nullopt), never into a silent zero.
+// Busy time of the OpenCL device (Device::busySeconds): the queue has profiling enabled; the first
+// command of the outermost timed call (a runSequence, runSteps, launch, copyBuffer or zero)
+// carries an event, and a marker is enqueued after the call. On an in-order queue a marker ends
+// when everything before it has ended, so the span from the first command's start to the
+// marker's end is the device's time on that call, and the host's gaps between calls are not in
+// it. One event and one marker per call (a marker costs about 2 µs on PoCL, an event on a command
+// less), never one per kernel; pairs are read and released once finished (at the next timed call,
+// at sync points). A platform that gives no timestamps turns the measurement off (nullopt), never
+// into a silent zero.
 #include "backends/opencl/opencl_device.hpp"
 
 namespace spikeforge::opencl {
@@ -56,25 +58,25 @@ bool OpenClDevice::timestamp(cl_event event, cl_profiling_info what, cl_ulong& o
 
 void OpenClDevice::collectBusy(bool wait) {
     while (!m_busyPending.empty()) {
-        const MarkerPair pair = m_busyPending.front();
+        const EventPair pair = m_busyPending.front();
         const bool full = m_busyPending.size() >= kMaxPendingPairs;
         if (!finished(pair.end)) {
             if (!wait && !full) return;
             clWaitForEvents(1, &pair.end); // a failed command ends the wait too
         }
         cl_ulong start = 0, end = 0; // [ns]
-        if (timestamp(pair.start, CL_PROFILING_COMMAND_END, start) &&
+        if (timestamp(pair.first, CL_PROFILING_COMMAND_START, start) &&
             timestamp(pair.end, CL_PROFILING_COMMAND_END, end) && end > start)
             m_busySeconds += static_cast<double>(end - start) * 1e-9;
-        clReleaseEvent(pair.start);
+        clReleaseEvent(pair.first);
         clReleaseEvent(pair.end);
         m_busyPending.pop_front();
     }
 }
 
 void OpenClDevice::releasePending() {
-    for (const MarkerPair& pair : m_busyPending) {
-        clReleaseEvent(pair.start);
+    for (const EventPair& pair : m_busyPending) {
+        clReleaseEvent(pair.first);
         clReleaseEvent(pair.end);
     }
     m_busyPending.clear();

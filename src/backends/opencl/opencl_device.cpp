@@ -149,9 +149,9 @@ void OpenClDevice::copyBuffer(backends::Buffer dst, backends::Buffer src, size_t
     checkRange(dst, bytes, "copyBuffer");
     checkRange(src, bytes, "copyBuffer");
     timed([&] {
-        check(
-            clEnqueueCopyBuffer(m_queue, memOf(src), memOf(dst), 0, 0, bytes, 0, nullptr, nullptr),
-            "clEnqueueCopyBuffer", std::to_string(bytes) + " bytes");
+        check(clEnqueueCopyBuffer(m_queue, memOf(src), memOf(dst), 0, 0, bytes, 0, nullptr,
+                                  firstEvent()),
+              "clEnqueueCopyBuffer", std::to_string(bytes) + " bytes");
     });
 }
 
@@ -159,7 +159,7 @@ void OpenClDevice::fill(cl_mem mem, size_t bytes) {
     // A 4-byte pattern where the size allows it: the common case, and faster on GPUs.
     const uint32_t zero = 0;
     const size_t pattern = bytes % 4 == 0 ? 4 : 1;
-    check(clEnqueueFillBuffer(m_queue, mem, &zero, pattern, 0, bytes, 0, nullptr, nullptr),
+    check(clEnqueueFillBuffer(m_queue, mem, &zero, pattern, 0, bytes, 0, nullptr, firstEvent()),
           "clEnqueueFillBuffer", std::to_string(bytes) + " bytes");
 }
 
@@ -214,7 +214,7 @@ Program OpenClDevice::buildProgram(const std::string& source, const std::string&
 void OpenClDevice::enqueue(const Kernel& kernel, size_t global, size_t local) {
     if (global == 0) return; // OpenCL refuses an empty range; there is nothing to run
     check(clEnqueueNDRangeKernel(m_queue, kernel.handle(), 1, nullptr, &global,
-                                 local ? &local : nullptr, 0, nullptr, nullptr),
+                                 local ? &local : nullptr, 0, nullptr, firstEvent()),
           "clEnqueueNDRangeKernel",
           "kernel " + kernel.name() + ", " + std::to_string(global) + " work-items");
 }
@@ -224,7 +224,7 @@ void OpenClDevice::enqueue2d(const Kernel& kernel, size_t global0, size_t global
     const size_t global[2] = {global0, global1};
     const size_t local[2] = {local0, 1};
     check(clEnqueueNDRangeKernel(m_queue, kernel.handle(), 2, nullptr, global,
-                                 local0 ? local : nullptr, 0, nullptr, nullptr),
+                                 local0 ? local : nullptr, 0, nullptr, firstEvent()),
           "clEnqueueNDRangeKernel",
           "kernel " + kernel.name() + ", " + std::to_string(global0) + " x " +
               std::to_string(global1) + " work-items");

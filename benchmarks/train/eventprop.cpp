@@ -2,13 +2,14 @@
 //   bench_train_eventprop yinyang [options]   Yin-Yang: accuracy per epoch, epoch wall time
 //   bench_train_eventprop shd [options]       synthetic SHD-shaped data: epoch wall time
 // Options: --epochs N --hidden H --dt MS --batch B --readout sum|avg|exp|max|ttfs --lr X --decay X
-//          --duration MS --w-in-mean X --w-in-sd X --w-out-mean X --w-out-sd X --tau0 --tau1 --alpha
+//          --graph-steps N (cuda) --duration MS --w-in-mean X --w-in-sd X --w-out-mean X --w-out-sd X --tau0 --tau1
+//          --alpha
 //          --backend NAME --train N --test N --seed S --tau-mem MS --tau-syn MS
 // Prints one line per epoch and a last JSON line with the results. host_fraction is the share of
 // the training epochs' wall time spent outside device work, 1 − Δbusy / Δwall
 // (Simulation::deviceBusySeconds; "n/a" and null where the backend does not measure busy time).
-#include "spikeforge/train/dataset.hpp"
 #include "spikeforge/train/eventprop.hpp"
+#include "spikeforge/train/dataset.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -16,8 +17,8 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
-#include <optional>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -91,15 +92,18 @@ int run(const Args& a) {
         fs.alpha = a.num("alpha", 3e-3);
         net.addFirstSpikeReadout("Out", train.numClasses(), fs);
     } else {
-        net.addLeakyIntegrate("Out", train.numClasses(), {a.num("tau-mem", 20.0), readoutOf(readout)});
+        net.addLeakyIntegrate("Out", train.numClasses(),
+                              {a.num("tau-mem", 20.0), readoutOf(readout)});
     }
     const double tauS = a.num("tau-syn", 5.0);
     const double nIn = train.numChannels();
-    net.addConnection("InHid", "In", "Hid",
-                      {{a.num("w-in-mean", yy ? 1.5 : 0.03), a.num("w-in-sd", yy ? 0.78 : 0.01)}, tauS});
+    net.addConnection(
+        "InHid", "In", "Hid",
+        {{a.num("w-in-mean", yy ? 1.5 : 0.03), a.num("w-in-sd", yy ? 0.78 : 0.01)}, tauS});
     if (!yy) net.addConnection("HidHid", "Hid", "Hid", {{0.0, 0.02}, tauS});
-    net.addConnection("HidOut", "Hid", "Out",
-                      {{a.num("w-out-mean", yy ? 0.0 : 0.0), a.num("w-out-sd", yy ? 0.3 : 0.03)}, tauS});
+    net.addConnection(
+        "HidOut", "Hid", "Out",
+        {{a.num("w-out-mean", yy ? 0.0 : 0.0), a.num("w-out-sd", yy ? 0.3 : 0.03)}, tauS});
     (void)nIn;
     EventPropOptions opt;
     opt.dt = dt;
@@ -109,6 +113,7 @@ int run(const Args& a) {
     opt.seed = uint64_t(a.num("seed", 1));
     BackendPreferences prefs;
     prefs.backend = a.str("backend", "cpu");
+    prefs.cudaGraphSteps = uint32_t(a.num("graph-steps", 0)); // cuda: one graph per batch at >= 2T
     EventPropCompiler c(net, opt, prefs);
     c.setDataset(concatenate(train, test));
     const auto testIdx = iota(test.size(), uint32_t(train.size()));

@@ -5,6 +5,7 @@
 #include "json.hpp"
 #include "snippet/suggest.hpp"
 #include "spike_output.hpp"
+#include "train_command.hpp"
 
 #include "spikeforge/simulation.hpp"
 
@@ -25,8 +26,6 @@
 
 namespace spikeforge::cli {
 
-namespace {
-
 // "error: <message>" with control characters other than newlines shown as \xNN, so that text
 // from a config or data file cannot drive the terminal (escape sequences) or fake output lines.
 void printError(std::ostream& err, std::string_view message) {
@@ -43,6 +42,8 @@ void printError(std::ostream& err, std::string_view message) {
     }
     err << text << '\n';
 }
+
+namespace {
 
 std::string formatTime(double ms) {
     char buffer[32];
@@ -439,12 +440,15 @@ int runCli(int argc, char** argv) {
         ->allow_extra_args(false);
     sim->add_flag("--json", options.json, "End the output with one JSON line of results");
 
+    const auto runTraining = addTrainCommands(app);
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return parseError(app, e);
     }
     if (info->parsed()) return runInfo(infoJson, std::cout, std::cerr);
+    if (const std::optional<int> code = runTraining()) return *code;
     if (durationOpt->count() > 0) options.durationMs = durationMs;
     if (batchOpt->count() > 0) options.batch = batch;
     if (timeoutOpt->count() > 0) options.compileTimeoutSeconds = compileTimeout;

@@ -1,9 +1,10 @@
 #pragma once
-// The `spikeforge` command: `info` and `simulate` (usage: docs/cli.md).
+// The `spikeforge` command: `info`, `simulate`, `train` and `evaluate` (usage: docs/cli.md).
 #include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace spikeforge::cli {
@@ -27,6 +28,9 @@ struct SimulateOptions {
     std::vector<std::string> sets;               // "NAME=VALUE" overrides of [parameters]
     bool json = false;                           // end stdout with one JSON line
 };
+
+// "error: <message>" on `err`, control characters other than newlines shown as \xNN.
+void printError(std::ostream& err, std::string_view message);
 
 // Each returns an exit code and reports errors on `err` as "error: <message>".
 int runInfo(bool json, std::ostream& out, std::ostream& err);

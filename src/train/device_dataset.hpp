@@ -11,8 +11,8 @@
 namespace spikeforge::train::detail {
 
 struct DeviceDatasetLayout {
-    std::vector<float> evTimes;         // [ms]
-    std::vector<uint32_t> rowOffsets;   // size() * (numChannels + 1)
+    std::vector<float> evTimes;       // [ms]
+    std::vector<uint32_t> rowOffsets; // size() * (numChannels + 1)
     std::vector<int32_t> labels;
 };
 

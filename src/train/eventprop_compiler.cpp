@@ -1,381 +1,132 @@
-// EventPropCompiler (eventprop.hpp): the Network becomes one spikeforge::Model (forward and
-// backward dynamics in the same groups, eventprop_models.hpp), and each batch is run as
+// EventPropCompiler, part 2 (part 1, the model, is eventprop_build.cpp): the dataset upload and
+// the batches, each run as one Schedule
 //   resetState, select the examples, T forward steps, loss, T backward steps, batch reduction,
 //   Adam
-// with every number staying on the device: the host only issues the calls.
+// with every number staying on the device: the host only issues the calls. Then weights,
+// gradients and the learnable state for checkpoints.
 #include "spikeforge/train/eventprop.hpp"
 
 #include "spikeforge/errors.hpp"
-#include "spikeforge/models.hpp"
 
 #include "train/device_dataset.hpp"
-#include "train/eventprop_models.hpp"
+#include "train/eventprop_impl.hpp"
 
 #include <cmath>
+#include <cstdint>
 
 namespace spikeforge::train {
 
-namespace {
+using namespace detail;
 
-// Names of the custom updates and their update groups. User names cannot start with "sf", so
-// internal names are prefixed "EventProp" and clash only with a user name of that form, which
-// the Model then reports.
-const std::string kTrial = "EventPropTrial";
-const std::string kLoss = "EventPropLoss";
-const std::string kReduce = "EventPropReduce";
-const std::string kAdam = "EventPropAdam";
-const std::string kSoftmax = "EventPropSoftmax";
-const std::string kLossValue = "EventPropLossValue";
-
-enum class Mode { Train, Gradients, Evaluate };
-
-VarInit weightInit(const WeightInit& w) {
-    if (w.sd == 0.0) return VarInit(w.mean);
-    return init::Normal(w.mean, w.sd);
+uint32_t EventPropCompiler::Impl::bufferSize(const Population& p) {
+    return p.kind == PopulationKind::FirstSpikeReadout ? p.firstSpike.lif.spikeBufferSize
+                                                       : p.lif.spikeBufferSize;
 }
 
-} // namespace
+void EventPropCompiler::Impl::zeroInts(const std::string& group, const std::string& var) {
+    sim->pull(group, var);
+    for (auto& x : sim->view<int32_t>(group, var))
+        x = 0;
+    sim->push(group, var);
+}
 
-struct EventPropCompiler::Impl {
-    Network network;
-    EventPropOptions options;
-    std::unique_ptr<Model> model;
-    std::unique_ptr<Simulation> sim;
-    std::string input, readout;
-    std::vector<std::string> selectUpdates;
-    std::vector<std::string> lifPopulations;
-    size_t datasetSize = 0;
-    uint64_t trialsRun = 0;
-
-    Impl(const Network& net, const EventPropOptions& opt) : network(net), options(opt) {}
-
-    std::vector<std::pair<std::string, std::string>> stateArrays() const;
-
-    void checkNetwork() {
-        if (options.exampleTimesteps == 0)
-            throw ModelError("EventPropOptions::exampleTimesteps must be >= 1");
-        if (!std::isfinite(options.dt) || options.dt <= 0.0)
-            throw ModelError("EventPropOptions::dt must be a finite number > 0");
-        if (options.batchSize == 0) throw ModelError("EventPropOptions::batchSize must be >= 1");
-        for (const auto& p : network.populations()) {
-            std::string* slot = nullptr;
-            switch (p.kind) {
-            case PopulationKind::SpikeInput:
-                slot = &input;
-                break;
-            case PopulationKind::LeakyIntegrate:
-            case PopulationKind::FirstSpikeReadout:
-                slot = &readout;
-                break;
-            case PopulationKind::Lif:
-                break;
-            }
-            if (!slot) continue;
-            if (!slot->empty())
-                throw ModelError("population '" + p.name + "': EventProp training takes one " +
-                                 (slot == &input ? "SpikeInput" : "readout") +
-                                 " population ('" + *slot + "' is the first)");
-            *slot = p.name;
-        }
-        if (input.empty()) throw ModelError("the network has no SpikeInput population");
-        if (readout.empty())
-            throw ModelError("the network has no readout population (LeakyIntegrate or "
-                             "FirstSpikeReadout) to train");
-        if (!network.tauSynInto(readout))
-            throw ModelError("readout '" + readout + "' has no incoming connection");
+void EventPropCompiler::Impl::checkDropped() {
+    for (const auto& pop : lifPopulations) {
+        const std::string group = "EventPropDropped" + pop;
+        sim->pull(group, "total");
+        uint64_t dropped = 0;
+        for (int32_t x : sim->view<int32_t>(group, "total"))
+            dropped += uint64_t(x);
+        if (dropped == 0) continue;
+        zeroInts(group, "total");
+        throw ModelError("population '" + pop + "': " + std::to_string(dropped) +
+                         " spikes did not fit in the EventProp spike buffers (" +
+                         std::to_string(bufferSize(network.population(pop))) +
+                         " per neuron and example), so their gradients would be wrong; "
+                         "raise LifParams::spikeBufferSize");
     }
+}
 
-    double tauSynOf(const std::string& pop) const {
-        return network.tauSynInto(pop).value_or(5.0); // no input: the value is never used
-    }
+void EventPropCompiler::Impl::clearAccumulators() {
+    zeroInts(kLossValue, "correct");
+    zeroScalars(kLossValue, "lossSum");
+    sim->push(kLossValue, "lossSum");
+}
 
-    double tauMemOf(const Population& p) const {
-        switch (p.kind) {
-        case PopulationKind::Lif:
-            return p.lif.tauMem;
-        case PopulationKind::LeakyIntegrate:
-            return p.li.tauMem;
-        case PopulationKind::FirstSpikeReadout:
-            return p.firstSpike.lif.tauMem;
-        case PopulationKind::SpikeInput:
-            break;
-        }
-        throw InternalError("tauMem of a spike input");
-    }
+void EventPropCompiler::Impl::zeroScalars(const std::string& group, const std::string& var) {
+    if (options.precision == Precision::Double)
+        for (auto& x : sim->view<double>(group, var))
+            x = 0.0;
+    else
+        for (auto& x : sim->view<float>(group, var))
+            x = 0.0f;
+}
 
-    ParamValues lifParams(const std::string& name, const LifParams& lif) const {
-        return {{"T", double(options.exampleTimesteps)},
-                {"tauM", lif.tauMem},
-                {"tauS", tauSynOf(name)},
-                {"vThresh", lif.vThresh},
-                {"slots", double(lif.spikeBufferSize)},
-                {"regStrength", lif.regStrength},
-                {"regTarget", lif.regTarget},
-                {"batchSize", double(options.batchSize)}};
-    }
-
-    static VarInitMap lifVars() {
-        return {{"V", 0.0},         {"I", 0.0},         {"LambdaV", 0.0},
-                {"LambdaI", 0.0},   {"Step", 0.0},      {"BackSpike", 0.0},
-                {"NumSpikes", 0.0}, {"Dropped", 0.0},   {"SpikeSum", 0.0}};
-    }
-
-    void addPopulation(const Population& p) {
-        const double T = options.exampleTimesteps;
-        switch (p.kind) {
-        case PopulationKind::SpikeInput:
-            model->addNeuronGroup(p.name, p.size, detail::inputModel(),
-                                  {{"T", T}, {"numChannels", double(p.size)}},
-                                  {{"Example", -1.0},
-                                   {"Start", 0.0},
-                                   {"Cursor", 0.0},
-                                   {"End", 0.0},
-                                   {"Step", 0.0},
-                                   {"Fire", 0.0}});
-            return;
-        case PopulationKind::Lif:
-            model->addNeuronGroup(p.name, p.size, detail::lifModel(p.lif.spikeBufferSize),
-                                  lifParams(p.name, p.lif), lifVars());
-            return;
-        case PopulationKind::FirstSpikeReadout: {
-            ParamValues params = lifParams(p.name, p.firstSpike.lif);
-            params["tau0"] = p.firstSpike.tau0;
-            VarInitMap vars = lifVars();
-            vars.insert({{"TFirst", 1e30}, {"Logit", 0.0}, {"Prob", 0.0}, {"DLdt", 0.0},
-                         {"Example", -1.0}});
-            model->addNeuronGroup(p.name, p.size,
-                                  detail::lifModel(p.firstSpike.lif.spikeBufferSize, true), params,
-                                  vars);
-            return;
-        }
-        case PopulationKind::LeakyIntegrate:
-            model->addNeuronGroup(p.name, p.size, detail::readoutModel(p.li.readout),
-                                  {{"T", T}, {"tauM", p.li.tauMem}, {"tauS", tauSynOf(p.name)}},
-                                  {{"V", 0.0},
-                                   // MaxVar keeps the largest V: start below any
-                                   {"Sum", p.li.readout == Readout::MaxVar ? -1e30 : 0.0},
-                                   {"LambdaV", 0.0},
-                                   {"LambdaI", 0.0},
-                                   {"Grad", 0.0},
-                                   {"Prob", 0.0},
-                                   {"Step", 0.0},
-                                   {"Example", -1.0},
-                                   {"MaxStep", 0.0}});
-            return;
-        }
-    }
-
-    void addConnection(const Connection& c) {
-        const Population& src = network.population(c.source);
-        const Population& tgt = network.population(c.target);
-        const double T = options.exampleTimesteps;
-        WeightUpdateInit wu{detail::synapseModel(src.kind != PopulationKind::SpikeInput),
-                            {{"T", T}, {"tauMPost", tauMemOf(tgt)}, {"tauSPost", c.params.tauSyn}},
-                            {{"g", weightInit(c.params.weights)},
-                             {"Gradient", 0.0},
-                             {"ReducedGradient", 0.0}},
-                            {},
-                            {}};
-        PostsynapticInit ps{detail::expCurrModel(), {{"T", T}, {"tauS", c.params.tauSyn}}, {}};
-        model->addSynapseGroup(c.name, MatrixType::Dense, 0, c.source, c.target, wu, ps);
-    }
-
-    void addCustomUpdates() {
-        for (const std::string& pop : {input, readout}) {
-            const std::string name = "EventPropSelect" + pop;
-            auto& cu = model->addCustomUpdate(name, kTrial, detail::selectExampleModel(),
-                                              {{"trialBase", 0.0}}, {},
-                                              {{"example", {pop, "Example"}}},
-                                              {{"perm", {input, "perm"}}});
-            cu.setParamDynamic("trialBase");
-            selectUpdates.push_back(name);
-        }
-        const Population& out = network.population(readout);
-        if (out.kind == PopulationKind::FirstSpikeReadout) {
-            models::addSoftmax(*model, kSoftmax, kLoss, {readout, "Logit"}, {readout, "Prob"});
-            model->addCustomUpdate(kLossValue, kLoss, detail::firstSpikeLossModel(),
-                                   {{"tau0", out.firstSpike.tau0},
-                                    {"tau1", out.firstSpike.tau1},
-                                    {"alphaReg", out.firstSpike.alpha}},
-                                   {{"lossSum", 0.0}, {"correct", 0.0}},
-                                   {{"logit", {readout, "Logit"}},
-                                    {"maxLogit", {kSoftmax + "Max", "maxValue"}},
-                                    {"prob", {readout, "Prob"}},
-                                    {"tFirst", {readout, "TFirst"}},
-                                    {"example", {readout, "Example"}},
-                                    {"dldt", {readout, "DLdt"}}},
-                                   {{"labels", {input, "labels"}}});
-        } else {
-            models::addSoftmax(*model, kSoftmax, kLoss, {readout, "Sum"}, {readout, "Prob"});
-            model->addCustomUpdate(kLossValue, kLoss, detail::crossEntropyModel(), {},
-                                   {{"lossSum", 0.0}, {"correct", 0.0}},
-                                   {{"readout", {readout, "Sum"}},
-                                    {"maxReadout", {kSoftmax + "Max", "maxValue"}},
-                                    {"prob", {readout, "Prob"}},
-                                    {"example", {readout, "Example"}},
-                                    {"grad", {readout, "Grad"}}},
-                                   {{"labels", {input, "labels"}}});
-        }
-        for (const auto& p : network.populations()) {
-            if (p.kind != PopulationKind::Lif && p.kind != PopulationKind::FirstSpikeReadout)
-                continue;
-            model->addCustomUpdate("EventPropSpikeSum" + p.name, kLoss, detail::spikeSumModel(),
-                                   {}, {},
-                                   {{"count", {p.name, "NumSpikes"}},
-                                    {"dropped", {p.name, "Dropped"}},
-                                    {"spikeSum", {p.name, "SpikeSum"}}});
-            model->addCustomUpdate("EventPropDropped" + p.name, kLoss, detail::droppedModel(), {},
-                                   {{"total", 0.0}}, {{"dropped", {p.name, "Dropped"}}});
-            lifPopulations.push_back(p.name);
-        }
-        const AdamParams& a = options.adam;
-        for (const auto& c : network.connections()) {
-            model->addCustomUpdateWU("EventPropReduce" + c.name, kReduce,
-                                     models::BatchReduceAndZero(), {}, {},
-                                     {{"gradient", {c.name, "Gradient"}},
-                                      {"reducedGradient", {c.name, "ReducedGradient"}}});
-            auto& adam = model->addCustomUpdateWU(
-                "EventPropAdam" + c.name, kAdam, models::Adam(),
-                {{"beta1", a.beta1},
-                 {"beta2", a.beta2},
-                 {"epsilon", a.epsilon},
-                 {"alpha", a.learningRate}},
-                {{"m", 0.0}, {"v", 0.0}},
-                {{"gradient", {c.name, "ReducedGradient"}}, {"variable", {c.name, "g"}}});
-            adam.setParamDynamic("alpha");
-        }
-    }
-
-    void build(const BackendPreferences& prefs) {
-        checkNetwork();
-        model = std::make_unique<Model>("eventprop");
-        model->setDT(options.dt);
-        model->setPrecision(options.precision);
-        model->setBatchSize(options.batchSize);
-        model->setSeed(options.seed);
-        for (const auto& p : network.populations())
-            addPopulation(p);
-        for (const auto& c : network.connections())
-            addConnection(c);
-        addCustomUpdates();
-        BackendPreferences p = prefs;
-        p.keepInitialState = true; // every trial starts with resetState
-        sim = std::make_unique<Simulation>(*model, p);
-    }
-
-    static uint32_t bufferSize(const Population& p) {
-        return p.kind == PopulationKind::FirstSpikeReadout ? p.firstSpike.lif.spikeBufferSize
-                                                           : p.lif.spikeBufferSize;
-    }
-
-    // Sets an int array of the model to zero (a host write, once per call, not per batch).
-    void zeroInts(const std::string& group, const std::string& var) {
-        sim->pull(group, var);
-        for (auto& x : sim->view<int32_t>(group, var))
-            x = 0;
-        sim->push(group, var);
-    }
-
-    // Spikes that did not fit in a LIF population's rings since the last call: an error naming
-    // the population and the count (the gradients of those examples would be wrong).
-    void checkDropped() {
-        for (const auto& pop : lifPopulations) {
-            const std::string group = "EventPropDropped" + pop;
-            sim->pull(group, "total");
-            uint64_t dropped = 0;
-            for (int32_t x : sim->view<int32_t>(group, "total"))
-                dropped += uint64_t(x);
-            if (dropped == 0) continue;
-            zeroInts(group, "total");
-            throw ModelError("population '" + pop + "': " + std::to_string(dropped) +
-                             " spikes did not fit in the EventProp spike buffers (" +
-                             std::to_string(bufferSize(network.population(pop))) +
-                             " per neuron and example), so their gradients would be wrong; "
-                             "raise LifParams::spikeBufferSize");
-        }
-    }
-
-    // Sets the per-batch accumulators of the loss update to zero.
-    void clearAccumulators() {
-        zeroInts(kLossValue, "correct");
-        zeroScalars(kLossValue, "lossSum");
-        sim->push(kLossValue, "lossSum");
-    }
-
-    void zeroScalars(const std::string& group, const std::string& var) {
-        if (options.precision == Precision::Double)
-            for (auto& x : sim->view<double>(group, var))
-                x = 0.0;
-        else
-            for (auto& x : sim->view<float>(group, var))
-                x = 0.0f;
-    }
-
-    std::vector<double> pullScalars(const std::string& group, const std::string& var) {
-        sim->pull(group, var);
-        if (options.precision == Precision::Double) {
-            auto v = sim->view<double>(group, var);
-            return {v.begin(), v.end()};
-        }
-        auto v = sim->view<float>(group, var);
+std::vector<double> EventPropCompiler::Impl::pullScalars(const std::string& group,
+                                                         const std::string& var) {
+    sim->pull(group, var);
+    if (options.precision == Precision::Double) {
+        auto v = sim->view<double>(group, var);
         return {v.begin(), v.end()};
     }
+    auto v = sim->view<float>(group, var);
+    return {v.begin(), v.end()};
+}
 
-    Metrics readAccumulators(uint64_t examples) {
-        Metrics m;
-        for (double x : pullScalars(kLossValue, "lossSum"))
-            m.loss += x;
-        sim->pull(kLossValue, "correct");
-        for (int32_t x : sim->view<int32_t>(kLossValue, "correct"))
-            m.correct += uint64_t(x);
-        m.examples = examples;
-        return m;
+Metrics EventPropCompiler::Impl::readAccumulators(uint64_t examples) {
+    Metrics m;
+    for (double x : pullScalars(kLossValue, "lossSum"))
+        m.loss += x;
+    sim->pull(kLossValue, "correct");
+    for (int32_t x : sim->view<int32_t>(kLossValue, "correct"))
+        m.correct += uint64_t(x);
+    m.examples = examples;
+    return m;
+}
+
+uint64_t EventPropCompiler::Impl::uploadOrder(std::span<const uint32_t> examples) {
+    if (datasetSize == 0) throw ModelError("EventPropCompiler: no dataset (call setDataset first)");
+    const uint32_t B = options.batchSize;
+    const uint64_t batches = (examples.size() + B - 1) / B;
+    std::vector<int32_t> perm(batches * B, -1);
+    for (size_t i = 0; i < examples.size(); i++) {
+        if (examples[i] >= datasetSize)
+            throw ModelError("example index " + std::to_string(examples[i]) + " at position " +
+                             std::to_string(i) + " is not in the dataset of " +
+                             std::to_string(datasetSize) + " examples");
+        perm[i] = static_cast<int32_t>(examples[i]);
     }
+    if (perm.empty()) return 0;
+    sim->setEGP<int32_t>(input, "perm", perm);
+    for (const auto& name : selectUpdates)
+        sim->setDynamicParam(name, "trialBase", double(trialsRun));
+    return batches;
+}
 
-    // Uploads the trial order (padded with -1 to whole batches) and points the example
-    // selection at its start.
-    uint64_t uploadOrder(std::span<const uint32_t> examples) {
-        if (datasetSize == 0)
-            throw ModelError("EventPropCompiler: no dataset (call setDataset first)");
-        const uint32_t B = options.batchSize;
-        const uint64_t batches = (examples.size() + B - 1) / B;
-        std::vector<int32_t> perm(batches * B, -1);
-        for (size_t i = 0; i < examples.size(); i++) {
-            if (examples[i] >= datasetSize)
-                throw ModelError("example index " + std::to_string(examples[i]) + " at position " +
-                                 std::to_string(i) + " is not in the dataset of " +
-                                 std::to_string(datasetSize) + " examples");
-            perm[i] = static_cast<int32_t>(examples[i]);
-        }
-        if (perm.empty()) return 0;
-        sim->setEGP<int32_t>(input, "perm", perm);
-        for (const auto& name : selectUpdates)
-            sim->setDynamicParam(name, "trialBase", double(trialsRun));
-        return batches;
+Schedule EventPropCompiler::Impl::batchSchedule(Mode mode) const {
+    const uint64_t T = options.exampleTimesteps;
+    Schedule s;
+    s.resetState().customUpdate(kTrial).steps(T).customUpdate(kLoss);
+    switch (mode) {
+    case Mode::Evaluate:
+        break;
+    case Mode::Gradients:
+        s.steps(T).customUpdate(kReduce);
+        break;
+    case Mode::Train:
+        s.steps(T).customUpdate(kReduce).customUpdate(kAdam);
+        break;
     }
+    return s;
+}
 
-    // One batch as a schedule: the device runs it without the host touching any number
-    // (Simulation::run(Schedule): one CUDA graph per batch on cuda with cudaGraphSteps >= 2T).
-    Schedule batchSchedule(Mode mode) const {
-        const uint64_t T = options.exampleTimesteps;
-        Schedule s;
-        s.resetState().customUpdate(kTrial).steps(T).customUpdate(kLoss);
-        switch (mode) {
-        case Mode::Evaluate:
-            break;
-        case Mode::Gradients:
-            s.steps(T).customUpdate(kReduce);
-            break;
-        case Mode::Train:
-            s.steps(T).customUpdate(kReduce).customUpdate(kAdam);
-            break;
-        }
-        return s;
-    }
-
-    Metrics run(std::span<const uint32_t> examples, Mode mode, const Progress& progress = {}) {
-        const uint64_t batches = uploadOrder(examples);
-        clearAccumulators();
+Metrics EventPropCompiler::Impl::run(std::span<const uint32_t> examples, Mode mode,
+                                     const Progress& progress) {
+    const uint64_t batches = uploadOrder(examples);
+    clearAccumulators();
+    if (mode == Mode::Evaluate && (!recorded.empty() || !recordedVars.empty())) {
+        runRecorded(examples, batches, progress);
+    } else {
         const Schedule schedule = batchSchedule(mode);
         if (!progress) {
             sim->run(schedule, batches);
@@ -385,11 +136,57 @@ struct EventPropCompiler::Impl {
                 progress(b + 1, batches);
             }
         }
-        trialsRun += batches;
-        checkDropped();
-        return readAccumulators(examples.size());
     }
-};
+    trialsRun += batches;
+    checkDropped();
+    return readAccumulators(examples.size());
+}
+
+// Appends the recorded variables' values after this step to the examples of batch slots
+// first … first + B - 1 (per example: [step][neuron]).
+void EventPropCompiler::Impl::recordVariables(size_t examples, uint64_t first) {
+    for (const auto& [pop, var] : recordedVars) {
+        const std::vector<double> values = pullScalars(pop, var);
+        const size_t n = network.population(pop).size;
+        auto& out = variables[pop + "." + var];
+        for (size_t slot = 0; slot < options.batchSize && first + slot < examples; slot++)
+            out[first + slot].insert(out[first + slot].end(), values.begin() + slot * n,
+                                     values.begin() + (slot + 1) * n);
+    }
+}
+
+void EventPropCompiler::Impl::runRecorded(std::span<const uint32_t> examples, uint64_t batches,
+                                          const Progress& progress) {
+    const uint64_t T = options.exampleTimesteps;
+    const uint32_t B = options.batchSize;
+    spikes.clear();
+    for (const auto& pop : recorded)
+        spikes[pop].assign(examples.size(), {});
+    variables.clear();
+    for (const auto& [pop, var] : recordedVars)
+        variables[pop + "." + var].assign(examples.size(), {});
+    const Schedule start = Schedule().resetState().customUpdate(kTrial);
+    for (uint64_t b = 0; b < batches; b++) {
+        sim->run(start);
+        if (!recorded.empty()) sim->setRecordingWindow(T);
+        if (recordedVars.empty()) {
+            sim->run(T);
+        } else {
+            for (uint64_t step = 0; step < T; step++) {
+                sim->step();
+                recordVariables(examples.size(), b * B);
+            }
+        }
+        if (!recorded.empty()) sim->pullRecording();
+        for (const auto& pop : recorded)
+            for (const SpikeEvent& e : sim->spikes(pop)) {
+                const uint64_t position = b * B + e.batch;
+                if (position < examples.size()) spikes[pop][position].push_back(e);
+            }
+        sim->customUpdate(kLoss);
+        if (progress) progress(b + 1, batches);
+    }
+}
 
 EventPropCompiler::EventPropCompiler(const Network& network, const EventPropOptions& options,
                                      const BackendPreferences& prefs)
@@ -399,10 +196,9 @@ EventPropCompiler::EventPropCompiler(const Network& network, const EventPropOpti
 
 EventPropCompiler::~EventPropCompiler() = default;
 
-void EventPropCompiler::setDataset(const EventDataset& data) {
-    auto& s = *m_impl;
-    const Population& in = s.network.population(s.input);
-    const Population& out = s.network.population(s.readout);
+void EventPropCompiler::Impl::setDataset(const EventDataset& data) {
+    const Population& in = network.population(input);
+    const Population& out = network.population(readout);
     if (data.numChannels() != in.size)
         throw ModelError("dataset has " + std::to_string(data.numChannels()) +
                          " channels but SpikeInput '" + in.name + "' has " +
@@ -412,18 +208,21 @@ void EventPropCompiler::setDataset(const EventDataset& data) {
                          " classes but readout '" + out.name + "' has only " +
                          std::to_string(out.size) + " neurons");
     const auto layout = detail::layoutForDevice(data);
-    s.sim->setEGP<float>(s.input, "evTimes", layout.evTimes);
-    s.sim->setEGP<uint32_t>(s.input, "rowOffsets", layout.rowOffsets);
-    s.sim->setEGP<int32_t>(s.input, "labels", layout.labels);
-    s.datasetSize = data.size();
+    sim->setEGP<float>(input, "evTimes", layout.evTimes);
+    sim->setEGP<uint32_t>(input, "rowOffsets", layout.rowOffsets);
+    sim->setEGP<int32_t>(input, "labels", layout.labels);
+    datasetSize = data.size();
+}
+
+void EventPropCompiler::setDataset(const EventDataset& data) {
+    m_impl->setDataset(data);
 }
 
 Metrics EventPropCompiler::trainEpoch(std::span<const uint32_t> order, const Progress& progress) {
     return m_impl->run(order, Mode::Train, progress);
 }
 
-Metrics EventPropCompiler::evaluate(std::span<const uint32_t> examples,
-                                    const Progress& progress) {
+Metrics EventPropCompiler::evaluate(std::span<const uint32_t> examples, const Progress& progress) {
     return m_impl->run(examples, Mode::Evaluate, progress);
 }
 
@@ -435,32 +234,88 @@ Metrics EventPropCompiler::computeGradients(std::span<const uint32_t> batch) {
     return m_impl->run(batch, Mode::Gradients);
 }
 
+const Connection& EventPropCompiler::Impl::connection(const std::string& name) const {
+    for (const auto& c : network.connections())
+        if (c.name == name) return c;
+    throw ModelError("network has no connection '" + name + "'");
+}
+
+std::vector<size_t> EventPropCompiler::Impl::synapsePositions(const Connection& c) {
+    const size_t numPre = network.population(c.source).size;
+    const size_t numPost = network.population(c.target).size;
+    std::vector<size_t> out;
+    if (c.params.probability >= 1.0) {
+        out.resize(numPre * numPost);
+        for (size_t i = 0; i < out.size(); i++)
+            out[i] = i;
+        return out;
+    }
+    sim->pullConnectivity(c.name);
+    const auto lengths = sim->rowLengths(c.name);
+    const auto columns = sim->columnIndices(c.name);
+    const size_t stride = sim->rowStride(c.name);
+    out.assign(numPre * stride, SIZE_MAX);
+    for (size_t i = 0; i < numPre; i++)
+        for (size_t k = 0; k < lengths[i]; k++)
+            out[i * stride + k] = i * numPost + columns[i * stride + k];
+    return out;
+}
+
+std::vector<double> EventPropCompiler::Impl::pullMatrix(const std::string& name,
+                                                        const std::string& var) {
+    const Connection& c = connection(name);
+    const auto positions = synapsePositions(c);
+    const auto stored = pullScalars(name, var);
+    std::vector<double> out(
+        size_t(network.population(c.source).size) * network.population(c.target).size, 0.0);
+    for (size_t i = 0; i < positions.size(); i++)
+        if (positions[i] != SIZE_MAX) out[positions[i]] = stored[i];
+    return out;
+}
+
 std::vector<double> EventPropCompiler::weights(const std::string& connection) {
-    return m_impl->pullScalars(connection, "g");
+    return m_impl->pullMatrix(connection, "g");
+}
+
+void EventPropCompiler::Impl::setWeights(const std::string& connection,
+                                         std::span<const double> values) {
+    const Connection& c = this->connection(connection);
+    const size_t numPost = network.population(c.target).size;
+    const size_t size = size_t(network.population(c.source).size) * numPost;
+    if (values.size() != size)
+        throw ModelError("connection '" + connection + "' is a " + std::to_string(size / numPost) +
+                         " x " + std::to_string(numPost) + " matrix (" + std::to_string(size) +
+                         " weights), got " + std::to_string(values.size()) + " values");
+    const auto positions = synapsePositions(c);
+    // Every nonzero value must have a synapse to go to (Sparse): never dropped silently.
+    std::vector<bool> present(size, false);
+    for (size_t p : positions)
+        if (p != SIZE_MAX) present[p] = true;
+    for (size_t i = 0; i < size; i++)
+        if (!present[i] && values[i] != 0.0)
+            throw ModelError("connection '" + connection + "' has no synapse from source " +
+                             std::to_string(i / numPost) + " to target " +
+                             std::to_string(i % numPost) + " for the weight " +
+                             std::to_string(values[i]));
+    sim->pull(connection, "g");
+    auto store = [&](auto view) {
+        for (size_t i = 0; i < positions.size(); i++)
+            if (positions[i] != SIZE_MAX)
+                view[i] = static_cast<typename decltype(view)::value_type>(values[positions[i]]);
+    };
+    if (options.precision == Precision::Double)
+        store(sim->view<double>(connection, "g"));
+    else
+        store(sim->view<float>(connection, "g"));
+    sim->push(connection, "g");
 }
 
 void EventPropCompiler::setWeights(const std::string& connection, std::span<const double> values) {
-    auto& s = *m_impl;
-    s.sim->pull(connection, "g");
-    if (s.options.precision == Precision::Double) {
-        auto v = s.sim->view<double>(connection, "g");
-        if (v.size() != values.size())
-            throw ModelError("connection '" + connection + "' has " + std::to_string(v.size()) +
-                             " weights, got " + std::to_string(values.size()));
-        std::copy(values.begin(), values.end(), v.begin());
-    } else {
-        auto v = s.sim->view<float>(connection, "g");
-        if (v.size() != values.size())
-            throw ModelError("connection '" + connection + "' has " + std::to_string(v.size()) +
-                             " weights, got " + std::to_string(values.size()));
-        for (size_t i = 0; i < v.size(); i++)
-            v[i] = static_cast<float>(values[i]);
-    }
-    s.sim->push(connection, "g");
+    m_impl->setWeights(connection, values);
 }
 
 std::vector<double> EventPropCompiler::gradient(const std::string& connection) {
-    return m_impl->pullScalars(connection, "ReducedGradient");
+    return m_impl->pullMatrix(connection, "ReducedGradient");
 }
 
 void EventPropCompiler::setLearningRate(double rate) {
@@ -474,6 +329,7 @@ std::vector<std::pair<std::string, std::string>> EventPropCompiler::Impl::stateA
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& c : network.connections()) {
         out.emplace_back(c.name, "g");
+        if (!backward) continue; // inference: the weights alone
         out.emplace_back("EventPropAdam" + c.name, "m");
         out.emplace_back("EventPropAdam" + c.name, "v");
         out.emplace_back("EventPropAdam" + c.name, "updateCount");
@@ -502,9 +358,8 @@ std::vector<EventPropCompiler::StateArray> EventPropCompiler::saveState() {
     return out;
 }
 
-void EventPropCompiler::loadState(const std::vector<StateArray>& state) {
-    auto& s = *m_impl;
-    const auto arrays = s.stateArrays();
+void EventPropCompiler::Impl::loadState(const std::vector<StateArray>& state) {
+    const auto arrays = stateArrays();
     if (state.size() != arrays.size())
         throw ModelError("state has " + std::to_string(state.size()) + " arrays, this network " +
                          std::to_string(arrays.size()));
@@ -520,11 +375,11 @@ void EventPropCompiler::loadState(const std::vector<StateArray>& state) {
                              "', this network expects '" + group + "." + var + "'");
         std::span<uint8_t> bytes;
         if (var == "updateCount")
-            bytes = raw(s.sim->view<uint32_t>(group, var));
-        else if (s.options.precision == Precision::Double)
-            bytes = raw(s.sim->view<double>(group, var));
+            bytes = raw(sim->view<uint32_t>(group, var));
+        else if (options.precision == Precision::Double)
+            bytes = raw(sim->view<double>(group, var));
         else
-            bytes = raw(s.sim->view<float>(group, var));
+            bytes = raw(sim->view<float>(group, var));
         if (bytes.size() != state[i].bytes.size())
             throw ModelError("state array '" + state[i].name + "' has " +
                              std::to_string(state[i].bytes.size()) + " bytes, this network " +
@@ -533,12 +388,20 @@ void EventPropCompiler::loadState(const std::vector<StateArray>& state) {
     }
     for (size_t i = 0; i < arrays.size(); i++) {
         std::copy(state[i].bytes.begin(), state[i].bytes.end(), targets[i].begin());
-        s.sim->push(arrays[i].first, arrays[i].second);
+        sim->push(arrays[i].first, arrays[i].second);
     }
+}
+
+void EventPropCompiler::loadState(const std::vector<StateArray>& state) {
+    m_impl->loadState(state);
 }
 
 Simulation& EventPropCompiler::simulation() {
     return *m_impl->sim;
+}
+
+const EventPropOptions& EventPropCompiler::options() const {
+    return m_impl->options;
 }
 
 const Network& EventPropCompiler::network() const {

@@ -6,7 +6,8 @@
 //     lambdaV <- alpha lambdaV + dl/dV_k,  [jump at a recorded spike],  lambdaI <- beta lambdaI
 //     + rho lambdaV
 //   jump at a spike (Wunderlich & Pehle, with the current at the spike):
-//     lambdaV += (vThresh lambdaV + tauM sum_j w_jn (lambdaV_j/tauM_j - lambdaI_j/tauS_j)) / (I - V)
+//     lambdaV += (vThresh lambdaV + tauM sum_j w_jn (lambdaV_j/tauM_j - lambdaI_j/tauS_j)) / (I -
+//     V)
 //   gradient of w_jn: the sum of lambdaI_j one step after each spike of n.
 #include "train/eventprop_models.hpp"
 
@@ -27,11 +28,12 @@ double param(const ParamValues& p, const char* name) {
 
 // alpha, beta and rho from the model's tauM and tauS parameters.
 std::vector<DerivedParamDecl> stepFactors() {
-    return {{"alpha", [](const ParamValues& p, double dt) { return alphaOf(param(p, "tauM"), dt); }},
-            {"beta", [](const ParamValues& p, double dt) { return betaOf(param(p, "tauS"), dt); }},
-            {"rho", [](const ParamValues& p, double dt) {
-                 return rhoOf(param(p, "tauM"), param(p, "tauS"), dt);
-             }}};
+    return {
+        {"alpha", [](const ParamValues& p, double dt) { return alphaOf(param(p, "tauM"), dt); }},
+        {"beta", [](const ParamValues& p, double dt) { return betaOf(param(p, "tauS"), dt); }},
+        {"rho", [](const ParamValues& p, double dt) {
+             return rhoOf(param(p, "tauM"), param(p, "tauS"), dt);
+         }}};
 }
 
 // The readout weight of step `k` (an expression in k) for R = sum_k c_k V_k.
@@ -66,13 +68,14 @@ double rhoOf(double tauM, double tauS, double dt) {
     return tauS * (betaOf(tauS, dt) - alphaOf(tauM, dt)) / (tauS - tauM);
 }
 
-NeuronModel inputModel() {
+NeuronModel inputModel(bool backward) {
     NeuronModel m;
-    m.name = "EventPropInput";
+    m.name = backward ? "EventPropInput" : "EventPropInputForward";
     m.params = {"T", "numChannels"};
-    m.egps = {{"evTimes", "float"}, {"rowOffsets", "unsigned int"}, {"perm", "int"}, {"labels", "int"}};
-    m.vars = {{"Example", "int"}, {"Start", "unsigned int"}, {"Cursor", "unsigned int"},
-              {"End", "unsigned int"}, {"Step", "int"}, {"Fire", "int"}};
+    m.egps = {
+        {"evTimes", "float"}, {"rowOffsets", "unsigned int"}, {"perm", "int"}, {"labels", "int"}};
+    m.vars = {{"Example", "int"},      {"Start", "unsigned int"}, {"Cursor", "unsigned int"},
+              {"End", "unsigned int"}, {"Step", "int"},           {"Fire", "int"}};
     // Forward: spike in the step an event falls in (several events in one step: one spike).
     // Backward step for index k: replay the spike of forward step k-1, walking the events back.
     m.simCode = "const int nT = (int)T;\n"
@@ -96,23 +99,28 @@ NeuronModel inputModel() {
                 "            Cursor = Cursor + 1u;\n"
                 "        }\n"
                 "    }\n"
-                "} else {\n"
-                "    const int k = 2 * nT - 1 - Step;\n"
-                "    while (Cursor > Start && (int)floor(evTimes[Cursor - 1u] / dt) >= k) {\n"
-                "        Cursor = Cursor - 1u;\n"
-                "    }\n"
-                "    if (Cursor > Start && (int)floor(evTimes[Cursor - 1u] / dt) == k - 1) {\n"
-                "        Fire = 1;\n"
-                "    }\n"
-                "}\n"
+                "}" +
+                std::string(backward ? " else {\n"
+                                       "    const int k = 2 * nT - 1 - Step;\n"
+                                       "    while (Cursor > Start && (int)floor(evTimes[Cursor - "
+                                       "1u] / dt) >= k) {\n"
+                                       "        Cursor = Cursor - 1u;\n"
+                                       "    }\n"
+                                       "    if (Cursor > Start && (int)floor(evTimes[Cursor - 1u] "
+                                       "/ dt) == k - 1) {\n"
+                                       "        Fire = 1;\n"
+                                       "    }\n"
+                                       "}\n"
+                                     : "\n") +
                 "Step = Step + 1;\n";
     m.thresholdConditionCode = "Fire != 0";
     return m;
 }
 
-NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout) {
+NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout, bool backward) {
     NeuronModel m;
-    m.name = firstSpikeReadout ? "EventPropLIFFirstSpike" : "EventPropLIF";
+    m.name = std::string(firstSpikeReadout ? "EventPropLIFFirstSpike" : "EventPropLIF") +
+             (backward ? "" : "Forward");
     m.params = {"T", "tauM", "tauS", "vThresh", "slots", "regStrength", "regTarget", "batchSize"};
     m.derivedParams = stepFactors();
     m.vars = {{"V"},
@@ -131,13 +139,15 @@ NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout) {
     std::string firstSpikeForward, firstSpikeJump;
     if (firstSpikeReadout) {
         m.params.push_back("tau0");
-        m.vars.insert(m.vars.end(), {{"TFirst"}, {"Logit"}, {"Prob"}, {"DLdt"}, {"Example", "int"}});
-        firstSpikeForward = "    if (V >= vThresh && TFirst > 1e29) {\n"
-                            "        TFirst = ((scalar)Step + (vThresh - vPrev) / (V - vPrev)) * dt;\n"
-                            "    }\n"
-                            "    if (Step == nT - 1) {\n"
-                            "        Logit = -TFirst / tau0;\n"
-                            "    }\n";
+        m.vars.insert(m.vars.end(),
+                      {{"TFirst"}, {"Logit"}, {"Prob"}, {"DLdt"}, {"Example", "int"}});
+        firstSpikeForward =
+            "    if (V >= vThresh && TFirst > 1e29) {\n"
+            "        TFirst = ((scalar)Step + (vThresh - vPrev) / (V - vPrev)) * dt;\n"
+            "    }\n"
+            "    if (Step == nT - 1) {\n"
+            "        Logit = -TFirst / tau0;\n"
+            "    }\n";
         firstSpikeJump = " - (NumSpikes == 0 ? tauM * DLdt : 0.0)";
     }
     // The jump divides by I - V at the spike (tauM times the slope); a crossing at the very end
@@ -172,7 +182,26 @@ NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout) {
                 "    }\n"
                 "}\n"
                 "Step = Step + 1;\n";
-    m.thresholdConditionCode = "(Step <= (int)T) ? (V >= vThresh) : (BackSpike != 0)";
+    if (!backward) {
+        // Inference: the forward half alone, no spike buffers.
+        m.arrays.clear();
+        m.simCode = "const int nT = (int)T;\n"
+                    "if (Step < nT) {\n"
+                    "    const scalar vPrev = V;\n"
+                    "    V = alpha * V + rho * Isyn;\n"
+                    "    I = beta * Isyn;\n" +
+                    firstSpikeForward +
+                    "}\n"
+                    "Step = Step + 1;\n";
+        m.thresholdConditionCode = "V >= vThresh";
+        m.resetCode = "V = 0.0;\n";
+        return m;
+    }
+    // A first-spike readout spikes once: later spikes change neither its loss nor any other
+    // neuron (it is the last layer), so they would only fill its buffer.
+    m.thresholdConditionCode =
+        firstSpikeReadout ? "(Step <= (int)T) ? (V >= vThresh && NumSpikes == 0) : (BackSpike != 0)"
+                          : "(Step <= (int)T) ? (V >= vThresh) : (BackSpike != 0)";
     // A spike that does not fit in the ring is counted (Dropped) and reported by the compiler.
     m.resetCode = "if (Step <= (int)T) {\n"
                   "    if (NumSpikes < (int)slots) {\n"
@@ -187,13 +216,16 @@ NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout) {
     return m;
 }
 
-NeuronModel readoutModel(Readout readout) {
+NeuronModel readoutModel(Readout readout, bool backward, bool deltaInput) {
     NeuronModel m;
-    m.name = std::string("EventPropReadout") + readoutName(readout);
+    m.name = std::string("EventPropReadout") + readoutName(readout) + (deltaInput ? "Delta" : "") +
+             (backward ? "" : "Forward");
     m.params = {"T", "tauM", "tauS"};
     m.derivedParams = stepFactors();
-    m.vars = {{"V"},    {"Sum"},  {"LambdaV"},     {"LambdaI"},         {"Grad"},
-              {"Prob"}, {"Step", "int"}, {"Example", "int"}, {"MaxStep", "int"}};
+    // LossDensity: dl/dV per ms at the step the backward pass is at, which a Delta synapse's
+    // adjoint term needs (moving a jump in V moves where the loss sees it).
+    m.vars = {{"V"},    {"Sum"},         {"LambdaV"},        {"LambdaI"},        {"Grad"},
+              {"Prob"}, {"Step", "int"}, {"Example", "int"}, {"MaxStep", "int"}, {"LossDensity"}};
     // MaxVar: R = V at the step where V was largest (the first such step); dR/dV_k is 1 there.
     const bool isMax = readout == Readout::MaxVar;
     const std::string forwardReadout =
@@ -204,18 +236,25 @@ NeuronModel readoutModel(Readout readout) {
               : "    Sum = Sum + " + readoutWeight(readout, "Step") + " * V;\n";
     const std::string backwardSource =
         isMax ? "(k == MaxStep ? Grad : 0.0)" : "Grad * " + readoutWeight(readout, "k");
-    m.simCode = "const int nT = (int)T;\n"
-                "if (Step < nT) {\n"
-                "    V = alpha * V + rho * Isyn;\n" +
-                forwardReadout +
-                "} else {\n"
+    const std::string forwardVoltage =
+        deltaInput ? "    V = alpha * (V + Isyn);\n" : "    V = alpha * V + rho * Isyn;\n";
+    const std::string backwardCurrent = deltaInput
+                                            ? "    LambdaI = alpha * LambdaV;\n"
+                                            : "    LambdaI = beta * LambdaI + rho * LambdaV;\n";
+    std::string code = "const int nT = (int)T;\n"
+                       "if (Step < nT) {\n" +
+                       forwardVoltage + forwardReadout + "}";
+    if (backward)
+        code += " else {\n"
                 "    const int k = 2 * nT - 1 - Step;\n"
-                "    LambdaV = alpha * LambdaV + " +
+                "    LossDensity = " +
                 backwardSource +
-                ";\n"
-                "    LambdaI = beta * LambdaI + rho * LambdaV;\n"
-                "}\n"
-                "Step = Step + 1;\n";
+                " / dt;\n"
+                "    LambdaV = alpha * LambdaV + LossDensity * dt;\n" +
+                backwardCurrent + "}\n";
+    else
+        code += "\n";
+    m.simCode = code + "Step = Step + 1;\n";
     return m;
 }
 
@@ -232,10 +271,28 @@ PostsynapticModel expCurrModel() {
     return m;
 }
 
-WeightUpdateModel synapseModel(bool propagateBack) {
+PostsynapticModel deltaCurrModel() {
+    PostsynapticModel m;
+    m.name = "EventPropDeltaCurr";
+    m.params = {"T"};
+    m.simCode = "if (Step < (int)T) {\n"
+                "    injectCurrent(inSyn);\n"
+                "}\n"
+                "inSyn = 0.0;\n";
+    return m;
+}
+
+WeightUpdateModel synapseModel(bool propagateBack, bool backward, bool deltaTarget) {
     WeightUpdateModel m;
-    m.name = propagateBack ? "EventPropSynapse" : "EventPropInputSynapse";
     m.params = {"T", "tauMPost", "tauSPost"};
+    if (!backward) {
+        m.name = "EventPropForwardSynapse";
+        m.vars = {{"g", "scalar", VarAccess::ReadOnly}};
+        m.preSpikeSynCode = "addToPost(g);\n";
+        return m;
+    }
+    m.name = std::string(propagateBack ? "EventPropSynapse" : "EventPropInputSynapse") +
+             (deltaTarget ? "Delta" : "");
     m.vars = {{"g", "scalar", VarAccess::ReadOnly},
               {"Gradient", "scalar", VarAccess::ReadWrite},
               {"ReducedGradient", "scalar", VarAccess::ReadOnly}};
@@ -245,9 +302,14 @@ WeightUpdateModel synapseModel(bool propagateBack) {
                         "    addToPost(g);\n"
                         "} else {\n"
                         "    Gradient = Gradient + LambdaI_post;\n";
+    // The source's jump term, -dL/d(arrival time) of its input to the target: a later arrival
+    // delays the target's jump in I (Exponential: its V rises later, its I decays less) or in V
+    // (Delta: its V decays less before the jump, and the loss sees the jump later).
     if (propagateBack)
         m.preSpikeSynCode +=
-            "    addToPre(g * (LambdaV_post / tauMPost - LambdaI_post / tauSPost));\n";
+            deltaTarget
+                ? "    addToPre(g * (LossDensity_post - LambdaI_post / tauMPost));\n"
+                : "    addToPre(g * (LambdaV_post / tauMPost - LambdaI_post / tauSPost));\n";
     m.preSpikeSynCode += "}\n";
     return m;
 }
@@ -281,6 +343,16 @@ CustomUpdateModel droppedModel() {
     return m;
 }
 
+CustomUpdateModel tiesModel() {
+    CustomUpdateModel m;
+    m.name = "EventPropTies";
+    m.vars = {{"atMax", "scalar", CA::ReduceNeuronSum}};
+    m.varRefs = {{"output", "scalar", CA::ReadOnly},
+                 {"maxValue", "scalar", CA::ReadOnlySharedNeuron}};
+    m.updateCode = "atMax = output >= maxValue ? 1.0 : 0.0;\n";
+    return m;
+}
+
 CustomUpdateModel firstSpikeLossModel() {
     CustomUpdateModel m;
     m.name = "EventPropFirstSpikeLoss";
@@ -288,6 +360,7 @@ CustomUpdateModel firstSpikeLossModel() {
     m.vars = {{"lossSum", "scalar", CA::ReadWrite}, {"correct", "int", CA::ReadWrite}};
     m.varRefs = {{"logit", "scalar", CA::ReadOnly},
                  {"maxLogit", "scalar", CA::ReadOnlySharedNeuron},
+                 {"atMax", "scalar", CA::ReadOnlySharedNeuron},
                  {"prob", "scalar", CA::ReadOnly},
                  {"tFirst", "scalar", CA::ReadOnly},
                  {"example", "int", CA::ReadOnly},
@@ -309,7 +382,7 @@ CustomUpdateModel firstSpikeLossModel() {
                    "        lossSum = lossSum - log(fmax(prob, 1e-30));\n"
                    "        if (spiked) {\n"
                    "            lossSum = lossSum + alphaReg * (exp(tFirst / tau1) - 1.0);\n"
-                   "            if (logit >= maxLogit) {\n"
+                   "            if (logit >= maxLogit && atMax < 1.5) {\n"
                    "                correct = correct + 1;\n"
                    "            }\n"
                    "        }\n"
@@ -324,6 +397,7 @@ CustomUpdateModel crossEntropyModel() {
     m.vars = {{"lossSum", "scalar", CA::ReadWrite}, {"correct", "int", CA::ReadWrite}};
     m.varRefs = {{"readout", "scalar", CA::ReadOnly},
                  {"maxReadout", "scalar", CA::ReadOnlySharedNeuron},
+                 {"atMax", "scalar", CA::ReadOnlySharedNeuron},
                  {"prob", "scalar", CA::ReadOnly},
                  {"example", "int", CA::ReadOnly},
                  {"grad", "scalar", CA::ReadWrite}};
@@ -333,7 +407,7 @@ CustomUpdateModel crossEntropyModel() {
                    "} else if ((int)id == labels[example]) {\n"
                    "    grad = prob - 1.0;\n"
                    "    lossSum = lossSum - log(fmax(prob, 1e-30));\n"
-                   "    if (readout >= maxReadout) {\n"
+                   "    if (readout >= maxReadout && atMax < 1.5) {\n"
                    "        correct = correct + 1;\n"
                    "    }\n"
                    "} else {\n"

@@ -4,7 +4,8 @@
 // steps T … 2T-1 (backward step T+b mirrors forward step T-1-b), keeping its own step counter
 // `Step` (trial state, rewound by Simulation::resetState). A "spike" in the backward half is a
 // backward event: the replay of a forward spike, which the synapses turn into gradient
-// accumulation and adjoint propagation (addToPre).
+// accumulation and adjoint propagation (addToPre). With backward = false every model is its
+// forward half alone (InferenceCompiler): no adjoints, no spike buffers, no gradients.
 #include "spikeforge/custom_update.hpp"
 #include "spikeforge/snippets.hpp"
 #include "spikeforge/train/network.hpp"
@@ -18,21 +19,25 @@ namespace spikeforge::train::detail {
 // first event), perm (int: the example of each trial slot, -1 = none), labels (int, per example,
 // read by the loss). Var Example is set by
 // selectExampleModel before each trial.
-NeuronModel inputModel();
+NeuronModel inputModel(bool backward = true);
 // LIF with an exponential current synapse, spikes recorded in a ring of `ringSlots` per neuron.
 // Params T, tauM, tauS, vThresh, slots (= ringSlots), regStrength, regTarget, batchSize. A spike
 // that does not fit in the ring is counted in Dropped (trial state).
 // With firstSpikeReadout also param tau0 and vars TFirst [ms], Logit, Prob, DLdt, Example.
-NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout = false);
+NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout = false, bool backward = true);
 // Leaky integrator readout. Params T, tauM, tauS. Var Sum is the readout R, Grad is dL/dR
 // (written by the loss update between the passes), Prob the softmax of Sum.
-NeuronModel readoutModel(Readout readout);
+// With deltaInput the input jumps V (V <- alpha (V + Isyn)) and LambdaI holds dL/d(input).
+NeuronModel readoutModel(Readout readout, bool backward = true, bool deltaInput = false);
 // Exponential current synapse that injects only in the forward half. Params T, tauS.
 PostsynapticModel expCurrModel();
 // Weights g (shared by the batch), per-batch Gradient, shared ReducedGradient. Params T,
 // tauMPost, tauSPost. With `propagateBack` the backward events also send the adjoint term to
 // the source neuron (addToPre); spike inputs need none.
-WeightUpdateModel synapseModel(bool propagateBack);
+// deltaTarget: the target integrates Delta input (its LambdaI is dL/d(input)).
+WeightUpdateModel synapseModel(bool propagateBack, bool backward = true, bool deltaTarget = false);
+// Delta synapse: the input of a step goes straight to the target's V. Param T.
+PostsynapticModel deltaCurrModel();
 
 // spikeSum (ReduceBatchSum) = count + dropped: the batch's spikes of each LIF neuron in the
 // forward pass, for the spike-count regulariser.
@@ -44,6 +49,9 @@ CustomUpdateModel selectExampleModel();
 // Cross-entropy on the softmax of the readout: Grad = prob - onehot(label), and per batch
 // element the loss and the count of correct answers accumulated (vars lossSum, correct).
 CustomUpdateModel crossEntropyModel();
+// atMax (ReduceNeuronSum): how many outputs share the largest value. An example counts as correct
+// only when its label's output is the one largest (a tie is not an answer).
+CustomUpdateModel tiesModel();
 // The first-spike-time loss (FirstSpikeReadoutParams): dldt = dL/dTFirst, and lossSum, correct
 // as crossEntropyModel. Params tau0, tau1, alphaReg.
 CustomUpdateModel firstSpikeLossModel();

@@ -96,11 +96,23 @@ void Network::addConnection(const std::string& name, const std::string& source,
         throw ModelError("connection '" + name + "': target '" + target +
                          "' is a SpikeInput, which takes no input");
     requirePositive(params.tauSyn, name, "tauSyn");
+    if (!(params.probability > 0.0 && params.probability <= 1.0))
+        throw ModelError("connection '" + name + "': probability must be in (0, 1], got " +
+                         std::to_string(params.probability));
     if (!std::isfinite(params.weights.mean) || !std::isfinite(params.weights.sd) ||
         params.weights.sd < 0.0)
         throw ModelError("connection '" + name +
                          "': weight initialiser needs a finite mean and a finite sd >= 0");
-    if (const auto tau = tauSynInto(target); tau && *tau != params.tauSyn)
+    if (params.synapse == Synapse::Delta && tgt.kind != PopulationKind::LeakyIntegrate)
+        throw ModelError("connection '" + name + "': Delta synapses may only target a " +
+                         "LeakyIntegrate readout ('" + target +
+                         "' spikes: driven by jumps it crosses its threshold only at a jump, " +
+                         "where EventProp's jump is undefined); use Exponential");
+    if (const auto kind = synapseInto(target); kind && *kind != params.synapse)
+        throw ModelError("connection '" + name + "': every connection into '" + target +
+                         "' must have the same synapse kind (Exponential or Delta)");
+    if (const auto tau = tauSynInto(target);
+        params.synapse == Synapse::Exponential && tau && *tau != params.tauSyn)
         throw ModelError("connection '" + name + "': tauSyn " + std::to_string(params.tauSyn) +
                          " ms differs from the " + std::to_string(*tau) +
                          " ms of the other connections into '" + target +
@@ -112,6 +124,12 @@ const Population& Network::population(const std::string& name) const {
     for (const auto& p : m_populations)
         if (p.name == name) return p;
     throw ModelError("network has no population '" + name + "'");
+}
+
+std::optional<Synapse> Network::synapseInto(const std::string& target) const {
+    for (const auto& c : m_connections)
+        if (c.target == target) return c.params.synapse;
+    return std::nullopt;
 }
 
 std::optional<double> Network::tauSynInto(const std::string& target) const {

@@ -20,8 +20,9 @@ namespace eventprop_reference {
 struct Network {
     size_t numInputs = 0, numHidden = 0, numOutputs = 0;
     double tauMHidden = 20.0, tauMOutput = 20.0, tauS = 5.0, vThresh = 1.0; // [ms]
-    double duration = 0.0;                                                   // [ms]
-    double dt = 1.0; // [ms] the engine's step: only for the input delivery times
+    double duration = 0.0;                                                  // [ms]
+    double dt = 1.0;          // [ms] the engine's step: only for the input delivery times
+    bool deltaOutput = false; // hidden -> output synapses jump the output's V, not its I
     std::vector<double> wIn, wRec, wOut; // [in][hid], [hid][hid] (may be empty), [hid][out]
     std::vector<std::pair<double, size_t>> inputSpikes; // (time [ms], channel), sorted
     size_t label = 0;
@@ -41,7 +42,9 @@ struct Membrane {
         if (std::fabs(tauS - tauM) <= 1e-12 * tauM) return s / tauM * std::exp(-s / tauM);
         return tauS * (std::exp(-s / tauS) - std::exp(-s / tauM)) / (tauS - tauM);
     }
-    double v(double v0, double i0, double s) const { return std::exp(-s / tauM) * v0 + rho(s) * i0; }
+    double v(double v0, double i0, double s) const {
+        return std::exp(-s / tauM) * v0 + rho(s) * i0;
+    }
     double i(double i0, double s) const { return std::exp(-s / tauS) * i0; }
     double integralV(double v0, double i0, double s) const {
         const double a = tauM * (1.0 - std::exp(-s / tauM));
@@ -81,8 +84,8 @@ inline Result simulate(const Network& n) {
     double t = 0.0;
     size_t next = 0;
     while (t < n.duration) {
-        const double stop = std::min(next < arrivals.size() ? arrivals[next].first : n.duration,
-                                     n.duration);
+        const double stop =
+            std::min(next < arrivals.size() ? arrivals[next].first : n.duration, n.duration);
         const double s = std::min(sample, stop - t);
         // The earliest crossing within (t, t + s], if any.
         double first = s;
@@ -105,7 +108,7 @@ inline Result simulate(const Network& n) {
             vh[who] = 0.0;
             if (r.spikeCounts[who]++ == 0) r.firstSpike[who] = t;
             for (size_t o = 0; o < n.numOutputs; o++)
-                io[o] += n.wOut[who * n.numOutputs + o];
+                (n.deltaOutput ? vo[o] : io[o]) += n.wOut[who * n.numOutputs + o];
             if (!n.wRec.empty())
                 for (size_t h = 0; h < n.numHidden; h++)
                     ih[h] += n.wRec[who * n.numHidden + h];

@@ -263,8 +263,8 @@ TEST(EventPropGradient, RecurrentNetworkMatchesExactReference) {
                                 std::pair{"HidOut", &R::wOut}}) {
         SCOPED_TRACE(conn);
         const auto g = c.gradient(conn);
-        compared += expectCloseWhereDefined(g, eventprop_reference::gradient(ref, member, 1e-6),
-                                            0.05);
+        compared +=
+            expectCloseWhereDefined(g, eventprop_reference::gradient(ref, member, 1e-6), 0.05);
         total += g.size();
     }
     EXPECT_GE(compared, total * 9 / 10) << "almost every weight must be comparable";
@@ -428,6 +428,154 @@ TEST(EventPropGradient, FirstSpikeTimeMatchesExactReferenceAtFineDt) {
         const double fd = (lossOf(up) - lossOf(down)) / (2.0 * h);
         EXPECT_NEAR(g[i], fd, 0.01 * std::fabs(fd)) << "weight " << i;
     }
+}
+
+} // namespace
+
+namespace {
+
+// An example counts as correct only when its label's output is the one largest: with every
+// readout equal (no input weight) nothing is correct, whatever the label.
+TEST(EventPropMetrics, TiesAreNotCorrect) {
+    Network net;
+    net.addSpikeInput("In", {2});
+    net.addLeakyIntegrate("Out", 3);
+    net.addConnection("InOut", "In", "Out", {{0.0, 0.0}, 5.0});
+    EventPropOptions opt;
+    opt.exampleTimesteps = 20;
+    opt.batchSize = 3;
+    EventPropCompiler c(net, opt);
+    c.setDataset(randomExamples(2, 3, 3, 20.0, 2, 1));
+    const Metrics tied = c.evaluate(std::vector<uint32_t>{0, 1, 2});
+    EXPECT_EQ(tied.correct, 0u);
+    EXPECT_NEAR(tied.meanLoss(), std::log(3.0), 1e-5);
+    // One output favoured for all: exactly the examples of its class are correct.
+    c.setWeights("InOut", std::vector<double>{0.0, 1.0, 0.0, 0.0, 1.0, 0.0});
+    EXPECT_EQ(c.evaluate(std::vector<uint32_t>{0, 1, 2}).correct, 1u) << "labels are 0, 1, 2";
+}
+
+} // namespace
+
+namespace {
+
+// A Sparse connection trains only its synapses: its gradient equals the gradient of the same
+// network with a Dense connection whose missing synapses have weight 0, at every synapse that
+// exists; setWeights refuses a weight where there is none.
+TEST(EventPropSparse, GradientsEqualDenseAtExistingSynapses) {
+    auto build = [](double probability) {
+        Network net;
+        net.addSpikeInput("In", {6});
+        net.addLif("Hid", 10, {20.0, 1.0, 32});
+        net.addLeakyIntegrate("Out", 2);
+        net.addConnection("InHid", "In", "Hid", {{1.5, 0.5}, 5.0, probability});
+        net.addConnection("HidOut", "Hid", "Out", {{0.0, 0.5}, 5.0});
+        return net;
+    };
+    EventPropOptions opt;
+    opt.exampleTimesteps = 60;
+    opt.batchSize = 2;
+    opt.precision = Precision::Double;
+    const EventDataset data = randomExamples(6, 2, 2, 60.0, 3, 17);
+    EventPropCompiler sparse(build(0.5), opt), dense(build(1.0), opt);
+    sparse.setDataset(data);
+    dense.setDataset(data);
+    const auto w = sparse.weights("InHid");
+    size_t present = 0;
+    for (double x : w)
+        present += x != 0.0;
+    ASSERT_GT(present, 10u);
+    ASSERT_LT(present, w.size() - 10) << "about half the pairs are connected";
+    dense.setWeights("InHid", w);
+    dense.setWeights("HidOut", sparse.weights("HidOut"));
+    const std::vector<uint32_t> batch{0, 1};
+    sparse.computeGradients(batch);
+    dense.computeGradients(batch);
+    const auto gs = sparse.gradient("InHid"), gd = dense.gradient("InHid");
+    size_t nonzero = 0;
+    for (size_t i = 0; i < w.size(); i++) {
+        if (w[i] == 0.0) {
+            EXPECT_EQ(gs[i], 0.0) << "no synapse, no gradient";
+            continue;
+        }
+        EXPECT_NEAR(gs[i], gd[i], 1e-9 * std::max(1.0, std::fabs(gd[i]))) << "synapse " << i;
+        nonzero += gs[i] != 0.0;
+    }
+    EXPECT_GT(nonzero, 0u);
+    auto bad = w;
+    const size_t missing = std::find(w.begin(), w.end(), 0.0) - w.begin();
+    bad[missing] = 1.0;
+    EXPECT_THROW(sparse.setWeights("InHid", bad), ModelError);
+}
+
+} // namespace
+
+namespace {
+
+// Delta synapses into a readout: (a) straight from the input, exact against central differences
+// of the engine's loss; (b) from a spiking LIF layer, against the exact continuous-time
+// reference at dt = 0.001 ms within 1 % (the adjoint term of a jump in V, not in I).
+TEST(EventPropDelta, ReadoutOnlyMatchesFiniteDifferences) {
+    Network net;
+    net.addSpikeInput("In", {4});
+    net.addLeakyIntegrate("Out", 3, {10.0, Readout::AvgVar});
+    ConnectionParams p{{0.0, 0.5}, 5.0};
+    p.synapse = Synapse::Delta;
+    net.addConnection("InOut", "In", "Out", p);
+    EventPropOptions opt;
+    opt.exampleTimesteps = 50;
+    opt.batchSize = 1;
+    opt.precision = Precision::Double;
+    EventPropCompiler c(net, opt);
+    c.setDataset(randomExamples(4, 3, 1, 50.0, 3, 23));
+    const std::vector<uint32_t> example{0};
+    c.computeGradients(example);
+    expectClose(c.gradient("InOut"), finiteDifferences(c, "InOut", example, 1e-6), 1e-4);
+}
+
+TEST(EventPropDelta, SpikingLayerMatchesExactReferenceAtFineDt) {
+    const LifParams lif{10.0, 1.0, 16};
+    Network net;
+    net.addSpikeInput("In", {3});
+    net.addLif("Hid", 2, lif);
+    net.addLeakyIntegrate("Out", 2, {10.0, Readout::AvgVar});
+    net.addConnection("InHid", "In", "Hid", {{0.0, 0.0}, 5.0});
+    ConnectionParams delta{{0.0, 0.0}, 5.0};
+    delta.synapse = Synapse::Delta;
+    net.addConnection("HidOut", "Hid", "Out", delta);
+    EventPropOptions opt;
+    opt.dt = 0.001;
+    opt.exampleTimesteps = 30000;
+    opt.batchSize = 1;
+    opt.precision = Precision::Double;
+    EventPropCompiler c(net, opt);
+    const EventDataset data =
+        oneExample(3, 2, 30.0, 0, {{1.2f, 0}, {2.1f, 1}, {3.4f, 2}, {9.5f, 0}});
+    c.setDataset(data);
+    c.setWeights("InHid", std::vector<double>{3.2, 2.0, 2.4, 3.0, 2.0, 1.6});
+    c.setWeights("HidOut", std::vector<double>{0.3, -0.2, -0.1, 0.25});
+    const std::vector<uint32_t> example{0};
+    const double loss = c.computeGradients(example).loss;
+    auto ref = referenceOf(c, data, lif, 10.0, 5.0, false, opt);
+    ref.deltaOutput = true;
+    const auto sim = eventprop_reference::simulate(ref);
+    ASSERT_GE(sim.spikeCounts[0] + sim.spikeCounts[1], 2u);
+    EXPECT_NEAR(loss, sim.loss, 1e-3 * sim.loss);
+    using R = eventprop_reference::Network;
+    EXPECT_EQ(expectCloseWhereDefined(c.gradient("InHid"),
+                                      eventprop_reference::gradient(ref, &R::wIn, 1e-6), 0.01),
+              6u);
+    EXPECT_EQ(expectCloseWhereDefined(c.gradient("HidOut"),
+                                      eventprop_reference::gradient(ref, &R::wOut, 1e-6), 0.01),
+              4u);
+}
+
+TEST(EventPropDelta, RefusedIntoSpikingNeurons) {
+    Network net;
+    net.addSpikeInput("In", {2});
+    net.addLif("Hid", 2);
+    ConnectionParams delta;
+    delta.synapse = Synapse::Delta;
+    EXPECT_THROW(net.addConnection("InHid", "In", "Hid", delta), ModelError);
 }
 
 } // namespace

@@ -40,7 +40,7 @@ struct EventPropOptions {
 // gradients, so a batch of B gives the sum of B single-example gradients). An example is correct
 // when the readout of its label is the largest.
 struct Metrics {
-    double loss = 0.0;     // summed over the examples
+    double loss = 0.0; // summed over the examples
     uint64_t correct = 0;
     uint64_t examples = 0;
     double meanLoss() const { return examples ? loss / double(examples) : 0.0; }
@@ -75,7 +75,9 @@ public:
     Metrics computeGradients(std::span<const uint32_t> batch);
 
     // Weights of a connection [source][target], row-major, and the gradient of the last
-    // computeGradients (same layout). ModelError for an unknown connection or a wrong length.
+    // computeGradients (same layout); 0 where a Sparse connection has no synapse. ModelError for
+    // an unknown connection, a wrong length or (setWeights) a nonzero weight where there is no
+    // synapse.
     std::vector<double> weights(const std::string& connection);
     void setWeights(const std::string& connection, std::span<const double> values);
     std::vector<double> gradient(const std::string& connection);
@@ -93,6 +95,7 @@ public:
 
     Simulation& simulation();
     const Network& network() const;
+    const EventPropOptions& options() const;
 
     struct Impl;
 

@@ -5,8 +5,12 @@
 #include "spikeforge/train/dataset.hpp"
 #include "spikeforge/train/eventprop.hpp"
 
+#include <chrono>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <optional>
+#include <ostream>
 #include <span>
 #include <string>
 #include <vector>
@@ -14,19 +18,24 @@
 namespace spikeforge::train {
 
 struct FitOptions {
+    // Train epochs [startEpoch, epochs) (fit's startEpoch argument; 0 for a fresh run).
     uint32_t epochs = 1;
-    // Epoch e trains on shuffledIndices(trainSize, mix(shuffleSeed, e)): the order depends only
-    // on the seed and the epoch number, so a resumed run sees the same orders.
+    // Epoch e trains on shuffledIndices(trainSize, mixSeed(shuffleSeed, e)): the order depends
+    // only on the seed and the epoch number, so a resumed run sees the same orders.
     uint64_t shuffleSeed = 1;
-    // The learning rate of epoch e is adam.learningRate * learningRateDecay^e.
+    // The learning rate of epoch e is learningRate * learningRateDecay^e. learningRate is the
+    // rate of epoch 0: pass the compiler's EventPropOptions::adam.learningRate.
+    double learningRate = 1e-3;
     double learningRateDecay = 1.0;
+    // Callbacks hear about progress every this many batches (and at the last batch).
+    uint64_t progressEveryBatches = 1;
 };
 
 struct EpochReport {
     uint32_t epoch = 0; // 0-based
     Metrics train;
     std::optional<Metrics> validation;
-    double seconds = 0.0;      // wall time of the epoch, validation included
+    double seconds = 0.0;      // [s] wall time of the epoch, validation included
     double learningRate = 0.0; // used in this epoch
 };
 
@@ -34,13 +43,117 @@ struct EpochReport {
 class Callback {
 public:
     virtual ~Callback() = default;
-    virtual void onTrainBegin(uint32_t firstEpoch, uint32_t epochs) {}
-    virtual void onEpochBegin(uint32_t epoch, uint64_t batches) {}
-    // Progress within an epoch, at most every progressInterval (fit's argument); `done` batches
-    // of `total`. Metrics so far are not read from the device here (that would stall it).
-    virtual void onBatchesDone(uint32_t epoch, uint64_t done, uint64_t total) {}
-    virtual void onEpochEnd(const EpochReport& report) {}
-    virtual void onTrainEnd(const std::vector<EpochReport>& reports) {}
+    // Epochs [firstEpoch, epochs) follow.
+    virtual void onTrainBegin(uint32_t /*firstEpoch*/, uint32_t /*epochs*/) {}
+    // `examples` training examples follow (in batches of the compiler's batch size).
+    virtual void onEpochBegin(uint32_t /*epoch*/, uint64_t /*examples*/) {}
+    // Progress within an epoch's training, every FitOptions::progressEveryBatches and at the
+    // last batch; `done` batches of `total`. Metrics so far are not read from the device here (that
+    // would stall it).
+    virtual void onBatchesDone(uint32_t /*epoch*/, uint64_t /*done*/, uint64_t /*total*/) {}
+    virtual void onEpochEnd(const EpochReport& /*report*/) {}
+    virtual void onTrainEnd(const std::vector<EpochReport>& /*reports*/) {}
 };
+
+// Trains `compiler` on `train` for epochs [startEpoch, options.epochs), evaluating on
+// `validation` (if given) after each epoch. Both sets are uploaded once, concatenated into one
+// dataset (setDataset; it replaces whatever dataset the compiler held). Returns the reports of
+// the epochs run. ModelError for an empty training set, a bad option or startEpoch > epochs.
+std::vector<EpochReport> fit(EventPropCompiler& compiler, const EventDataset& train,
+                             const EventDataset* validation, const FitOptions& options,
+                             std::span<Callback* const> callbacks = {}, uint32_t startEpoch = 0);
+
+// `first` followed by `second` as one dataset (same channels; classes and duration the larger).
+EventDataset concatenate(const EventDataset& first, const EventDataset& second);
+
+// ---- callbacks ----
+
+// On a terminal (`interactive`): one line redrawn with epoch, batch k/n, examples/s and ETA,
+// finished with the epoch's loss and accuracy. Otherwise one plain line per epoch.
+class ProgressBar : public Callback {
+public:
+    ProgressBar(std::ostream& out, bool interactive) : m_out(out), m_interactive(interactive) {}
+    void onTrainBegin(uint32_t firstEpoch, uint32_t epochs) override;
+    void onEpochBegin(uint32_t epoch, uint64_t examples) override;
+    void onBatchesDone(uint32_t epoch, uint64_t done, uint64_t total) override;
+    void onEpochEnd(const EpochReport& report) override;
+
+private:
+    using Clock = std::chrono::steady_clock;
+    std::ostream& m_out;
+    bool m_interactive;
+    uint32_t m_epochs = 0;
+    uint64_t m_examples = 0;
+    Clock::time_point m_start, m_lastDraw;
+};
+
+// One CSV row per epoch: epoch (1-based: epochs completed), train_loss, train_accuracy,
+// validation_loss, validation_accuracy (empty without validation), seconds, learning_rate.
+// A fresh run (resumeFrom 0) refuses an existing file; a resumed run (resumeFrom k) needs the
+// file with our header, keeps its rows of epochs 1 … k (dropping later ones, which the resumed
+// run repeats) and appends. ModelError naming the file otherwise.
+class MetricsCsv : public Callback {
+public:
+    MetricsCsv(std::filesystem::path path, uint32_t resumeFrom = 0);
+    void onEpochEnd(const EpochReport& report) override;
+
+    static const char* header();
+
+private:
+    std::filesystem::path m_path;
+    std::ofstream m_out;
+};
+
+// What a checkpoint holds besides the learnable state: where training goes on, and the options
+// an exact resume must repeat.
+struct CheckpointInfo {
+    uint32_t nextEpoch = 0; // epochs completed
+    uint64_t shuffleSeed = 0;
+    double learningRate = 0.0;
+    double learningRateDecay = 0.0;
+};
+
+// Writes `dir`/checkpoint.sfck after every `everyEpochs`-th epoch and after the last one:
+// the compiler's saveState() and a CheckpointInfo, atomically (temporary file, then rename).
+// The directory is created if missing; one that holds anything but our files is refused
+// (ModelError), so a user's file is never overwritten.
+class Checkpoint : public Callback {
+public:
+    Checkpoint(EventPropCompiler& compiler, std::filesystem::path dir, uint32_t everyEpochs,
+               const FitOptions& options);
+    void onTrainBegin(uint32_t firstEpoch, uint32_t epochs) override;
+    void onEpochEnd(const EpochReport& report) override;
+
+    static constexpr const char* kFileName = "checkpoint.sfck";
+
+private:
+    EventPropCompiler& m_compiler;
+    std::filesystem::path m_dir;
+    uint32_t m_every;
+    FitOptions m_options;
+    uint32_t m_lastEpoch = 0;
+};
+
+// Checks `dir` for the Checkpoint callback: creates it if missing, refuses (ModelError) a path
+// that is not a directory or a directory holding files other than ours. Returns whether it
+// already holds a checkpoint.
+bool prepareCheckpointDir(const std::filesystem::path& dir);
+
+// Writes / reads one checkpoint file. readCheckpoint refuses (ModelError naming the file) a
+// missing, truncated or damaged file and one of another format version.
+void writeCheckpoint(const std::filesystem::path& file, const CheckpointInfo& info,
+                     const std::vector<EventPropCompiler::StateArray>& state);
+std::pair<CheckpointInfo, std::vector<EventPropCompiler::StateArray>>
+readCheckpoint(const std::filesystem::path& file);
+
+// Loads `dir`'s checkpoint into `compiler` (to evaluate it, say) and returns its info. A
+// checkpoint of another network is a ModelError naming the file; the compiler is then unchanged.
+CheckpointInfo loadCheckpoint(EventPropCompiler& compiler, const std::filesystem::path& dir);
+
+// Loads `dir`'s checkpoint into `compiler` and returns the epoch to start from. A checkpoint of
+// another network, or written with another shuffle seed, learning rate or decay than `options`
+// (resuming would not repeat the uninterrupted run), is a ModelError naming the file.
+uint32_t resumeFromCheckpoint(EventPropCompiler& compiler, const std::filesystem::path& dir,
+                              const FitOptions& options);
 
 } // namespace spikeforge::train

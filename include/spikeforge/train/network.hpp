@@ -52,8 +52,8 @@ struct LeakyIntegrateParams {
 // the step, so small dt (<< tau0) pays off.
 struct FirstSpikeReadoutParams {
     LifParams lif;
-    double tau0 = 0.5;    // [ms]
-    double tau1 = 6.4;    // [ms]
+    double tau0 = 0.5; // [ms]
+    double tau1 = 6.4; // [ms]
     double alpha = 3e-3;
 };
 
@@ -63,9 +63,9 @@ struct Population {
     std::string name;
     PopulationKind kind;
     uint32_t size;
-    SpikeInputParams input;   // SpikeInput only
-    LifParams lif;            // Lif only
-    LeakyIntegrateParams li;  // LeakyIntegrate only
+    SpikeInputParams input;             // SpikeInput only
+    LifParams lif;                      // Lif only
+    LeakyIntegrateParams li;            // LeakyIntegrate only
     FirstSpikeReadoutParams firstSpike; // FirstSpikeReadout only
 };
 
@@ -75,11 +75,21 @@ struct WeightInit {
     double sd = 0.0;
 };
 
-// A projection with exponential current synapses (tauSyn dI/dt = -I, I += w at a spike).
-// Every connection into one population must have the same tauSyn.
+// How a spike acts on its target. Exponential: a current synapse, tauSyn dI/dt = -I, I += w at a
+// spike. Delta: V += w at a spike. Delta connections may only target a LeakyIntegrate readout: a
+// LIF neuron driven by jumps crosses its threshold only at a jump, where the EventProp jump is
+// undefined (its slope there is not the input's).
+enum class Synapse { Exponential, Delta };
+
+// A projection. Every connection into one population must have the same synapse kind and (for
+// Exponential) the same tauSyn. probability 1 connects every
+// source to every target (Dense); below 1 each pair is connected independently with that
+// probability (Sparse: only the synapses that exist are stored, updated and trained).
 struct ConnectionParams {
     WeightInit weights;
-    double tauSyn = 5.0; // [ms]
+    double tauSyn = 5.0;      // [ms] (Exponential)
+    double probability = 1.0; // in (0, 1]
+    Synapse synapse = Synapse::Exponential;
 };
 
 struct Connection {
@@ -97,8 +107,8 @@ public:
                            const LeakyIntegrateParams& params = {});
     void addFirstSpikeReadout(const std::string& name, uint32_t size,
                               const FirstSpikeReadoutParams& params = {});
-    // Dense, all-to-all. The target may not be a SpikeInput; the source may not be a readout;
-    // a LIF population may connect to itself (recurrent).
+    // The target may not be a SpikeInput; the source may not be a readout; a LIF population may
+    // connect to itself (recurrent).
     void addConnection(const std::string& name, const std::string& source,
                        const std::string& target, const ConnectionParams& params = {});
 
@@ -107,6 +117,8 @@ public:
     const Population& population(const std::string& name) const; // ModelError if unknown
     // The synaptic time constant of the connections into `target`, if any [ms].
     std::optional<double> tauSynInto(const std::string& target) const;
+    // The synapse kind of the connections into `target`, if any.
+    std::optional<Synapse> synapseInto(const std::string& target) const;
 
 private:
     void checkNewName(const std::string& name, const char* what) const;

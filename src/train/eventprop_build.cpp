@@ -1,0 +1,262 @@
+// EventPropCompiler, part 1: the Network becomes one spikeforge::Model — forward and backward
+// dynamics in the same groups (eventprop_models.hpp), the loss, the gradient reduction and Adam
+// as custom updates — and is compiled (eventprop_impl.hpp).
+#include "train/eventprop_impl.hpp"
+
+#include "spikeforge/errors.hpp"
+#include "spikeforge/models.hpp"
+
+#include "train/eventprop_models.hpp"
+
+#include <cmath>
+
+namespace spikeforge::train {
+
+using namespace detail;
+
+namespace {
+
+VarInit weightInit(const WeightInit& w) {
+    if (w.sd == 0.0) return VarInit(w.mean);
+    return init::Normal(w.mean, w.sd);
+}
+
+} // namespace
+
+void EventPropCompiler::Impl::checkNetwork() {
+    if (options.exampleTimesteps == 0)
+        throw ModelError("EventPropOptions::exampleTimesteps must be >= 1");
+    if (!std::isfinite(options.dt) || options.dt <= 0.0)
+        throw ModelError("EventPropOptions::dt must be a finite number > 0");
+    if (options.batchSize == 0) throw ModelError("EventPropOptions::batchSize must be >= 1");
+    for (const auto& p : network.populations()) {
+        std::string* slot = nullptr;
+        switch (p.kind) {
+        case PopulationKind::SpikeInput:
+            slot = &input;
+            break;
+        case PopulationKind::LeakyIntegrate:
+        case PopulationKind::FirstSpikeReadout:
+            slot = &readout;
+            break;
+        case PopulationKind::Lif:
+            break;
+        }
+        if (!slot) continue;
+        if (!slot->empty())
+            throw ModelError("population '" + p.name + "': EventProp training takes one " +
+                             (slot == &input ? "SpikeInput" : "readout") + " population ('" +
+                             *slot + "' is the first)");
+        *slot = p.name;
+    }
+    if (input.empty()) throw ModelError("the network has no SpikeInput population");
+    if (readout.empty())
+        throw ModelError("the network has no readout population (LeakyIntegrate or "
+                         "FirstSpikeReadout) to train");
+    if (!network.tauSynInto(readout))
+        throw ModelError("readout '" + readout + "' has no incoming connection");
+}
+
+double EventPropCompiler::Impl::tauSynOf(const std::string& pop) const {
+    return network.tauSynInto(pop).value_or(5.0); // no input: the value is never used
+}
+
+double EventPropCompiler::Impl::tauMemOf(const Population& p) const {
+    switch (p.kind) {
+    case PopulationKind::Lif:
+        return p.lif.tauMem;
+    case PopulationKind::LeakyIntegrate:
+        return p.li.tauMem;
+    case PopulationKind::FirstSpikeReadout:
+        return p.firstSpike.lif.tauMem;
+    case PopulationKind::SpikeInput:
+        break;
+    }
+    throw InternalError("tauMem of a spike input");
+}
+
+ParamValues EventPropCompiler::Impl::lifParams(const std::string& name,
+                                               const LifParams& lif) const {
+    return {{"T", double(options.exampleTimesteps)},
+            {"tauM", lif.tauMem},
+            {"tauS", tauSynOf(name)},
+            {"vThresh", lif.vThresh},
+            {"slots", double(lif.spikeBufferSize)},
+            {"regStrength", lif.regStrength},
+            {"regTarget", lif.regTarget},
+            {"batchSize", double(options.batchSize)}};
+}
+
+VarInitMap EventPropCompiler::Impl::lifVars() {
+    return {{"V", 0.0},         {"I", 0.0},       {"LambdaV", 0.0},
+            {"LambdaI", 0.0},   {"Step", 0.0},    {"BackSpike", 0.0},
+            {"NumSpikes", 0.0}, {"Dropped", 0.0}, {"SpikeSum", 0.0}};
+}
+
+void EventPropCompiler::Impl::addPopulation(const Population& p) {
+    const double T = options.exampleTimesteps;
+    switch (p.kind) {
+    case PopulationKind::SpikeInput:
+        model->addNeuronGroup(p.name, p.size, detail::inputModel(backward),
+                              {{"T", T}, {"numChannels", double(p.size)}},
+                              {{"Example", -1.0},
+                               {"Start", 0.0},
+                               {"Cursor", 0.0},
+                               {"End", 0.0},
+                               {"Step", 0.0},
+                               {"Fire", 0.0}});
+        return;
+    case PopulationKind::Lif:
+        model->addNeuronGroup(p.name, p.size,
+                              detail::lifModel(p.lif.spikeBufferSize, false, backward),
+                              lifParams(p.name, p.lif), lifVars());
+        return;
+    case PopulationKind::FirstSpikeReadout: {
+        ParamValues params = lifParams(p.name, p.firstSpike.lif);
+        params["tau0"] = p.firstSpike.tau0;
+        VarInitMap vars = lifVars();
+        vars.insert(
+            {{"TFirst", 1e30}, {"Logit", 0.0}, {"Prob", 0.0}, {"DLdt", 0.0}, {"Example", -1.0}});
+        model->addNeuronGroup(p.name, p.size,
+                              detail::lifModel(p.firstSpike.lif.spikeBufferSize, true, backward),
+                              params, vars);
+        return;
+    }
+    case PopulationKind::LeakyIntegrate:
+        model->addNeuronGroup(p.name, p.size,
+                              detail::readoutModel(p.li.readout, backward,
+                                                   network.synapseInto(p.name) == Synapse::Delta),
+                              {{"T", T}, {"tauM", p.li.tauMem}, {"tauS", tauSynOf(p.name)}},
+                              {{"V", 0.0},
+                               // MaxVar keeps the largest V: start below any
+                               {"Sum", p.li.readout == Readout::MaxVar ? -1e30 : 0.0},
+                               {"LambdaV", 0.0},
+                               {"LambdaI", 0.0},
+                               {"Grad", 0.0},
+                               {"Prob", 0.0},
+                               {"Step", 0.0},
+                               {"Example", -1.0},
+                               {"MaxStep", 0.0},
+                               {"LossDensity", 0.0}});
+        return;
+    }
+}
+
+void EventPropCompiler::Impl::addConnection(const Connection& c) {
+    const Population& src = network.population(c.source);
+    const Population& tgt = network.population(c.target);
+    const double T = options.exampleTimesteps;
+    VarInitMap vars{{"g", weightInit(c.params.weights)}};
+    if (backward) vars.insert({{"Gradient", 0.0}, {"ReducedGradient", 0.0}});
+    const bool delta = c.params.synapse == Synapse::Delta;
+    WeightUpdateInit wu{
+        detail::synapseModel(src.kind != PopulationKind::SpikeInput, backward, delta),
+        {{"T", T}, {"tauMPost", tauMemOf(tgt)}, {"tauSPost", c.params.tauSyn}},
+        vars,
+        {},
+        {}};
+    PostsynapticInit ps =
+        delta ? PostsynapticInit{detail::deltaCurrModel(), {{"T", T}}, {}}
+              : PostsynapticInit{detail::expCurrModel(), {{"T", T}, {"tauS", c.params.tauSyn}}, {}};
+    if (c.params.probability >= 1.0)
+        model->addSynapseGroup(c.name, MatrixType::Dense, 0, c.source, c.target, wu, ps);
+    else
+        model->addSynapseGroup(c.name, MatrixType::Sparse, 0, c.source, c.target, wu, ps,
+                               init::FixedProbability(c.params.probability));
+}
+
+void EventPropCompiler::Impl::addTies(const std::string& var) {
+    model->addCustomUpdate(
+        kTies, kLoss, detail::tiesModel(), {}, {{"atMax", 0.0}},
+        {{"output", {readout, var}}, {"maxValue", {kSoftmax + "Max", "maxValue"}}});
+}
+
+void EventPropCompiler::Impl::addCustomUpdates() {
+    for (const std::string& pop : {input, readout}) {
+        const std::string name = "EventPropSelect" + pop;
+        auto& cu = model->addCustomUpdate(name, kTrial, detail::selectExampleModel(),
+                                          {{"trialBase", 0.0}}, {}, {{"example", {pop, "Example"}}},
+                                          {{"perm", {input, "perm"}}});
+        cu.setParamDynamic("trialBase");
+        selectUpdates.push_back(name);
+    }
+    const Population& out = network.population(readout);
+    if (out.kind == PopulationKind::FirstSpikeReadout) {
+        models::addSoftmax(*model, kSoftmax, kLoss, {readout, "Logit"}, {readout, "Prob"});
+        addTies("Logit");
+        model->addCustomUpdate(kLossValue, kLoss, detail::firstSpikeLossModel(),
+                               {{"tau0", out.firstSpike.tau0},
+                                {"tau1", out.firstSpike.tau1},
+                                {"alphaReg", out.firstSpike.alpha}},
+                               {{"lossSum", 0.0}, {"correct", 0.0}},
+                               {{"logit", {readout, "Logit"}},
+                                {"maxLogit", {kSoftmax + "Max", "maxValue"}},
+                                {"atMax", {kTies, "atMax"}},
+                                {"prob", {readout, "Prob"}},
+                                {"tFirst", {readout, "TFirst"}},
+                                {"example", {readout, "Example"}},
+                                {"dldt", {readout, "DLdt"}}},
+                               {{"labels", {input, "labels"}}});
+    } else {
+        models::addSoftmax(*model, kSoftmax, kLoss, {readout, "Sum"}, {readout, "Prob"});
+        addTies("Sum");
+        model->addCustomUpdate(kLossValue, kLoss, detail::crossEntropyModel(), {},
+                               {{"lossSum", 0.0}, {"correct", 0.0}},
+                               {{"readout", {readout, "Sum"}},
+                                {"maxReadout", {kSoftmax + "Max", "maxValue"}},
+                                {"atMax", {kTies, "atMax"}},
+                                {"prob", {readout, "Prob"}},
+                                {"example", {readout, "Example"}},
+                                {"grad", {readout, "Grad"}}},
+                               {{"labels", {input, "labels"}}});
+    }
+    if (!backward) return; // inference: no spike buffers, gradients or optimiser
+    for (const auto& p : network.populations()) {
+        if (p.kind != PopulationKind::Lif && p.kind != PopulationKind::FirstSpikeReadout) continue;
+        model->addCustomUpdate("EventPropSpikeSum" + p.name, kLoss, detail::spikeSumModel(), {}, {},
+                               {{"count", {p.name, "NumSpikes"}},
+                                {"dropped", {p.name, "Dropped"}},
+                                {"spikeSum", {p.name, "SpikeSum"}}});
+        model->addCustomUpdate("EventPropDropped" + p.name, kLoss, detail::droppedModel(), {},
+                               {{"total", 0.0}}, {{"dropped", {p.name, "Dropped"}}});
+        lifPopulations.push_back(p.name);
+    }
+    const AdamParams& a = options.adam;
+    for (const auto& c : network.connections()) {
+        model->addCustomUpdateWU(
+            "EventPropReduce" + c.name, kReduce, models::BatchReduceAndZero(), {}, {},
+            {{"gradient", {c.name, "Gradient"}}, {"reducedGradient", {c.name, "ReducedGradient"}}});
+        auto& adam = model->addCustomUpdateWU(
+            "EventPropAdam" + c.name, kAdam, models::Adam(),
+            {{"beta1", a.beta1},
+             {"beta2", a.beta2},
+             {"epsilon", a.epsilon},
+             {"alpha", a.learningRate}},
+            {{"m", 0.0}, {"v", 0.0}},
+            {{"gradient", {c.name, "ReducedGradient"}}, {"variable", {c.name, "g"}}});
+        adam.setParamDynamic("alpha");
+    }
+}
+
+void EventPropCompiler::Impl::build(const BackendPreferences& prefs) {
+    checkNetwork();
+    for (const auto& name : recorded)
+        network.population(name); // ModelError for a population the network does not have
+    model = std::make_unique<Model>(backward ? "eventprop" : "inference");
+    model->setDT(options.dt);
+    model->setPrecision(options.precision);
+    model->setBatchSize(options.batchSize);
+    model->setSeed(options.seed);
+    for (const auto& p : network.populations()) {
+        addPopulation(p);
+        if (recorded.count(p.name)) model->neuronGroup(p.name).setSpikeRecording(true);
+    }
+    for (const auto& c : network.connections())
+        addConnection(c);
+    addCustomUpdates();
+    BackendPreferences p = prefs;
+    p.keepInitialState = true; // every trial starts with resetState
+    sim = std::make_unique<Simulation>(*model, p);
+}
+
+} // namespace spikeforge::train

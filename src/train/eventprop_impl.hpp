@@ -1,0 +1,104 @@
+#pragma once
+// EventPropCompiler's implementation, shared by eventprop_build.cpp (the network becomes a
+// spikeforge::Model) and eventprop_compiler.cpp (datasets, batches, weights, state).
+#include "spikeforge/simulation.hpp"
+#include "spikeforge/train/eventprop.hpp"
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace spikeforge::train {
+
+namespace detail {
+
+// Names of the custom updates and their update groups. User names cannot start with "sf", so
+// internal names are prefixed "EventProp" and clash only with a user name of that form, which
+// the Model then reports.
+inline const std::string kTrial = "EventPropTrial";
+inline const std::string kLoss = "EventPropLoss";
+inline const std::string kReduce = "EventPropReduce";
+inline const std::string kAdam = "EventPropAdam";
+inline const std::string kSoftmax = "EventPropSoftmax";
+inline const std::string kLossValue = "EventPropLossValue";
+inline const std::string kTies = "EventPropTies";
+
+enum class Mode { Train, Gradients, Evaluate };
+
+} // namespace detail
+
+struct EventPropCompiler::Impl {
+    using Mode = detail::Mode;
+    using StateArray = EventPropCompiler::StateArray;
+
+    Network network;
+    EventPropOptions options;
+    std::unique_ptr<Model> model;
+    std::unique_ptr<Simulation> sim;
+    std::string input, readout;
+    std::vector<std::string> selectUpdates;
+    std::vector<std::string> lifPopulations;
+    size_t datasetSize = 0;
+    uint64_t trialsRun = 0;
+    bool backward = true;           // false: InferenceCompiler (forward half only)
+    std::set<std::string> recorded; // populations whose spikes evaluate records
+    // Recorded spikes of the last run: [population][position in the call's example list].
+    std::map<std::string, std::vector<std::vector<SpikeEvent>>> spikes;
+    // Recorded variables (population, variable) and their values of the last run:
+    // ["pop.var"][position][step * size + neuron].
+    std::vector<std::pair<std::string, std::string>> recordedVars;
+    std::map<std::string, std::vector<std::vector<double>>> variables;
+
+    Impl(const Network& net, const EventPropOptions& opt) : network(net), options(opt) {}
+
+    // The arrays a checkpoint keeps: every weight, Adam moment and Adam step counter.
+    std::vector<std::pair<std::string, std::string>> stateArrays() const;
+    // The positions of a connection's synapses in its [source][target] matrix, in storage
+    // order (Sparse rows are padded to the row stride: padding slots map to SIZE_MAX).
+    std::vector<size_t> synapsePositions(const Connection& c);
+    // A per-synapse scalar of a connection as a dense [source][target] matrix (0 where a
+    // Sparse connection has no synapse).
+    std::vector<double> pullMatrix(const std::string& connection, const std::string& var);
+    const Connection& connection(const std::string& name) const;
+
+    void checkNetwork();
+    double tauSynOf(const std::string& pop) const;
+    double tauMemOf(const Population& p) const;
+    ParamValues lifParams(const std::string& name, const LifParams& lif) const;
+    static VarInitMap lifVars();
+    void addPopulation(const Population& p);
+    void addConnection(const Connection& c);
+    void addTies(const std::string& var);
+    void addCustomUpdates();
+    void build(const BackendPreferences& prefs);
+    static uint32_t bufferSize(const Population& p);
+    // Sets an int array of the model to zero (a host write, once per call, not per batch).
+    void zeroInts(const std::string& group, const std::string& var);
+    // Spikes that did not fit in a LIF population's rings since the last call: an error naming
+    // the population and the count (the gradients of those examples would be wrong).
+    void checkDropped();
+    // Sets the per-batch accumulators of the loss update to zero.
+    void clearAccumulators();
+    void zeroScalars(const std::string& group, const std::string& var);
+    std::vector<double> pullScalars(const std::string& group, const std::string& var);
+    Metrics readAccumulators(uint64_t examples);
+    // Uploads the trial order (padded with -1 to whole batches) and points the example
+    // selection at its start.
+    uint64_t uploadOrder(std::span<const uint32_t> examples);
+    // One batch as a schedule: the device runs it without the host touching any number
+    // (Simulation::run(Schedule): one CUDA graph per batch on cuda with cudaGraphSteps >= 2T).
+    Schedule batchSchedule(Mode mode) const;
+    Metrics run(std::span<const uint32_t> examples, Mode mode, const Progress& progress = {});
+    // A forward-only run that records spikes: per batch the host reads the recording.
+    void recordVariables(size_t examples, uint64_t first);
+    void runRecorded(std::span<const uint32_t> examples, uint64_t batches,
+                     const Progress& progress);
+    void setDataset(const EventDataset& data);
+    void setWeights(const std::string& connection, std::span<const double> values);
+    void loadState(const std::vector<StateArray>& state);
+};
+
+} // namespace spikeforge::train

@@ -1,0 +1,105 @@
+// InferenceCompiler (inference.hpp): EventPropCompiler's implementation built with the forward
+// half of every model only (Impl::backward = false), plus per-example spike recording.
+#include "spikeforge/train/inference.hpp"
+
+#include "spikeforge/errors.hpp"
+
+#include <algorithm>
+
+#include "train/eventprop_impl.hpp"
+
+namespace spikeforge::train {
+
+namespace {
+
+EventPropOptions forwardOptions(const InferenceOptions& o) {
+    EventPropOptions e;
+    e.exampleTimesteps = o.exampleTimesteps;
+    e.dt = o.dt;
+    e.batchSize = o.batchSize;
+    e.precision = o.precision;
+    e.seed = o.seed;
+    return e;
+}
+
+} // namespace
+
+InferenceCompiler::InferenceCompiler(const Network& network, const InferenceOptions& options,
+                                     const BackendPreferences& prefs)
+    : m_impl(std::make_unique<EventPropCompiler::Impl>(network, forwardOptions(options))) {
+    m_impl->backward = false;
+    m_impl->recorded.insert(options.recordSpikes.begin(), options.recordSpikes.end());
+    for (const std::string& name : options.recordVariables) {
+        const size_t dot = name.find('.');
+        if (dot == std::string::npos)
+            throw ModelError("recordVariables entry '" + name +
+                             "' must be population.variable (e.g. Out.V)");
+        network.population(name.substr(0, dot)); // ModelError for an unknown population
+        m_impl->recordedVars.emplace_back(name.substr(0, dot), name.substr(dot + 1));
+    }
+    m_impl->build(prefs);
+    for (const auto& [pop, var] : m_impl->recordedVars)
+        m_impl->sim->pull(pop, var); // ModelError for a variable the population does not have
+}
+
+InferenceCompiler::~InferenceCompiler() = default;
+
+void InferenceCompiler::setDataset(const EventDataset& data) {
+    m_impl->setDataset(data);
+}
+
+Metrics InferenceCompiler::evaluate(std::span<const uint32_t> examples,
+                                    const EventPropCompiler::Progress& progress) {
+    return m_impl->run(examples, detail::Mode::Evaluate, progress);
+}
+
+const std::vector<std::vector<SpikeEvent>>&
+InferenceCompiler::spikes(const std::string& population) const {
+    if (!m_impl->recorded.count(population))
+        throw ModelError("population '" + population +
+                         "' is not recorded (list it in InferenceOptions::recordSpikes)");
+    static const std::vector<std::vector<SpikeEvent>> none;
+    auto it = m_impl->spikes.find(population);
+    return it == m_impl->spikes.end() ? none : it->second;
+}
+
+const std::vector<std::vector<double>>&
+InferenceCompiler::variables(const std::string& name) const {
+    auto it = m_impl->variables.find(name);
+    if (it != m_impl->variables.end()) return it->second;
+    for (const auto& [pop, var] : m_impl->recordedVars)
+        if (pop + "." + var == name) {
+            static const std::vector<std::vector<double>> none;
+            return none; // recorded, but evaluate() has not run yet
+        }
+    throw ModelError("variable '" + name +
+                     "' is not recorded (list it in InferenceOptions::recordVariables)");
+}
+
+std::vector<double> InferenceCompiler::weights(const std::string& connection) {
+    return m_impl->pullMatrix(connection, "g");
+}
+
+void InferenceCompiler::setWeights(const std::string& connection, std::span<const double> values) {
+    m_impl->setWeights(connection, values);
+}
+
+void InferenceCompiler::loadWeights(const std::vector<EventPropCompiler::StateArray>& state) {
+    std::vector<EventPropCompiler::StateArray> weights;
+    for (const auto& c : m_impl->network.connections()) {
+        const std::string name = c.name + ".g";
+        auto it =
+            std::find_if(state.begin(), state.end(), [&](const auto& a) { return a.name == name; });
+        if (it == state.end())
+            throw ModelError("the state has no weights for connection '" + c.name + "' (" + name +
+                             ")");
+        weights.push_back(*it);
+    }
+    m_impl->loadState(weights); // checks every size before writing anything
+}
+
+Simulation& InferenceCompiler::simulation() {
+    return *m_impl->sim;
+}
+
+} // namespace spikeforge::train

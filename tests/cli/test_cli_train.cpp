@@ -1,0 +1,308 @@
+// `spikeforge train` and `spikeforge evaluate` (docs/training.md "The train command"): a tiny
+// Yin-Yang config trains, checkpoints, resumes and evaluates through the real binary; bad
+// configs are refused naming the key and its place.
+#include "exe_support.hpp"
+#include "train_config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <regex>
+#include <sstream>
+
+using namespace exe;
+using spikeforge::cli::ConfigError;
+using spikeforge::cli::parseTrainConfig;
+
+namespace {
+
+const std::string tinyTrain = R"([parameters]
+hidden = 8
+
+[dataset]
+kind = "yinyang"
+train_size = 48
+test_size = 24
+train_seed = 1
+test_seed = 2
+
+[[populations]]
+name = "In"
+kind = "spike_input"
+size = 5
+
+[[populations]]
+name = "Hid"
+kind = "lif"
+size = "hidden"
+spike_buffer = 8
+
+[[populations]]
+name = "Out"
+kind = "leaky_integrate"
+size = 3
+readout = "sum_var"
+
+[[connections]]
+name = "InHid"
+source = "In"
+target = "Hid"
+weight_mean = 1.5
+weight_sd = 0.78
+
+[[connections]]
+name = "HidOut"
+source = "Hid"
+target = "Out"
+weight_sd = 0.1
+
+[training]
+dt = 1.0
+example_timesteps = 60
+batch_size = 16
+epochs = 2
+learning_rate = 0.01
+lr_decay = 0.9
+
+[output]
+checkpoint_dir = "CKPT"
+metrics_csv = "METRICS"
+)";
+
+// The tiny config writing its checkpoints and metrics to the given (absolute) paths.
+std::string tinyWithOutputs(const fs::path& ckpt, const fs::path& csv) {
+    std::string t = tinyTrain;
+    t.replace(t.find("CKPT"), 4, ckpt.string());
+    t.replace(t.find("METRICS"), 7, csv.string());
+    return t;
+}
+
+// The number after "key": in a JSON line ("null" gives NaN); the test fails if absent.
+double jsonValue(const std::string& line, const std::string& key) {
+    std::smatch m;
+    const std::regex re("\"" + key + "\": (null|[-+0-9.eE]+)");
+    if (!std::regex_search(line, m, re)) {
+        ADD_FAILURE() << "no key " << key << " in " << line;
+        return -1.0;
+    }
+    return m[1] == "null" ? std::nan("") : std::stod(m[1]);
+}
+
+size_t lineCount(const std::string& text) {
+    return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// The ConfigError message parsing `text` gives ("" if none).
+std::string configError(const std::string& text) {
+    try {
+        parseTrainConfig(text, "t.toml");
+    } catch (const ConfigError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+    const size_t at = text.find(from);
+    if (at == std::string::npos)
+        ADD_FAILURE() << "'" << from << "' not in the config";
+    else
+        text.replace(at, from.size(), to);
+    return text;
+}
+
+// The `key`s of the docs/cli.md table after "<!-- json-keys: NAME ", in order.
+std::vector<std::string> documentedKeys(const std::string& name) {
+    const std::string doc = readFile(std::string(SPIKEFORGE_SOURCE_DIR) + "/docs/cli.md");
+    const size_t marker = doc.find("<!-- json-keys: " + name + " ");
+    if (marker == std::string::npos) return {};
+    std::istringstream lines(doc.substr(doc.find('\n', marker) + 1));
+    std::vector<std::string> keys;
+    const std::regex row(R"(^\| `([a-z_]+)` \|)");
+    std::smatch m;
+    for (std::string line; std::getline(lines, line) && !line.empty() && line[0] == '|';)
+        if (std::regex_search(line, m, row)) keys.push_back(m[1]);
+    return keys;
+}
+
+// The top-level keys of a flat JSON object, in order.
+std::vector<std::string> jsonKeys(const std::string& line) {
+    std::vector<std::string> keys;
+    const std::regex key(R"re("([a-z_]+)": )re");
+    for (auto it = std::sregex_iterator(line.begin(), line.end(), key);
+         it != std::sregex_iterator(); ++it)
+        keys.push_back((*it)[1]);
+    return keys;
+}
+
+} // namespace
+
+TEST(CliTrain, TinyConfigTrainsResumesAndEvaluates) {
+    const fs::path ckpt = tempPath("_ckpt"), csv = tempPath(".csv");
+    const fs::path config = writeConfig(tinyWithOutputs(ckpt, csv));
+    const Result r = run("train " + quoted(config) + " --threads 1 --json");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const std::string json = lastLine(r.out);
+    EXPECT_EQ(jsonValue(json, "epochs"), 2.0);
+    EXPECT_EQ(jsonValue(json, "epochs_run"), 2.0);
+    const double trainAcc = jsonValue(json, "train_accuracy");
+    EXPECT_TRUE(trainAcc >= 0.0 && trainAcc <= 1.0) << json;
+    const double testAcc = jsonValue(json, "test_accuracy");
+    EXPECT_TRUE(testAcc >= 0.0 && testAcc <= 1.0) << json;
+    EXPECT_GT(jsonValue(json, "epoch_s"), 0.0);
+    EXPECT_TRUE(std::isnan(jsonValue(json, "host_fraction"))) << "null until measured";
+    EXPECT_EQ(jsonKeys(json), documentedKeys("train")) << json;
+    // Not a terminal: one plain line per epoch, no redraws.
+    EXPECT_NE(r.out.find("epoch 1/2  train loss"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("epoch 2/2  train loss"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find('\r'), std::string::npos);
+    EXPECT_EQ(lineCount(readFile(csv)), 3u) << readFile(csv);
+    EXPECT_TRUE(fs::exists(ckpt / "checkpoint.sfck"));
+
+    // evaluate: the checkpoint after epoch 2 on the same test set gives the same accuracy.
+    const Result e =
+        run("evaluate " + quoted(config) + " --checkpoint " + quoted(ckpt) + " --threads 1 --json");
+    ASSERT_EQ(e.exitCode, 0) << e.err;
+    EXPECT_EQ(jsonValue(lastLine(e.out), "accuracy"), testAcc) << e.out;
+    EXPECT_EQ(jsonValue(lastLine(e.out), "epochs"), 2.0);
+    EXPECT_EQ(jsonKeys(lastLine(e.out)), documentedKeys("evaluate")) << e.out;
+
+    // A fresh run into the same directory is refused; --resume continues with epoch 3.
+    const Result again = run("train " + quoted(config) + " --threads 1");
+    EXPECT_EQ(again.exitCode, 2);
+    EXPECT_NE(again.err.find("--resume"), std::string::npos) << again.err;
+    const Result resumed = run("train " + quoted(config) + " --threads 1 --epochs 3 --resume " +
+                               quoted(ckpt) + " --json");
+    ASSERT_EQ(resumed.exitCode, 0) << resumed.err;
+    EXPECT_EQ(jsonValue(lastLine(resumed.out), "epochs"), 3.0);
+    EXPECT_EQ(jsonValue(lastLine(resumed.out), "epochs_run"), 1.0);
+    EXPECT_NE(resumed.out.find("epoch 3/3"), std::string::npos) << resumed.out;
+    EXPECT_EQ(resumed.out.find("epoch 1/3"), std::string::npos) << resumed.out;
+    const std::string rows = readFile(csv);
+    EXPECT_EQ(lineCount(rows), 4u) << rows;
+    EXPECT_NE(rows.find("\n3,"), std::string::npos) << rows;
+
+    fs::remove_all(ckpt);
+    fs::remove(csv);
+    fs::remove(config);
+}
+
+TEST(CliTrain, DamagedCheckpointIsExit2NamingTheFile) {
+    const fs::path ckpt = tempPath("_ckpt"), csv = tempPath(".csv");
+    fs::create_directories(ckpt);
+    std::ofstream(ckpt / "checkpoint.sfck") << "spikeforge checkpoint\n\x01";
+    const fs::path config = writeConfig(tinyWithOutputs(ckpt, csv));
+    const Result r = run("evaluate " + quoted(config) + " --checkpoint " + quoted(ckpt));
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find((ckpt / "checkpoint.sfck").string()), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("truncated"), std::string::npos) << r.err;
+    fs::remove_all(ckpt);
+    fs::remove(config);
+}
+
+TEST(CliTrain, BadConfigsNameTheKeyAndItsPosition) {
+    EXPECT_EQ(configError(tinyTrain), "") << "the base config is valid";
+    struct Case {
+        std::string from, to, expected;
+    };
+    const Case cases[] = {
+        {"epochs = 2", "epochs = 0", "t.toml:45:10: training: epochs: must be between 1"},
+        {"epochs = 2", "epoch = 2", "t.toml:45:1: training: unknown key 'epoch'"},
+        {"readout = \"sum_var\"", "readout = \"sum\"",
+         "t.toml:26:11: population 'Out': readout: unknown value 'sum'"},
+        {"kind = \"lif\"", "kind = \"LIF\"", "t.toml:18:8: population 'Hid': kind: unknown value"},
+        {"kind = \"yinyang\"", "kind = \"mnist\"", "t.toml:5:8: dataset: kind: unknown value"},
+        {"weight_sd = 0.1", "weight_sd = -0.1", "connection 'HidOut': weight_sd: must be >= 0"},
+        {"dt = 1.0", "dt = -1.0", "t.toml:42:6: training: dt"},
+        {"target = \"Out\"", "target = \"Nowhere\"", "Nowhere"},
+        {"train_size = 48", "train_size = 48\ntrain_file = \"x.h5\"",
+         "dataset: unknown key 'train_file'"},
+        {"[training]", "[trainin]", "unknown key 'trainin'"},
+        {"weight_sd = 0.1", "weight_sd = 0.1\nprobability = 1.5", "HidOut"},
+        {"batch_size = 16", "batch_size = \"16 +\"",
+         "t.toml:44:19: training: batch_size: bad expression"},
+    };
+    for (const Case& c : cases) {
+        const std::string e = configError(replaced(tinyTrain, c.from, c.to));
+        EXPECT_NE(e.find(c.expected), std::string::npos)
+            << "'" << c.to << "' gave: " << (e.empty() ? "no error" : e);
+    }
+}
+
+TEST(CliTrain, MissingDatasetFileAndTrainingTableAreClearErrors) {
+    const std::string noTraining = tinyTrain.substr(0, tinyTrain.find("[training]")) +
+                                   tinyTrain.substr(tinyTrain.find("[output]"));
+    EXPECT_NE(configError(noTraining).find("missing required key 'training'"), std::string::npos)
+        << configError(noTraining);
+    const fs::path config = writeConfig(replaced(
+        replaced(tinyTrain, "kind = \"yinyang\"", "kind = \"shd\"\ntrain_file = \"none.h5\""),
+        "train_size = 48\ntest_size = 24\ntrain_seed = 1\ntest_seed = 2\n", ""));
+    const Result r = run("train " + quoted(config) + " --threads 1");
+    EXPECT_NE(r.exitCode, 0);
+    EXPECT_NE(r.err.find("none.h5"), std::string::npos) << r.err;
+    fs::remove(config);
+}
+
+TEST(CliTrain, ShippedExamplesLoad) {
+    using spikeforge::cli::loadTrainConfig;
+    using spikeforge::train::PopulationKind;
+    const std::string dir = std::string(SPIKEFORGE_SOURCE_DIR) + "/examples/";
+    const auto yy = loadTrainConfig(dir + "yinyang.toml", {});
+    EXPECT_EQ(yy.network.population("Hidden").size, 200u);
+    EXPECT_EQ(yy.eventprop.exampleTimesteps, 60u);
+    EXPECT_EQ(yy.dataset.trainSize, 5000u);
+    EXPECT_EQ(yy.fit.learningRate, yy.eventprop.adam.learningRate);
+    for (const char* name : {"shd", "ssc"}) {
+        const auto c = loadTrainConfig(dir + name + ".toml", {});
+        EXPECT_EQ(c.network.population("In").size, 700u) << name;
+        EXPECT_EQ(c.network.population("Hidden").size, 256u) << name;
+        EXPECT_EQ(c.network.population("Hidden").kind, PopulationKind::Lif) << name;
+        EXPECT_EQ(c.network.population("Out").size, std::string(name) == "shd" ? 20u : 35u);
+        EXPECT_EQ(c.eventprop.dt, 1.0) << name;
+        EXPECT_EQ(c.eventprop.batchSize, 32u) << name;
+        bool recurrent = false;
+        for (const auto& conn : c.network.connections())
+            recurrent |= conn.source == "Hidden" && conn.target == "Hidden";
+        EXPECT_TRUE(recurrent) << name;
+    }
+}
+
+TEST(CliTrain, FirstSpikeReadoutAndRegularisationKeys) {
+    using spikeforge::train::PopulationKind;
+    std::string text = replaced(tinyTrain, "spike_buffer = 8",
+                                "spike_buffer = 8\nreg_strength = 1e-9\nreg_target = 12");
+    text = replaced(text, "kind = \"leaky_integrate\"",
+                    "kind = \"first_spike_readout\"\ntau0 = 0.4\ntau1 = 7.0\nalpha = 0.002");
+    // The readout key belongs to leaky integrators only.
+    EXPECT_NE(configError(text).find("unknown key 'readout'"), std::string::npos)
+        << configError(text);
+    text = replaced(text, "readout = \"sum_var\"\n", "");
+    const auto cfg = parseTrainConfig(text, "t.toml");
+    const auto& hid = cfg.network.population("Hid");
+    EXPECT_EQ(hid.lif.regStrength, 1e-9);
+    EXPECT_EQ(hid.lif.regTarget, 12.0);
+    const auto& out = cfg.network.population("Out");
+    ASSERT_EQ(out.kind, PopulationKind::FirstSpikeReadout);
+    EXPECT_EQ(out.firstSpike.tau0, 0.4);
+    EXPECT_EQ(out.firstSpike.tau1, 7.0);
+    EXPECT_EQ(out.firstSpike.alpha, 0.002);
+    const auto maxVar =
+        parseTrainConfig(replaced(tinyTrain, "\"sum_var\"", "\"max_var\""), "t.toml");
+    EXPECT_EQ(maxVar.network.population("Out").li.readout, spikeforge::train::Readout::MaxVar);
+    const auto sparse =
+        parseTrainConfig(replaced(tinyTrain, "weight_sd = 0.1", "probability = 0.25"), "t.toml");
+    EXPECT_EQ(sparse.network.connections().back().params.probability, 0.25);
+}
+
+TEST(CliTrain, AFreshRunRefusesAnExistingMetricsFileAndLeavesIt) {
+    const fs::path ckpt = tempPath("_ckpt"), csv = tempPath(".csv");
+    std::ofstream(csv) << "my notes\n";
+    const fs::path config = writeConfig(tinyWithOutputs(ckpt, csv));
+    const Result r = run("train " + quoted(config) + " --threads 1");
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find(csv.string()), std::string::npos) << r.err;
+    EXPECT_EQ(readFile(csv), "my notes\n");
+    fs::remove_all(ckpt);
+    fs::remove(csv);
+    fs::remove(config);
+}

@@ -1,0 +1,174 @@
+// fit() (issue #10, "Checkpoint then resume"; docs/training.md "Training a network"): exact
+// resume from a checkpoint in a new compiler, callback counts and a Yin-Yang run above chance.
+#include "spikeforge/errors.hpp"
+#include "unit/test_fit_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+using namespace fit_test;
+
+namespace {
+
+std::vector<std::vector<double>> allWeights(EventPropCompiler& c) {
+    return {c.weights("InHid"), c.weights("HidOut")};
+}
+
+// Records every hook call.
+struct Recorder : Callback {
+    uint32_t trainBegins = 0, firstEpoch = 99, epochs = 0;
+    std::vector<uint64_t> epochExamples;
+    std::vector<std::pair<uint64_t, uint64_t>> progress; // (done, total) of every call
+    std::vector<uint32_t> epochEnds;
+    size_t trainEndReports = 99;
+    void onTrainBegin(uint32_t first, uint32_t n) override {
+        trainBegins++;
+        firstEpoch = first;
+        epochs = n;
+    }
+    void onEpochBegin(uint32_t, uint64_t examples) override { epochExamples.push_back(examples); }
+    void onBatchesDone(uint32_t, uint64_t done, uint64_t total) override {
+        progress.emplace_back(done, total);
+    }
+    void onEpochEnd(const EpochReport& r) override { epochEnds.push_back(r.epoch); }
+    void onTrainEnd(const std::vector<EpochReport>& r) override { trainEndReports = r.size(); }
+};
+
+FitOptions fitOptions(uint32_t epochs) {
+    FitOptions o;
+    o.epochs = epochs;
+    o.shuffleSeed = 11;
+    o.learningRate = yinYangOptions().adam.learningRate;
+    o.learningRateDecay = 0.9;
+    return o;
+}
+
+void expectSameMetrics(const Metrics& a, const Metrics& b, const std::string& what) {
+    // Bit-identical: the same arithmetic in the same order.
+    EXPECT_EQ(std::memcmp(&a.loss, &b.loss, sizeof(double)), 0)
+        << what << ": " << a.loss << " vs " << b.loss;
+    EXPECT_EQ(a.correct, b.correct) << what;
+    EXPECT_EQ(a.examples, b.examples) << what;
+}
+
+} // namespace
+
+TEST(Fit, CheckpointThenResumeInANewCompilerRepeatsTheUninterruptedRun) {
+    const EventDataset train = makeYinYang(96, 1);
+    const EventDataset validation = makeYinYang(30, 2);
+    const FitOptions options = fitOptions(3);
+
+    // Uninterrupted: three epochs.
+    auto full = yinYangCompiler();
+    const auto fullReports = fit(*full, train, &validation, options);
+    const auto fullWeights = allWeights(*full);
+
+    // Interrupted after epoch 1 (a checkpoint every epoch), resumed in a new compiler.
+    TempPath dir;
+    {
+        auto first = yinYangCompiler();
+        FitOptions stopEarly = options;
+        stopEarly.epochs = 1;
+        Checkpoint checkpoint(*first, dir.path(), 1, options);
+        Callback* callbacks[] = {&checkpoint};
+        fit(*first, train, &validation, stopEarly, callbacks);
+    }
+    auto resumed = yinYangCompiler();
+    const uint32_t start = resumeFromCheckpoint(*resumed, dir.path(), options);
+    ASSERT_EQ(start, 1u);
+    const auto resumedReports = fit(*resumed, train, &validation, options, {}, start);
+
+    ASSERT_EQ(fullReports.size(), 3u);
+    ASSERT_EQ(resumedReports.size(), 2u);
+    for (size_t i = 0; i < 2; i++) {
+        const EpochReport& a = fullReports[i + 1];
+        const EpochReport& b = resumedReports[i];
+        EXPECT_EQ(a.epoch, b.epoch);
+        EXPECT_EQ(a.learningRate, b.learningRate);
+        expectSameMetrics(a.train, b.train, "train, epoch " + std::to_string(a.epoch));
+        ASSERT_TRUE(a.validation && b.validation);
+        expectSameMetrics(*a.validation, *b.validation,
+                          "validation, epoch " + std::to_string(a.epoch));
+    }
+    const auto resumedWeights = allWeights(*resumed);
+    for (size_t c = 0; c < fullWeights.size(); c++) {
+        ASSERT_EQ(fullWeights[c].size(), resumedWeights[c].size());
+        for (size_t i = 0; i < fullWeights[c].size(); i++)
+            ASSERT_EQ(fullWeights[c][i], resumedWeights[c][i])
+                << "connection " << c << " weight " << i;
+    }
+    // And training did move the weights (else the comparison above proves nothing).
+    auto untrained = yinYangCompiler();
+    EXPECT_NE(allWeights(*untrained), fullWeights);
+}
+
+TEST(Fit, CallbacksHearEveryEpochAndBatch) {
+    const EventDataset train = makeYinYang(40, 3); // batches of 16: 16 + 16 + 8
+    auto c = yinYangCompiler();
+    FitOptions options = fitOptions(3);
+    options.progressEveryBatches = 2;
+    Recorder r;
+    Callback* callbacks[] = {&r};
+    const auto reports = fit(*c, train, nullptr, options, callbacks, 1);
+
+    EXPECT_EQ(r.trainBegins, 1u);
+    EXPECT_EQ(r.firstEpoch, 1u);
+    EXPECT_EQ(r.epochs, 3u);
+    EXPECT_EQ(r.epochExamples, (std::vector<uint64_t>{40, 40}));
+    // Per epoch: batch 2 (every 2nd) and batch 3 (the last) of 3.
+    using P = std::pair<uint64_t, uint64_t>;
+    EXPECT_EQ(r.progress, (std::vector<P>{{2, 3}, {3, 3}, {2, 3}, {3, 3}}));
+    EXPECT_EQ(r.epochEnds, (std::vector<uint32_t>{1, 2}));
+    EXPECT_EQ(r.trainEndReports, 2u);
+    ASSERT_EQ(reports.size(), 2u);
+    for (const EpochReport& e : reports) {
+        EXPECT_EQ(e.train.examples, 40u);
+        EXPECT_FALSE(e.validation);
+        EXPECT_DOUBLE_EQ(e.learningRate, options.learningRate * std::pow(0.9, e.epoch));
+        EXPECT_GT(e.seconds, 0.0);
+    }
+}
+
+TEST(Fit, RefusesAStartPastTheEndAndAnEmptyTrainingSet) {
+    auto c = yinYangCompiler();
+    const EventDataset train = makeYinYang(8, 3);
+    EXPECT_THROW(fit(*c, train, nullptr, fitOptions(2), {}, 3), spikeforge::ModelError);
+    EXPECT_THROW(fit(*c, makeYinYang(0, 3), nullptr, fitOptions(2)), spikeforge::ModelError);
+    // Starting at the end trains nothing.
+    EXPECT_TRUE(fit(*c, train, nullptr, fitOptions(2), {}, 2).empty());
+}
+
+TEST(Fit, ConcatenateKeepsBothSetsInOrder) {
+    const EventDataset a = makeYinYang(5, 1), b = makeYinYang(4, 2);
+    const EventDataset ab = concatenate(a, b);
+    ASSERT_EQ(ab.size(), 9u);
+    for (size_t i = 0; i < 9; i++) {
+        const EventDataset& src = i < 5 ? a : b;
+        const size_t j = i < 5 ? i : i - 5;
+        EXPECT_EQ(ab.label(i), src.label(j));
+        ASSERT_EQ(ab.times(i).size(), src.times(j).size());
+        for (size_t k = 0; k < ab.times(i).size(); k++) {
+            EXPECT_EQ(ab.times(i)[k], src.times(j)[k]);
+            EXPECT_EQ(ab.channels(i)[k], src.channels(j)[k]);
+        }
+    }
+}
+
+TEST(Fit, YinYangLearnsClearlyAboveChanceInAFewEpochs) {
+    const EventDataset train = makeYinYang(1500, 42);
+    const EventDataset test = makeYinYang(300, 40);
+    auto c = yinYangCompiler(32, 16);
+    FitOptions options = fitOptions(5);
+    options.learningRateDecay = 1.0;
+    const auto reports = fit(*c, train, nullptr, options);
+    c->setDataset(test);
+    std::vector<uint32_t> all(test.size());
+    for (uint32_t i = 0; i < all.size(); i++)
+        all[i] = i;
+    const Metrics m = c->evaluate(all);
+    // Chance is 1/3 on three balanced classes.
+    EXPECT_GT(m.accuracy(), 0.5) << "train accuracy of the last epoch "
+                                 << reports.back().train.accuracy();
+}

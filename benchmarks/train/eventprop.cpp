@@ -5,7 +5,9 @@
 //          --graph-steps N (cuda) --duration MS --w-in-mean X --w-in-sd X --w-out-mean X --w-out-sd X --tau0 --tau1
 //          --alpha
 //          --backend NAME --train N --test N --seed S --tau-mem MS --tau-syn MS
-// Prints one line per epoch and a last JSON line with the results.
+// Prints one line per epoch and a last JSON line with the results. host_fraction is the share of
+// the training epochs' wall time spent outside device work, 1 − Δbusy / Δwall
+// (Simulation::deviceBusySeconds; "n/a" and null where the backend does not measure busy time).
 #include "spikeforge/train/eventprop.hpp"
 #include "spikeforge/train/dataset.hpp"
 
@@ -16,6 +18,7 @@
 #include <iostream>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +46,14 @@ Readout readoutOf(const std::string& s) {
     if (s == "avg") return Readout::AvgVar;
     if (s == "max") return Readout::MaxVar;
     throw std::runtime_error("unknown readout " + s);
+}
+
+// 1 − busy / wall as text, "n/a" when busy time is not measured.
+std::string fractionText(std::optional<double> busy, double wall, const char* none) {
+    if (!busy || wall <= 0.0) return none;
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4f", 1.0 - *busy / wall);
+    return text;
 }
 
 std::vector<uint32_t> iota(size_t n, uint32_t from = 0) {
@@ -109,27 +120,37 @@ int run(const Args& a) {
     const int epochs = int(a.num("epochs", 10));
     const double decay = a.num("decay", yy ? 0.95 : 1.0);
     double lr = opt.adam.learningRate, epochSum = 0.0, testAcc = 0.0, trainAcc = 0.0;
+    std::optional<double> busySum = 0.0; // [s] device busy time over the training epochs
     for (int e = 0; e < epochs; e++) {
         const auto order = shuffledIndices(train.size(), 1000 + e);
         std::vector<uint32_t> o(order.begin(), order.end());
         c.setLearningRate(lr);
+        const std::optional<double> busy0 = c.simulation().deviceBusySeconds(); // [s]
         const auto t0 = std::chrono::steady_clock::now();
         const Metrics m = c.trainEpoch(o);
         const double secs =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const std::optional<double> busy1 = c.simulation().deviceBusySeconds();
+        std::optional<double> busy; // [s] this epoch's
+        if (busy0 && busy1) busy = *busy1 - *busy0;
+        busySum = busySum && busy ? std::optional<double>(*busySum + *busy) : std::nullopt;
         epochSum += secs;
         trainAcc = m.accuracy();
         Metrics t;
         if (!testIdx.empty()) t = c.evaluate(testIdx);
         testAcc = t.accuracy();
-        std::printf("epoch %d: train loss %.4f acc %.4f | test loss %.4f acc %.4f | %.2f s\n", e,
-                    m.meanLoss(), m.accuracy(), t.meanLoss(), t.accuracy(), secs);
+        std::printf("epoch %d: train loss %.4f acc %.4f | test loss %.4f acc %.4f | %.2f s | "
+                    "host_fraction %s\n",
+                    e, m.meanLoss(), m.accuracy(), t.meanLoss(), t.accuracy(), secs,
+                    fractionText(busy, secs, "n/a").c_str());
         std::fflush(stdout);
         lr *= decay;
     }
-    std::printf("{\"task\": \"%s\", \"train_accuracy\": %.4f, \"test_accuracy\": %.4f, "
-                "\"epochs\": %d, \"epoch_s\": %.3f}\n",
-                a.task.c_str(), trainAcc, testAcc, epochs, epochs ? epochSum / epochs : 0.0);
+    std::printf("{\"task\": \"%s\", \"backend\": \"%s\", \"train_accuracy\": %.4f, "
+                "\"test_accuracy\": %.4f, \"epochs\": %d, \"epoch_s\": %.3f, "
+                "\"host_fraction\": %s}\n",
+                a.task.c_str(), prefs.backend.c_str(), trainAcc, testAcc, epochs,
+                epochs ? epochSum / epochs : 0.0, fractionText(busySum, epochSum, "null").c_str());
     return 0;
 }
 

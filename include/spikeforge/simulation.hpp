@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -213,6 +214,14 @@ public:
     MemoryUsage memoryUsage() const;
     // Host-device copies so far (the device's count), e.g. to confirm a loop copies nothing.
     DeviceTransfers transfers() const;
+    // Seconds the device has spent executing this simulation's work since it was built [s]:
+    // kernels (initialisation, steps, custom updates), on-device copies and zero-fills, as the
+    // backend measures them (docs/backends.md, "Device busy time"). Host code, syncs, host
+    // transfers and the gaps between submitted sequences are not in it, so 1 − Δbusy / Δwall
+    // over a loop is the share of its wall time spent outside device work. std::nullopt when the
+    // backend cannot measure it (an OpenCL queue without profiling, a CUDA driver without event
+    // timing). Waits for the work submitted so far to finish; reads no device-side errors.
+    std::optional<double> deviceBusySeconds() const;
 
     const BuildInfo& buildInfo() const;
     const Model& model() const;

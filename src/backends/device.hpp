@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -130,6 +131,12 @@ public:
     }
     // Returns when every launch and copy so far has finished.
     virtual void synchronise() = 0;
+    // Seconds the device has spent executing work since it was made [s]: every runSequence,
+    // runSteps, launch, copyBuffer and zero (the outermost call only: a sequence's launches are
+    // inside its own time), not host transfers or allocation. How each backend measures it is in
+    // docs/backends.md ("Device busy time"). nullopt when the device cannot measure it (never a
+    // silent zero). Waits for the work submitted so far, so the sum is complete.
+    virtual std::optional<double> busySeconds() { return std::nullopt; }
 
 protected:
     virtual void writeBuffer(Buffer dst, const void* src, size_t bytes) = 0;

@@ -317,4 +317,8 @@ DeviceTransfers Simulation::transfers() const {
     return m_impl->device->transfers();
 }
 
+std::optional<double> Simulation::deviceBusySeconds() const {
+    return m_impl->device->busySeconds(); // the queue is empty between public calls
+}
+
 } // namespace spikeforge

@@ -40,6 +40,12 @@ struct G { std::vector<L> launches; };
 static std::vector<L> g_log, g_capture;
 static bool g_capturing = false;
 static int g_inst = 0, g_updates = 0, g_live = 0, g_dummy = 0;
+// Events carry the mock clock [ms] when recorded: every launch and copy "runs" for a fixed
+// time on it, so elapsed times are known; g_notReady makes queries report unfinished work.
+struct Ev { double t; };
+static double g_clock = 0.0;
+static bool g_notReady = false;
+static int g_events = 0, g_eventsMade = 0, g_eventSyncs = 0;
 R cuInit(unsigned) { return 0; }
 R cuDriverGetVersion(int* v) { *v = 12040; return 0; }
 R cuGetErrorName(R, const char** s) { *s = "CUDA_ERROR_MOCK"; return 0; }
@@ -81,6 +87,7 @@ R cuMemcpyHtoDAsync_v2(unsigned long long d, const void* s, size_t n, void*) {
     std::memcpy((void*)(uintptr_t)d, s, n); return 0; }
 R cuMemcpyDtoDAsync_v2(unsigned long long d, unsigned long long s, size_t n, void*) {
     std::memcpy((void*)(uintptr_t)d, (const void*)(uintptr_t)s, n);
+    g_clock += 0.5; // a copy runs for 0.5 ms
     return 0;
 }
 R cuMemcpyDtoHAsync_v2(void* d, unsigned long long s, size_t n, void*) {
@@ -89,9 +96,12 @@ R cuStreamCreate(void** s, unsigned) { *s = &g_dummy; return 0; }
 R cuStreamDestroy_v2(void*) { return 0; }
 R cuStreamSynchronize(void*) { return 0; }
 R cuStreamWaitEvent(void*, void*, unsigned) { return 0; }
-R cuEventCreate(void** e, unsigned) { *e = &g_dummy; return 0; }
-R cuEventRecord(void*, void*) { return 0; }
-R cuEventDestroy_v2(void*) { return 0; }
+R cuEventCreate(void** e, unsigned) { *e = new Ev{0.0}; g_events++; g_eventsMade++; return 0; }
+R cuEventRecord(void* e, void*) { ((Ev*)e)->t = g_clock; return 0; }
+R cuEventDestroy_v2(void* e) { delete (Ev*)e; g_events--; return 0; }
+R cuEventQuery(void*) { return g_notReady ? 600 : 0; }
+R cuEventSynchronize(void*) { g_eventSyncs++; return 0; }
+R cuEventElapsedTime_v2(float* ms, void* a, void* b) { *ms = float(((Ev*)b)->t - ((Ev*)a)->t); return 0; }
 R cuModuleLoadData(void** m, const void* image) {
     if (std::strcmp((const char*)image, "CUBIN") != 0) return 200;
     *m = &g_dummy;
@@ -106,6 +116,7 @@ R cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned, unsigned bx, unsig
     const uint64_t rng = *(const uint64_t*)((const char*)params[0] + 40); // StepArgs::rngStep
     L l{(const char*)f, gx, gy, bx, step, t, *(const unsigned long long*)params[1], 0, rng};
     (g_capturing ? g_capture : g_log).push_back(l);
+    if (!g_capturing) g_clock += 1.0; // a launch runs for 1 ms
     return 0;
 }
 R cuStreamBeginCapture_v2(void*, int) { g_capturing = true; g_capture.clear(); return 0; }
@@ -116,7 +127,7 @@ struct Info { int result; void* a; void* b; };
 R cuGraphExecUpdate_v2(void* e, void* g, Info* i) {
     g_updates++; *(G*)e = *(G*)g; i->result = 0; return 0; }
 R cuGraphLaunch(void* e, void*) {
-    for (L l : ((G*)e)->launches) { l.graph = 1; g_log.push_back(l); }
+    for (L l : ((G*)e)->launches) { l.graph = 1; g_log.push_back(l); g_clock += 1.0; }
     return 0;
 }
 R cuGraphDestroy(void* g) { delete (G*)g; return 0; }
@@ -141,6 +152,11 @@ uint64_t mock_field(size_t i, int f) {
 int mock_instantiations() { return g_inst; }
 int mock_updates() { return g_updates; }
 int mock_live() { return g_live; }
+int mock_events() { return g_events; }
+int mock_events_made() { return g_eventsMade; }
+int mock_event_syncs() { return g_eventSyncs; }
+void mock_host_gap(double ms) { g_clock += ms; }
+void mock_not_ready(bool v) { g_notReady = v; }
 }
 )MOCK";
 
@@ -159,6 +175,8 @@ struct Mock {
         return fn<uint64_t (*)(size_t, int)>("mock_field")(i, f);
     }
     int count(const char* what) const { return fn<int (*)()>(what)(); }
+    void hostGap(double ms) const { fn<void (*)(double)>("mock_host_gap")(ms); }
+    void notReady(bool v) const { fn<void (*)(bool)>("mock_not_ready")(v); }
 };
 
 const Mock& mock() {
@@ -355,4 +373,79 @@ TEST(CudaDeviceMock, PullsLargerThanTheStagingBufferArriveWhole) {
     EXPECT_EQ(mock().count("mock_live"), live - 1);
     EXPECT_EQ(dev.transfers().toDevice, 1u);     // copyBuffer is not a host transfer
     EXPECT_THROW(dev.release(b), InternalError); // no longer this device's
+}
+
+// Busy time on the mock clock, where a launch runs 1 ms and a copy 0.5 ms: each timed call's
+// event pair gives its span, host gaps between calls are not counted.
+TEST(CudaDeviceMock, BusyTimeSumsTheElapsedTimeOfEachCall) {
+    SKIP_WITHOUT_MOCK();
+    Fixture f;
+    cuda::CudaDevice dev(*mock().api, mockInfo(*mock().api), 0);
+    dev.load(f.plan, f.program, "CUBIN");
+    using V = backends::FieldValue;
+    dev.bindTable(0, {{V::ofBuffer(nullptr), V::ofNumber(0), V::ofNumber(0)},
+                      {V::ofBuffer(nullptr), V::ofNumber(0), V::ofNumber(0)}});
+    backends::Buffer a = dev.allocate(64), b = dev.allocate(64);
+    ASSERT_EQ(dev.busySeconds(), 0.0); // allocation and binding are not device work
+    const size_t before = mock().launches();
+    dev.runSteps({0}, codegen::abi::StepArgs{}, 10, 0.1);
+    mock().hostGap(500.0); // [ms]
+    dev.launch(0, codegen::abi::StepArgs{});
+    mock().hostGap(500.0);
+    dev.copyBuffer(b, a, 64);
+    const size_t launches = mock().launches() - before;
+    EXPECT_EQ(launches, 11u);
+    const double expected = (double(launches) * 1.0 + 0.5) * 1e-3; // [s]
+    EXPECT_NEAR(dev.busySeconds().value(), expected, 1e-6);
+    EXPECT_EQ(dev.pendingBusyEvents(), 0u); // read at the sync point busySeconds is
+}
+
+// Pairs are read once finished and their events reused: a long loop without a sync point keeps
+// a bounded number pending (waiting for the oldest at the cap) and creates a bounded number of
+// events, and every event is destroyed with the device.
+TEST(CudaDeviceMock, BusyEventsAreReusedBoundedAndFreed) {
+    SKIP_WITHOUT_MOCK();
+    Fixture f;
+    const int live = mock().count("mock_events");
+    {
+        cuda::CudaDevice dev(*mock().api, mockInfo(*mock().api), 0);
+        dev.load(f.plan, f.program, "CUBIN");
+        using V = backends::FieldValue;
+        dev.bindTable(0, {{V::ofBuffer(nullptr), V::ofNumber(0), V::ofNumber(0)},
+                          {V::ofBuffer(nullptr), V::ofNumber(0), V::ofNumber(0)}});
+        const int made = mock().count("mock_events_made");
+        const int syncs = mock().count("mock_event_syncs");
+        constexpr int kCalls = 1000;
+        // Finished at once: every call reads the pair before it and reuses its events.
+        for (int i = 0; i < kCalls; i++)
+            dev.launch(0, codegen::abi::StepArgs{});
+        EXPECT_LE(mock().count("mock_events_made") - made, 4);
+        // Never finished until waited for: pending pairs stop growing at the cap.
+        mock().notReady(true);
+        size_t most = 0;
+        for (int i = 0; i < kCalls; i++) {
+            dev.launch(0, codegen::abi::StepArgs{});
+            most = std::max(most, dev.pendingBusyEvents());
+        }
+        EXPECT_LE(most, 64u);
+        EXPECT_GT(mock().count("mock_event_syncs") - syncs, 0); // waited at the cap
+        EXPECT_LE(mock().count("mock_events_made") - made, 2 * 65 + 4);
+        // Every launch counted once (1 ms each), waited for or read at the end.
+        EXPECT_NEAR(dev.busySeconds().value(), 2 * kCalls * 1e-3, 1e-6);
+        mock().notReady(false);
+    }
+    EXPECT_EQ(mock().count("mock_events"), live);
+}
+
+// A driver without event timing: busy time is unknown, not zero.
+TEST(CudaDeviceMock, BusyTimeIsUnknownWithoutEventTiming) {
+    SKIP_WITHOUT_MOCK();
+    cuda::DriverApi api = *mock().api;
+    api.cuEventElapsedTime_v2 = nullptr;
+    ASSERT_FALSE(api.hasEventTiming());
+    ASSERT_TRUE(mock().api->hasEventTiming());
+    cuda::CudaDevice dev(api, mockInfo(api), 0);
+    backends::Buffer a = dev.allocate(64), b = dev.allocate(64);
+    dev.copyBuffer(b, a, 64);
+    EXPECT_FALSE(dev.busySeconds().has_value());
 }

@@ -37,6 +37,12 @@ static std::vector<Op> g_log, g_capture;
 static bool g_capturing = false, g_failCapture = false;
 static int g_inst = 0, g_updates = 0, g_memcpyNodes = 0, g_dummy = 0;
 static void copy(const Op& o) { std::memcpy((void*)(uintptr_t)o.dst, (const void*)(uintptr_t)o.src, o.bytes); }
+// Events carry the mock clock [ms] when recorded: every launch and copy "runs" for a fixed
+// time on it, so elapsed times are known; g_notReady makes queries report unfinished work.
+struct Ev { double t; };
+static double g_clock = 0.0;
+static bool g_notReady = false;
+static int g_events = 0, g_eventsMade = 0, g_eventSyncs = 0;
 R cuInit(unsigned) { return 0; }
 R cuDriverGetVersion(int* v) { *v = 12040; return 0; }
 R cuGetErrorName(R, const char** s) { *s = "CUDA_ERROR_MOCK"; return 0; }
@@ -75,6 +81,7 @@ R cuMemcpyDtoDAsync_v2(unsigned long long d, unsigned long long s, size_t n, voi
     if (g_capturing) { g_memcpyNodes++; g_capture.push_back(o); return 0; }
     copy(o);
     g_log.push_back(o);
+    g_clock += 0.5; // a copy runs for 0.5 ms
     return 0;
 }
 R cuMemcpyDtoHAsync_v2(void* d, unsigned long long s, size_t n, void*) {
@@ -83,9 +90,12 @@ R cuStreamCreate(void** s, unsigned) { *s = &g_dummy; return 0; }
 R cuStreamDestroy_v2(void*) { return 0; }
 R cuStreamSynchronize(void*) { return 0; }
 R cuStreamWaitEvent(void*, void*, unsigned) { return 0; }
-R cuEventCreate(void** e, unsigned) { *e = &g_dummy; return 0; }
-R cuEventRecord(void*, void*) { return 0; }
-R cuEventDestroy_v2(void*) { return 0; }
+R cuEventCreate(void** e, unsigned) { *e = new Ev{0.0}; g_events++; g_eventsMade++; return 0; }
+R cuEventRecord(void* e, void*) { ((Ev*)e)->t = g_clock; return 0; }
+R cuEventDestroy_v2(void* e) { delete (Ev*)e; g_events--; return 0; }
+R cuEventQuery(void*) { return g_notReady ? 600 : 0; }
+R cuEventSynchronize(void*) { g_eventSyncs++; return 0; }
+R cuEventElapsedTime_v2(float* ms, void* a, void* b) { *ms = float(((Ev*)b)->t - ((Ev*)a)->t); return 0; }
 R cuModuleLoadData(void** m, const void*) { *m = &g_dummy; return 0; }
 R cuModuleUnload(void*) { return 0; }
 R cuModuleGetFunction(void** f, void*, const char* name) { *f = (void*)strdup(name); return 0; }
@@ -94,6 +104,7 @@ R cuLaunchKernel(void* f, unsigned, unsigned, unsigned, unsigned, unsigned, unsi
     const uint64_t step = *(const uint64_t*)((const char*)params[0] + 8);
     const uint64_t rng = *(const uint64_t*)((const char*)params[0] + 40); // StepArgs::rngStep
     (g_capturing ? g_capture : g_log).push_back(Op{(const char*)f, step, rng, 0, 0, 0, 0});
+    if (!g_capturing) g_clock += 1.0; // a launch runs for 1 ms
     return 0;
 }
 R cuStreamBeginCapture_v2(void*, int) {
@@ -106,7 +117,12 @@ struct Info { int result; void* a; void* b; };
 R cuGraphExecUpdate_v2(void* e, void* g, Info* i) {
     g_updates++; *(G*)e = *(G*)g; i->result = 0; return 0; }
 R cuGraphLaunch(void* e, void*) {
-    for (Op o : ((G*)e)->ops) { if (!o.fn) copy(o); o.graph = 1; g_log.push_back(o); }
+    for (Op o : ((G*)e)->ops) {
+        if (!o.fn) copy(o);
+        o.graph = 1;
+        g_log.push_back(o);
+        g_clock += o.fn ? 1.0 : 0.5;
+    }
     return 0;
 }
 R cuGraphDestroy(void* g) { delete (G*)g; return 0; }
@@ -121,6 +137,8 @@ int mock_instantiations() { return g_inst; }
 int mock_updates() { return g_updates; }
 int mock_memcpy_nodes() { return g_memcpyNodes; }
 void mock_fail_capture(int fail) { g_failCapture = fail != 0; }
+int mock_events() { return g_events; }
+void mock_host_gap(double ms) { g_clock += ms; }
 }
 )MOCK";
 
@@ -139,6 +157,7 @@ struct Mock {
     int graph(size_t i) const { return fn<int (*)(size_t)>("mock_graph")(i); }
     int count(const char* what) const { return fn<int (*)()>(what)(); }
     void failCapture(bool fail) const { fn<void (*)(int)>("mock_fail_capture")(fail); }
+    void hostGap(double ms) const { fn<void (*)(double)>("mock_host_gap")(ms); }
 };
 
 const Mock& mock() {
@@ -283,6 +302,30 @@ TEST(CudaScheduleMock, AFailedCaptureFallsBackToPlainLaunchesForGood) {
     s.dev.runSequence(s.trial(5, 5)); // capture would work now: the device no longer tries
     expectTrial(before, 5, 5, 0);
     EXPECT_EQ(cuda::graphLaunches(), graphs);
+}
+
+// Busy time: a replayed graph is timed as a whole by the event pair around the sequence (events
+// are recorded outside the capture), plain launches the same way; host gaps between sequences are
+// not counted. Mock launches run 1 ms and copies 0.5 ms on the mock clock.
+TEST(CudaScheduleMock, BusyTimeCoversGraphsAndPlainLaunchesButNotHostGaps) {
+    SKIP_WITHOUT_MOCK();
+    const int events = mock().count("mock_events");
+    {
+        MockSetup graphs(100), plain(0);
+        for (MockSetup* s : {&graphs, &plain}) {
+            const double before = s->dev.busySeconds().value(); // [s]
+            const uint64_t launches = cuda::graphLaunches();
+            for (uint64_t r = 0; r < 3; r++) {
+                s->dev.runSequence(s->trial(6, 6 * r)); // a copy, 6 steps, an update
+                mock().hostGap(250.0);                  // [ms] host work between trials
+            }
+            EXPECT_EQ(cuda::graphLaunches() - launches, s == &graphs ? 3u : 0u);
+            const double expected = 3 * (0.5 + 6 + 1) * 1e-3; // [s]
+            EXPECT_NEAR(s->dev.busySeconds().value() - before, expected, 1e-6)
+                << (s == &graphs ? "graphs" : "plain launches");
+        }
+    }
+    EXPECT_EQ(mock().count("mock_events"), events); // every event destroyed with its device
 }
 
 } // namespace

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <unistd.h>
@@ -136,10 +137,10 @@ public:
     void release(backends::Buffer p) override { std::free(p); }
     size_t memoryCapacity() const override { return hostMemoryCapacity(); }
     void zero(backends::Buffer p, size_t bytes) override {
-        if (p) std::memset(p, 0, bytes);
+        if (p) timed([&] { std::memset(p, 0, bytes); });
     }
     void copyBuffer(backends::Buffer dst, backends::Buffer src, size_t bytes) override {
-        if (bytes) std::memcpy(dst, src, bytes);
+        if (bytes) timed([&] { std::memcpy(dst, src, bytes); });
     }
     void bindTable(size_t index,
                    const std::vector<std::vector<backends::FieldValue>>& values) override {
@@ -162,9 +163,17 @@ public:
     void launch(size_t kernel, const codegen::abi::StepArgs& a) override {
         if (kernel >= m_entries.size()) throw InternalError("no kernel " + std::to_string(kernel));
         void* const* t = m_tablePtrs.data();
-        m_entries[kernel](&a, t, m_threads);
+        timed([&] { m_entries[kernel](&a, t, m_threads); });
+    }
+    void runSteps(const std::vector<size_t>& kernels, const codegen::abi::StepArgs& first,
+                  uint64_t steps, double dt) override {
+        timed([&] { Device::runSteps(kernels, first, steps, dt); });
+    }
+    void runSequence(const std::vector<backends::SequenceItem>& items) override {
+        timed([&] { Device::runSequence(items); });
     }
     void synchronise() override {}
+    std::optional<double> busySeconds() override { return m_busySeconds; }
 
 protected:
     void writeBuffer(backends::Buffer dst, const void* src, size_t n) override {
@@ -181,6 +190,25 @@ private:
         size_t groups = 0;
         std::vector<unsigned char> bytes; // the structs generated code reads
     };
+
+    // Runs `work` and adds its wall time to the busy time, unless an enclosing call is timed
+    // already (a sequence's launches are inside the sequence's time). The kernels run on the
+    // calling thread and OpenMP's team joins before an entry point returns, so wall time inside
+    // them is the device's time: two clock reads per sequence, none per work item.
+    template <typename F> void timed(F&& work) {
+        if (m_timing) return work();
+        using Clock = std::chrono::steady_clock;
+        struct Stop { // also when `work` throws: the time was spent
+            CpuDevice& device;
+            Clock::time_point start;
+            ~Stop() {
+                device.m_busySeconds += std::chrono::duration<double>(Clock::now() - start).count();
+                device.m_timing = false;
+            }
+        } stop{*this, Clock::now()};
+        m_timing = true;
+        work();
+    }
 
     static void store(unsigned char* dst, codegen::CType type, const backends::FieldValue& v) {
         using K = backends::FieldValue::Kind;
@@ -205,6 +233,8 @@ private:
     std::vector<Table> m_tables;    // merged-group structs, one table per plan table
     std::vector<void*> m_tablePtrs; // what entry points receive
     std::vector<EntryFn> m_entries; // per plan kernel
+    double m_busySeconds = 0.0;     // [s] wall time inside timed calls
+    bool m_timing = false;          // inside a timed call
 };
 
 // SPIKEFORGE_DEBUG_CODE=1 builds generated code for a debugger without touching the program.

@@ -82,7 +82,7 @@ DeviceInfo queryDevice(const DriverApi& api, int ordinal) {
 
 CudaDevice::CudaDevice(const DriverApi& api, DeviceInfo info, uint32_t graphSteps)
     : m_api(api), m_info(std::move(info)), m_graphSteps(graphSteps),
-      m_graphsUsable(api.hasGraphs()) {
+      m_graphsUsable(api.hasGraphs()), m_eventTiming(api.hasEventTiming()) {
     const std::string where = "CUDA device " + std::to_string(m_info.ordinal) + " " + m_info.name;
     check(api, api.cuDeviceGet(&m_device, m_info.ordinal), "cuDeviceGet", where);
     // The primary context: the one the CUDA runtime and other libraries in the process share,
@@ -110,6 +110,7 @@ CudaDevice::~CudaDevice() {
     m_api.cuStreamSynchronize(m_step);
     m_api.cuStreamSynchronize(m_copy);
     destroyGraphs();
+    destroyEvents();
     if (m_module) m_api.cuModuleUnload(m_module);
     for (const auto& [buffer, bytes] : m_sizes)
         m_api.cuMemFree_v2(pointerOf(buffer));
@@ -171,7 +172,7 @@ void CudaDevice::zero(backends::Buffer buffer, size_t bytes) {
     if (bytes == 0) return;
     checkRange(buffer, bytes, "zero");
     makeCurrent();
-    fill(pointerOf(buffer), bytes);
+    timed([&] { fill(pointerOf(buffer), bytes); });
 }
 
 void CudaDevice::copyBuffer(backends::Buffer dst, backends::Buffer src, size_t bytes) {
@@ -179,8 +180,10 @@ void CudaDevice::copyBuffer(backends::Buffer dst, backends::Buffer src, size_t b
     checkRange(dst, bytes, "copyBuffer");
     checkRange(src, bytes, "copyBuffer");
     makeCurrent();
-    check(m_api, m_api.cuMemcpyDtoDAsync_v2(pointerOf(dst), pointerOf(src), bytes, m_step),
-          "cuMemcpyDtoDAsync_v2", std::to_string(bytes) + " bytes");
+    timed([&] {
+        check(m_api, m_api.cuMemcpyDtoDAsync_v2(pointerOf(dst), pointerOf(src), bytes, m_step),
+              "cuMemcpyDtoDAsync_v2", std::to_string(bytes) + " bytes");
+    });
 }
 
 // On the step stream, so a zero-fill is ordered with the kernels before and after it.
@@ -222,6 +225,7 @@ void CudaDevice::upload(backends::Buffer dst, const void* src, size_t bytes) {
     check(m_api, m_api.cuMemcpyHtoDAsync_v2(pointerOf(dst), src, bytes, m_copy),
           "cuMemcpyHtoDAsync_v2", std::to_string(bytes) + " bytes");
     check(m_api, m_api.cuStreamSynchronize(m_copy), "cuStreamSynchronize", "copy to the device");
+    collectBusy(false); // the copy waited for the step stream: every pair has finished
 }
 
 // Through the pinned staging buffer: a copy into pageable memory runs at a fraction of the
@@ -242,6 +246,7 @@ void CudaDevice::readBuffer(void* dst, backends::Buffer src, size_t bytes) {
         std::memcpy(out + done, stage, n);
         done += n;
     }
+    collectBusy(false); // the copy waited for the step stream: every pair has finished
 }
 
 void* CudaDevice::staging(size_t bytes) {
@@ -260,6 +265,7 @@ void CudaDevice::synchronise() {
     makeCurrent();
     check(m_api, m_api.cuStreamSynchronize(m_step), "cuStreamSynchronize", "step stream");
     check(m_api, m_api.cuStreamSynchronize(m_copy), "cuStreamSynchronize", "copy stream");
+    collectBusy(true);
 }
 
 // ---- the program ----
@@ -336,7 +342,7 @@ void CudaDevice::bindTable(size_t index,
 
 void CudaDevice::launch(size_t kernel, const codegen::abi::StepArgs& args) {
     makeCurrent();
-    enqueueLaunches(kernel, args);
+    timed([&] { enqueueLaunches(kernel, args); });
 }
 
 void CudaDevice::enqueueLaunches(size_t kernel, const codegen::abi::StepArgs& args) {
@@ -440,6 +446,10 @@ std::vector<uint64_t> shapeOf(const std::vector<Item>& items) {
 
 void CudaDevice::runSequence(const std::vector<backends::SequenceItem>& items) {
     makeCurrent();
+    timed([&] { submitSequence(items); });
+}
+
+void CudaDevice::submitSequence(const std::vector<backends::SequenceItem>& items) {
     if (!graphsEnabled()) return enqueue(items);
     std::vector<Item> piece;
     uint64_t pieceSteps = 0;

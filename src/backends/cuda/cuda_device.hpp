@@ -10,6 +10,7 @@
 #include "backends/simt/simt.hpp"
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -62,6 +63,9 @@ public:
     // On the step stream, ordered with the kernels (not a host transfer: not counted).
     void copyBuffer(backends::Buffer dst, backends::Buffer src, size_t bytes) override;
     void synchronise() override;
+    // The sum of cuEventElapsedTime over the event pairs recorded on the step stream around each
+    // timed call (nullopt when the driver lacks event timing). Waits for both streams.
+    std::optional<double> busySeconds() override;
 
     // Loads `cubin` (compiled from `program`, generated for `plan`) and resolves every launch's
     // kernel function; tables are allocated on first bind.
@@ -80,6 +84,8 @@ public:
     void runSequence(const std::vector<backends::SequenceItem>& items) override;
     // Whether runSequence still uses graphs (false after a failed capture): for tests and probes.
     bool graphsEnabled() const { return m_graphSteps > 0 && m_graphsUsable; }
+    // Event pairs of timed calls not yet read (bounded): for tests.
+    size_t pendingBusyEvents() const { return m_busyPending.size(); }
 
 protected:
     void writeBuffer(backends::Buffer dst, const void* src, size_t bytes) override;
@@ -98,6 +104,18 @@ private:
     };
     // The shape of a captured sequence: what a graph of the same key can be updated from.
     using GraphKey = std::vector<uint64_t>;
+    struct EventPair {
+        CUevent start, end;
+    };
+
+    // Busy time (cuda_busy.cpp): the outermost timed call (runSequence, launch, copyBuffer,
+    // zero) is bracketed by an event pair on the step stream, outside any graph capture.
+    template <typename F> void timed(F&& work);
+    CUevent takeEvent(); // from the pool, else a new timing event
+    void giveBack(const EventPair& pair);
+    // Reads and recycles the finished pairs, oldest first; with `wait`, waits for all of them.
+    void collectBusy(bool wait);
+    void destroyEvents();
 
     void makeCurrent() const;
     void checkRange(backends::Buffer buffer, size_t bytes, const char* what) const;
@@ -106,6 +124,8 @@ private:
     void copyAfterSteps();
     void upload(backends::Buffer dst, const void* src, size_t bytes); // uncounted copy
     void enqueueLaunches(size_t kernel, const codegen::abi::StepArgs& args);
+    // runSequence's work: the items in graphs where that pays, else as plain launches.
+    void submitSequence(const std::vector<backends::SequenceItem>& items);
     // Enqueues the items on the step stream (plain launches and copies, or captured).
     void enqueue(const std::vector<backends::SequenceItem>& items);
     // Captures `items` into the cached graph of their shape and launches it; false (nothing ran)
@@ -133,6 +153,41 @@ private:
     uint32_t m_graphSteps = 0;
     bool m_graphsUsable = false;
     std::map<GraphKey, CUgraphExec> m_graphs;
+
+    bool m_eventTiming = false;          // the driver times events and every read so far worked
+    int m_timedDepth = 0;                // nesting of timed calls (only the outermost is measured)
+    std::deque<EventPair> m_busyPending; // recorded, not yet read; in stream order
+    std::vector<CUevent> m_freeEvents;   // read pairs' events, reused
+    double m_busySeconds = 0.0;          // [s] read so far
 };
+
+// Runs `work`; the outermost timed call is bracketed by an event pair (busySeconds). Finished
+// pairs are read first, so at most a few stay pending.
+template <typename F> void CudaDevice::timed(F&& work) {
+    if (!m_eventTiming || m_timedDepth > 0) return work();
+    makeCurrent();
+    collectBusy(false);
+    const CUevent start = takeEvent();
+    CUevent end = nullptr;
+    try {
+        end = takeEvent();
+    } catch (...) {
+        m_freeEvents.push_back(start);
+        throw;
+    }
+    const EventPair pair{start, end};
+    m_timedDepth++;
+    try {
+        check(m_api, m_api.cuEventRecord(pair.start, m_step), "cuEventRecord", "busy time");
+        work();
+        check(m_api, m_api.cuEventRecord(pair.end, m_step), "cuEventRecord", "busy time");
+    } catch (...) {
+        m_timedDepth--;
+        giveBack(pair);
+        throw;
+    }
+    m_timedDepth--;
+    m_busyPending.push_back(pair);
+}
 
 } // namespace spikeforge::cuda

@@ -71,6 +71,10 @@ void resolveOptional(void* h, DriverApi& a) {
     SF_OPTIONAL(cuGraphLaunch);
     SF_OPTIONAL(cuGraphDestroy);
     SF_OPTIONAL(cuGraphExecDestroy);
+    SF_OPTIONAL(cuEventQuery);
+    SF_OPTIONAL(cuEventSynchronize);
+    if (!SF_OPTIONAL(cuEventElapsedTime_v2))
+        resolve(h, "cuEventElapsedTime", a.cuEventElapsedTime_v2);
 #undef SF_OPTIONAL
 }
 
@@ -106,6 +110,10 @@ const Loaded& loaded() {
 }
 
 } // namespace
+
+bool DriverApi::hasEventTiming() const {
+    return cuEventQuery && cuEventSynchronize && cuEventElapsedTime_v2;
+}
 
 bool DriverApi::hasGraphs() const {
     return cuStreamBeginCapture_v2 && cuStreamEndCapture && cuGraphInstantiateWithFlags &&

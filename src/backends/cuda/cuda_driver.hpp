@@ -29,6 +29,7 @@ using CUgraphNode = struct CUgraphNode_st*;
 inline constexpr CUresult kSuccess = 0;          // CUDA_SUCCESS
 inline constexpr CUresult kErrorNoDevice = 100;  // CUDA_ERROR_NO_DEVICE
 inline constexpr CUresult kErrorOutOfMemory = 2; // CUDA_ERROR_OUT_OF_MEMORY
+inline constexpr CUresult kErrorNotReady = 600;  // CUDA_ERROR_NOT_READY (cuEventQuery)
 
 // CUdevice_attribute values (cuda.h).
 inline constexpr int kAttrMaxThreadsPerBlock = 1;   // CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK
@@ -41,6 +42,7 @@ inline constexpr int kAttrComputeCapabilityMinor =
     76; // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
 
 inline constexpr unsigned kStreamNonBlocking = 0x1;    // CU_STREAM_NON_BLOCKING
+inline constexpr unsigned kEventDefault = 0x0;         // CU_EVENT_DEFAULT (timing enabled)
 inline constexpr unsigned kEventDisableTiming = 0x2;   // CU_EVENT_DISABLE_TIMING
 inline constexpr unsigned kMemHostAllocPortable = 0x1; // CU_MEMHOSTALLOC_PORTABLE
 inline constexpr int kCaptureModeThreadLocal = 1;      // CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
@@ -100,11 +102,18 @@ struct DriverApi {
     CUresult (*cuGraphLaunch)(CUgraphExec exec, CUstream stream);
     CUresult (*cuGraphDestroy)(CUgraph graph);
     CUresult (*cuGraphExecDestroy)(CUgraphExec exec);
+    // Optional (event timing for the busy time): cuEventElapsedTime_v2 is CUDA 12.8's name; on
+    // older drivers the member holds cuEventElapsedTime, which has the same signature.
+    CUresult (*cuEventQuery)(CUevent event);
+    CUresult (*cuEventSynchronize)(CUevent event);
+    CUresult (*cuEventElapsedTime_v2)(float* milliseconds, CUevent start, CUevent end);
 
     int driverVersion = 0; // cuDriverGetVersion: 1000 * major + 10 * minor (12040 = 12.4)
 
     // Whether every graph entry point was found.
     bool hasGraphs() const;
+    // Whether every event-timing entry point was found (CudaDevice::busySeconds).
+    bool hasEventTiming() const;
 
     // Opens `library` and resolves every entry point, without initialising the driver.
     // BackendError naming the library (and dlerror's reason) when it cannot be opened, or the

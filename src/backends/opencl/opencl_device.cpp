@@ -73,8 +73,11 @@ OpenClDevice::OpenClDevice(const DeviceInfo& device) : m_info(device) {
     cl_int err = CL_SUCCESS;
     m_context = clCreateContext(nullptr, 1, &device.id, nullptr, nullptr, &err);
     check(err, "clCreateContext", where);
-    // In order: each kernel sees the writes of the copies and kernels enqueued before it.
-    m_queue = clCreateCommandQueue(m_context, device.id, 0, &err);
+    // In order: each kernel sees the writes of the copies and kernels enqueued before it. With
+    // profiling for busySeconds where the platform allows it, else without (busy time unknown).
+    m_queue = clCreateCommandQueue(m_context, device.id, CL_QUEUE_PROFILING_ENABLE, &err);
+    m_profiling = err == CL_SUCCESS;
+    if (!m_profiling) m_queue = clCreateCommandQueue(m_context, device.id, 0, &err);
     if (err != CL_SUCCESS) {
         clReleaseContext(m_context);
         check(err, "clCreateCommandQueue", where);
@@ -84,6 +87,7 @@ OpenClDevice::OpenClDevice(const DeviceInfo& device) : m_info(device) {
 OpenClDevice::~OpenClDevice() {
     // Errors are ignored here: a destructor must not throw, and the context goes anyway.
     clFinish(m_queue);
+    releasePending();
     m_launches.clear();
     m_setters.clear();
     m_program.reset();
@@ -137,22 +141,25 @@ void OpenClDevice::release(backends::Buffer buffer) {
 void OpenClDevice::zero(backends::Buffer buffer, size_t bytes) {
     if (bytes == 0) return;
     checkRange(buffer, bytes, "zero");
-    fill(static_cast<cl_mem>(buffer), bytes);
+    timed([&] { fill(static_cast<cl_mem>(buffer), bytes); });
 }
 
 void OpenClDevice::copyBuffer(backends::Buffer dst, backends::Buffer src, size_t bytes) {
     if (bytes == 0) return;
     checkRange(dst, bytes, "copyBuffer");
     checkRange(src, bytes, "copyBuffer");
-    check(clEnqueueCopyBuffer(m_queue, memOf(src), memOf(dst), 0, 0, bytes, 0, nullptr, nullptr),
-          "clEnqueueCopyBuffer", std::to_string(bytes) + " bytes");
+    timed([&] {
+        check(clEnqueueCopyBuffer(m_queue, memOf(src), memOf(dst), 0, 0, bytes, 0, nullptr,
+                                  firstEvent()),
+              "clEnqueueCopyBuffer", std::to_string(bytes) + " bytes");
+    });
 }
 
 void OpenClDevice::fill(cl_mem mem, size_t bytes) {
     // A 4-byte pattern where the size allows it: the common case, and faster on GPUs.
     const uint32_t zero = 0;
     const size_t pattern = bytes % 4 == 0 ? 4 : 1;
-    check(clEnqueueFillBuffer(m_queue, mem, &zero, pattern, 0, bytes, 0, nullptr, nullptr),
+    check(clEnqueueFillBuffer(m_queue, mem, &zero, pattern, 0, bytes, 0, nullptr, firstEvent()),
           "clEnqueueFillBuffer", std::to_string(bytes) + " bytes");
 }
 
@@ -180,10 +187,12 @@ void OpenClDevice::readBuffer(void* dst, backends::Buffer src, size_t bytes) {
     check(clEnqueueReadBuffer(m_queue, static_cast<cl_mem>(src), CL_TRUE, 0, bytes, dst, 0, nullptr,
                               nullptr),
           "clEnqueueReadBuffer", std::to_string(bytes) + " bytes");
+    collectBusy(false); // a blocking read on an in-order queue: every pair has finished
 }
 
 void OpenClDevice::synchronise() {
     check(clFinish(m_queue), "clFinish");
+    collectBusy(true);
 }
 
 Program OpenClDevice::buildProgram(const std::string& source, const std::string& options) const {
@@ -205,7 +214,7 @@ Program OpenClDevice::buildProgram(const std::string& source, const std::string&
 void OpenClDevice::enqueue(const Kernel& kernel, size_t global, size_t local) {
     if (global == 0) return; // OpenCL refuses an empty range; there is nothing to run
     check(clEnqueueNDRangeKernel(m_queue, kernel.handle(), 1, nullptr, &global,
-                                 local ? &local : nullptr, 0, nullptr, nullptr),
+                                 local ? &local : nullptr, 0, nullptr, firstEvent()),
           "clEnqueueNDRangeKernel",
           "kernel " + kernel.name() + ", " + std::to_string(global) + " work-items");
 }
@@ -215,7 +224,7 @@ void OpenClDevice::enqueue2d(const Kernel& kernel, size_t global0, size_t global
     const size_t global[2] = {global0, global1};
     const size_t local[2] = {local0, 1};
     check(clEnqueueNDRangeKernel(m_queue, kernel.handle(), 2, nullptr, global,
-                                 local0 ? local : nullptr, 0, nullptr, nullptr),
+                                 local0 ? local : nullptr, 0, nullptr, firstEvent()),
           "clEnqueueNDRangeKernel",
           "kernel " + kernel.name() + ", " + std::to_string(global0) + " x " +
               std::to_string(global1) + " work-items");

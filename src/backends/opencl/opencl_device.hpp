@@ -6,10 +6,12 @@
 #include "backends/opencl/platforms.hpp"
 #include "backends/simt/simt.hpp"
 
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace spikeforge::opencl {
@@ -77,6 +79,9 @@ public:
     void zero(backends::Buffer buffer, size_t bytes) override;
     void copyBuffer(backends::Buffer dst, backends::Buffer src, size_t bytes) override;
     void synchronise() override;
+    // The sum over timed calls of their profiled spans on the device (opencl_busy.cpp; a queue
+    // without profiling: nullopt). Waits for the queue.
+    std::optional<double> busySeconds() override;
 
     // Makes `built` (the source of `program`, generated for `plan`) the device's program: its
     // kernels are created here; tables are allocated on first bind (opencl_program.cpp).
@@ -84,6 +89,9 @@ public:
     // InternalError before load.
     void bindTable(size_t table, const std::vector<std::vector<backends::FieldValue>>&) override;
     void launch(size_t kernel, const codegen::abi::StepArgs&) override;
+    void runSteps(const std::vector<size_t>& kernels, const codegen::abi::StepArgs& first,
+                  uint64_t steps, double dt) override;
+    void runSequence(const std::vector<backends::SequenceItem>& items) override;
     // The buffer holding table `table`'s structs (nullptr until bound): for tests and probes.
     backends::Buffer tableBuffer(size_t table) const { return m_tables.at(table); }
 
@@ -106,6 +114,26 @@ protected:
     void readBuffer(void* dst, backends::Buffer src, size_t bytes) override;
 
 private:
+    // Busy time (busySeconds, opencl_busy.cpp): the first command of the outermost timed call
+    // carries an event and a marker follows the call; pairs are read and released once done.
+    struct EventPair {
+        cl_event first, end; // profiled start of the first command, end of the marker
+    };
+    template <typename F> void timed(F&& work);
+    // The event argument for the command about to be enqueued: the first of a timed call gets
+    // one, every other command none (nullptr).
+    cl_event* firstEvent() {
+        if (!m_wantFirst) return nullptr;
+        m_wantFirst = false;
+        return &m_first;
+    }
+    cl_event marker();
+    // Reads and releases the finished pairs, oldest first; with `wait`, waits for all of them.
+    void collectBusy(bool wait);
+    void releasePending();
+    // Timestamp `what` of `event`; false (and measuring off for good) when the platform gives none.
+    bool timestamp(cl_event event, cl_profiling_info what, cl_ulong& out);
+
     void fill(cl_mem mem, size_t bytes);
     void checkRange(backends::Buffer buffer, size_t bytes, const char* what) const;
 
@@ -113,6 +141,12 @@ private:
     cl_context m_context = nullptr;
     cl_command_queue m_queue = nullptr;
     std::unordered_map<backends::Buffer, size_t> m_sizes; // [B] of every live buffer
+    bool m_profiling = false;            // the queue has profiling and its reads work
+    int m_timedDepth = 0;                // nesting of timed calls (only the outermost is measured)
+    bool m_wantFirst = false;            // a timed call has enqueued no command yet
+    cl_event m_first = nullptr;          // the event of its first command
+    std::deque<EventPair> m_busyPending; // submitted, not yet read; in queue order
+    double m_busySeconds = 0.0;          // [s] read so far
 
     // The loaded SIMT program (load).
     struct LoadedLaunch {
@@ -126,5 +160,35 @@ private:
     std::vector<size_t> m_tableGroups;      // structs per table
     std::vector<backends::Buffer> m_tables; // per table; nullptr until bound
 };
+
+// Runs `work`; the outermost timed call's first command gets an event and a marker follows it
+// (busySeconds). Finished pairs are read first, so at most a few stay pending.
+template <typename F> void OpenClDevice::timed(F&& work) {
+    if (!m_profiling || m_timedDepth > 0) return work();
+    collectBusy(false);
+    m_first = nullptr;
+    m_wantFirst = true;
+    m_timedDepth++;
+    try {
+        work();
+    } catch (...) {
+        m_timedDepth--;
+        m_wantFirst = false;
+        if (m_first) clReleaseEvent(std::exchange(m_first, nullptr));
+        throw;
+    }
+    m_timedDepth--;
+    m_wantFirst = false;
+    const cl_event first = std::exchange(m_first, nullptr);
+    if (!first) return; // nothing was enqueued: nothing ran
+    cl_event end = nullptr;
+    try {
+        end = marker();
+    } catch (...) {
+        clReleaseEvent(first);
+        throw;
+    }
+    m_busyPending.push_back({first, end});
+}
 
 } // namespace spikeforge::opencl

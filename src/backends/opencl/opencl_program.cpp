@@ -76,17 +76,19 @@ void OpenClDevice::launch(size_t kernel, const codegen::abi::StepArgs& args) {
     if (kernel >= m_launches.size())
         throw InternalError("OpenClDevice::launch: kernel " + std::to_string(kernel) +
                             " of a program with " + std::to_string(m_launches.size()));
-    for (auto& l : m_launches[kernel]) {
-        l.kernel.setValue(0, args);
-        for (size_t i = 0; i < l.launch.tables.size(); i++) {
-            const size_t t = l.launch.tables[i];
-            if (!m_tables.at(t))
-                throw InternalError("OpenClDevice::launch: table " + std::to_string(t) +
-                                    " launched before it was bound");
-            l.kernel.setBuffer(static_cast<unsigned>(i + 1), m_tables[t]);
+    timed([&] {
+        for (auto& l : m_launches[kernel]) {
+            l.kernel.setValue(0, args);
+            for (size_t i = 0; i < l.launch.tables.size(); i++) {
+                const size_t t = l.launch.tables[i];
+                if (!m_tables.at(t))
+                    throw InternalError("OpenClDevice::launch: table " + std::to_string(t) +
+                                        " launched before it was bound");
+                l.kernel.setBuffer(static_cast<unsigned>(i + 1), m_tables[t]);
+            }
+            enqueue2d(l.kernel, l.launch.items, l.launch.dim1, l.launch.localSize);
         }
-        enqueue2d(l.kernel, l.launch.items, l.launch.dim1, l.launch.localSize);
-    }
+    });
 }
 
 } // namespace spikeforge::opencl

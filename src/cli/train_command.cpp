@@ -110,7 +110,7 @@ void printTrainJson(std::ostream& out, const TrainCommandOptions& o, const Train
                .addRaw("test_loss", jsonOr(testLoss))
                .addRaw("test_accuracy", jsonOr(testAcc))
                .addRaw("epoch_s", jsonOr(epochSeconds))
-               .addRaw("host_fraction", "null") // not measured yet (docs/cli.md)
+               .addRaw("host_fraction", jsonOr(hostFraction(reports)))
                .str()
         << '\n';
 }

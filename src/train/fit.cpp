@@ -67,6 +67,8 @@ std::vector<EpochReport> fit(EventPropCompiler& compiler, const EventDataset& tr
         c->onTrainBegin(startEpoch, options.epochs);
     std::vector<EpochReport> reports;
     for (uint32_t epoch = startEpoch; epoch < options.epochs; epoch++) {
+        // Read before the clock starts: it waits for work submitted earlier.
+        const std::optional<double> busyBefore = compiler.simulation().deviceBusySeconds();
         const auto start = std::chrono::steady_clock::now();
         EpochReport report;
         report.epoch = epoch;
@@ -83,8 +85,11 @@ std::vector<EpochReport> fit(EventPropCompiler& compiler, const EventDataset& tr
         };
         report.train = compiler.trainEpoch(order, progress);
         if (validation) report.validation = compiler.evaluate(validationIndices);
+        // evaluate() ends with reading its metrics, so the device is idle here.
+        const std::optional<double> busyAfter = compiler.simulation().deviceBusySeconds();
         report.seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (busyBefore && busyAfter) report.deviceSeconds = *busyAfter - *busyBefore;
         for (Callback* c : callbacks)
             c->onEpochEnd(report);
         reports.push_back(report);
@@ -92,6 +97,17 @@ std::vector<EpochReport> fit(EventPropCompiler& compiler, const EventDataset& tr
     for (Callback* c : callbacks)
         c->onTrainEnd(reports);
     return reports;
+}
+
+std::optional<double> hostFraction(const std::vector<EpochReport>& reports) {
+    double wall = 0.0, busy = 0.0; // [s]
+    for (const EpochReport& r : reports) {
+        if (!r.deviceSeconds) return std::nullopt;
+        wall += r.seconds;
+        busy += *r.deviceSeconds;
+    }
+    if (reports.empty() || wall <= 0.0) return std::nullopt;
+    return std::clamp(1.0 - busy / wall, 0.0, 1.0);
 }
 
 } // namespace spikeforge::train

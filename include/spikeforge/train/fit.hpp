@@ -37,7 +37,14 @@ struct EpochReport {
     std::optional<Metrics> validation;
     double seconds = 0.0;      // [s] wall time of the epoch, validation included
     double learningRate = 0.0; // used in this epoch
+    // [s] device busy time in the epoch (Simulation::deviceBusySeconds; nullopt where the
+    // backend cannot measure it): host_fraction = 1 - deviceSeconds / seconds.
+    std::optional<double> deviceSeconds;
 };
+
+// The share of the wall time of `reports` spent outside device work (docs/training.md,
+// "host_fraction"); nullopt when the backend could not measure its busy time.
+std::optional<double> hostFraction(const std::vector<EpochReport>& reports);
 
 // Called by fit() from the training thread. Every hook has an empty default.
 class Callback {

@@ -249,7 +249,7 @@ TEST(CliTrain, ShippedExamplesLoad) {
     using spikeforge::train::PopulationKind;
     const std::string dir = std::string(SPIKEFORGE_SOURCE_DIR) + "/examples/";
     const auto yy = loadTrainConfig(dir + "yinyang.toml", {});
-    EXPECT_EQ(yy.network.population("Hidden").size, 100u);
+    EXPECT_EQ(yy.network.population("Hidden").size, 200u);
     EXPECT_EQ(yy.network.population("Out").kind, PopulationKind::FirstSpikeReadout);
     EXPECT_EQ(yy.eventprop.exampleTimesteps, 800u);
     EXPECT_EQ(yy.dataset.trainSize, 5000u);

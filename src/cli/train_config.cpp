@@ -179,8 +179,9 @@ void readPopulation(const Reader& r, const toml::table& t, Network& net) {
         LeakyIntegrateParams li;
         li.tauMem = p.positive("tau_mem", li.tauMem);
         if (const toml::node* n = p.get("readout")) // in the order of Readout
-            li.readout = static_cast<Readout>(choice(
-                r, *n, p.at("readout"), {"sum_var", "avg_var", "avg_var_exp_weight", "max_var"}));
+            li.readout = static_cast<Readout>(
+                choice(r, *n, p.at("readout"),
+                       {"sum_var", "avg_var", "avg_var_exp_weight", "max_var", "var"}));
         atEntry(r, t, [&] { net.addLeakyIntegrate(name, size, li); });
         return;
     }
@@ -231,13 +232,15 @@ void readTraining(const Reader& r, const toml::table& root, TrainConfig& cfg) {
     const toml::table& t = r.table(r.require(root, "training", "config"), "training");
     r.checkKeys(t, "training",
                 {"dt", "example_timesteps", "batch_size", "precision", "seed", "epochs",
-                 "learning_rate", "beta1", "beta2", "epsilon", "lr_decay", "shuffle_seed"});
+                 "learning_rate", "beta1", "beta2", "epsilon", "lr_decay", "shuffle_seed", "loss"});
     const Table s{r, t, "training"};
     EventPropOptions& o = cfg.eventprop;
     o.dt = r.positive(s.require("dt"), s.at("dt"));
     o.exampleTimesteps = static_cast<uint32_t>(
         r.count(s.require("example_timesteps"), s.at("example_timesteps"), 1, kMaxCount));
     o.batchSize = static_cast<uint32_t>(s.count("batch_size", o.batchSize, 1, maxBatchSize));
+    if (const toml::node* n = s.get("loss")) // in the order of Loss
+        o.loss = static_cast<Loss>(choice(r, *n, s.at("loss"), {"cross_entropy", "mse"}));
     if (const toml::node* n = s.get("precision"))
         o.precision = choice(r, *n, s.at("precision"), {"float", "double"}) == 0
                           ? Precision::Float

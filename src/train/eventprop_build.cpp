@@ -53,6 +53,15 @@ void EventPropCompiler::Impl::checkNetwork() {
     if (readout.empty())
         throw ModelError("the network has no readout population (LeakyIntegrate or "
                          "FirstSpikeReadout) to train");
+    const Population& out = network.population(readout);
+    const bool varReadout =
+        out.kind == PopulationKind::LeakyIntegrate && out.li.readout == Readout::Var;
+    if (varReadout != (options.loss == Loss::MeanSquaredError))
+        throw ModelError("readout '" + readout + "': " +
+                         (varReadout
+                              ? std::string("the Var readout takes the MeanSquaredError loss")
+                              : std::string("the MeanSquaredError loss needs a "
+                                            "LeakyIntegrate readout with Readout::Var")));
     if (!network.tauSynInto(readout))
         throw ModelError("readout '" + readout + "' has no incoming connection");
 }
@@ -128,23 +137,25 @@ void EventPropCompiler::Impl::addPopulation(const Population& p) {
                               params, vars);
         return;
     }
-    case PopulationKind::LeakyIntegrate:
+    case PopulationKind::LeakyIntegrate: {
+        VarInitMap vars{{"V", 0.0},
+                        // MaxVar keeps the largest V: start below any
+                        {"Sum", p.li.readout == Readout::MaxVar ? -1e30 : 0.0},
+                        {"LambdaV", 0.0},
+                        {"LambdaI", 0.0},
+                        {"Grad", 0.0},
+                        {"Prob", 0.0},
+                        {"Step", 0.0},
+                        {"Example", -1.0},
+                        {"MaxStep", 0.0},
+                        {"LossDensity", 0.0}};
+        if (p.li.readout == Readout::Var) vars.insert({{"SumSq", 0.0}, {"Target", 0.0}});
         model->addNeuronGroup(p.name, p.size,
-                              detail::readoutModel(p.li.readout, backward,
+                              detail::readoutModel(p.li.readout, options.exampleTimesteps, backward,
                                                    network.synapseInto(p.name) == Synapse::Delta),
-                              {{"T", T}, {"tauM", p.li.tauMem}, {"tauS", tauSynOf(p.name)}},
-                              {{"V", 0.0},
-                               // MaxVar keeps the largest V: start below any
-                               {"Sum", p.li.readout == Readout::MaxVar ? -1e30 : 0.0},
-                               {"LambdaV", 0.0},
-                               {"LambdaI", 0.0},
-                               {"Grad", 0.0},
-                               {"Prob", 0.0},
-                               {"Step", 0.0},
-                               {"Example", -1.0},
-                               {"MaxStep", 0.0},
-                               {"LossDensity", 0.0}});
+                              {{"T", T}, {"tauM", p.li.tauMem}, {"tauS", tauSynOf(p.name)}}, vars);
         return;
+    }
     }
 }
 
@@ -207,6 +218,19 @@ void EventPropCompiler::Impl::addCustomUpdates() {
                                 {"example", {readout, "Example"}},
                                 {"dldt", {readout, "DLdt"}}},
                                {{"labels", {input, "labels"}}});
+    } else if (options.loss == Loss::MeanSquaredError) {
+        models::addSoftmax(*model, kSoftmax, kLoss, {readout, "Sum"}, {readout, "Prob"});
+        addTies("Sum");
+        model->addCustomUpdate(kLossValue, kLoss, detail::meanSquaredErrorModel(),
+                               {{"T", double(options.exampleTimesteps)}},
+                               {{"lossSum", 0.0}, {"correct", 0.0}},
+                               {{"sum", {readout, "Sum"}},
+                                {"sumSq", {readout, "SumSq"}},
+                                {"maxSum", {kSoftmax + "Max", "maxValue"}},
+                                {"atMax", {kTies, "atMax"}},
+                                {"example", {readout, "Example"}},
+                                {"target", {readout, "Target"}}},
+                               {{"labels", {input, "labels"}}});
     } else {
         models::addSoftmax(*model, kSoftmax, kLoss, {readout, "Sum"}, {readout, "Prob"});
         addTies("Sum");
@@ -250,8 +274,6 @@ void EventPropCompiler::Impl::addCustomUpdates() {
 
 void EventPropCompiler::Impl::build(const BackendPreferences& prefs) {
     checkNetwork();
-    for (const auto& name : recorded)
-        network.population(name); // ModelError for a population the network does not have
     model = std::make_unique<Model>(backward ? "eventprop" : "inference");
     model->setDT(options.dt);
     model->setPrecision(options.precision);

@@ -142,6 +142,52 @@ Metrics EventPropCompiler::Impl::run(std::span<const uint32_t> examples, Mode mo
     return readAccumulators(examples.size());
 }
 
+void EventPropCompiler::Impl::chooseRecordings(const std::vector<std::string>& spikeNames,
+                                               const std::vector<std::string>& variableNames,
+                                               const std::string& optionsName) {
+    recordingOptions = optionsName;
+    for (const std::string& name : spikeNames) {
+        network.population(name); // ModelError for an unknown population
+        recorded.insert(name);
+    }
+    for (const std::string& name : variableNames) {
+        const size_t dot = name.find('.');
+        if (dot == std::string::npos)
+            throw ModelError(optionsName + "::recordVariables entry '" + name +
+                             "' must be population.variable (e.g. Out.V)");
+        network.population(name.substr(0, dot)); // ModelError for an unknown population
+        recordedVars.emplace_back(name.substr(0, dot), name.substr(dot + 1));
+    }
+}
+
+void EventPropCompiler::Impl::checkRecordedVariables() {
+    for (const auto& [pop, var] : recordedVars)
+        sim->pull(pop, var); // ModelError for a variable the population does not have
+}
+
+const std::vector<std::vector<SpikeEvent>>&
+EventPropCompiler::Impl::recordedSpikes(const std::string& population) const {
+    if (!recorded.count(population))
+        throw ModelError("population '" + population + "' is not recorded (list it in " +
+                         recordingOptions + "::recordSpikes)");
+    static const std::vector<std::vector<SpikeEvent>> none;
+    auto it = spikes.find(population);
+    return it == spikes.end() ? none : it->second;
+}
+
+const std::vector<std::vector<double>>&
+EventPropCompiler::Impl::recordedVariables(const std::string& name) const {
+    auto it = variables.find(name);
+    if (it != variables.end()) return it->second;
+    for (const auto& [pop, var] : recordedVars)
+        if (pop + "." + var == name) {
+            static const std::vector<std::vector<double>> none;
+            return none; // recorded, but evaluate() has not run yet
+        }
+    throw ModelError("variable '" + name + "' is not recorded (list it in " + recordingOptions +
+                     "::recordVariables)");
+}
+
 // Appends the recorded variables' values after this step to the examples of batch slots
 // first … first + B - 1 (per example: [step][neuron]).
 void EventPropCompiler::Impl::recordVariables(size_t examples, uint64_t first) {
@@ -191,7 +237,19 @@ void EventPropCompiler::Impl::runRecorded(std::span<const uint32_t> examples, ui
 EventPropCompiler::EventPropCompiler(const Network& network, const EventPropOptions& options,
                                      const BackendPreferences& prefs)
     : m_impl(std::make_unique<Impl>(network, options)) {
+    m_impl->chooseRecordings(options.recordSpikes, options.recordVariables, "EventPropOptions");
     m_impl->build(prefs);
+    m_impl->checkRecordedVariables();
+}
+
+const std::vector<std::vector<SpikeEvent>>&
+EventPropCompiler::spikes(const std::string& population) const {
+    return m_impl->recordedSpikes(population);
+}
+
+const std::vector<std::vector<double>>&
+EventPropCompiler::variables(const std::string& name) const {
+    return m_impl->recordedVariables(name);
 }
 
 EventPropCompiler::~EventPropCompiler() = default;

@@ -93,6 +93,15 @@ struct EventPropCompiler::Impl {
     Schedule batchSchedule(Mode mode) const;
     Metrics run(std::span<const uint32_t> examples, Mode mode, const Progress& progress = {});
     // A forward-only run that records spikes: per batch the host reads the recording.
+    // Recordings of evaluate() (the options' recordSpikes / recordVariables, named in errors as
+    // `optionsName`): checked before the model is built (populations) and after (variables).
+    void chooseRecordings(const std::vector<std::string>& spikes,
+                          const std::vector<std::string>& variables,
+                          const std::string& optionsName);
+    void checkRecordedVariables();
+    const std::vector<std::vector<SpikeEvent>>& recordedSpikes(const std::string& population) const;
+    const std::vector<std::vector<double>>& recordedVariables(const std::string& name) const;
+    std::string recordingOptions; // "InferenceOptions" or "EventPropOptions", for errors
     void recordVariables(size_t examples, uint64_t first);
     void runRecorded(std::span<const uint32_t> examples, uint64_t batches,
                      const Progress& progress);

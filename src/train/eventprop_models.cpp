@@ -46,6 +46,7 @@ std::string readoutWeight(Readout r, const std::string& k) {
     case Readout::AvgVarExpWeight:
         return "(exp(-(scalar)(" + k + " + 1) / T) / T)";
     case Readout::MaxVar:
+    case Readout::Var:
         break;
     }
     throw InternalError("readoutWeight of a readout that is not a weighted sum");
@@ -232,7 +233,7 @@ NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout, bool backward) 
     return m;
 }
 
-NeuronModel readoutModel(Readout readout, bool backward, bool deltaInput) {
+NeuronModel readoutModel(Readout readout, uint32_t steps, bool backward, bool deltaInput) {
     NeuronModel m;
     m.name = std::string("EventPropReadout") + readoutName(readout) + (deltaInput ? "Delta" : "") +
              (backward ? "" : "Forward");
@@ -243,15 +244,32 @@ NeuronModel readoutModel(Readout readout, bool backward, bool deltaInput) {
     m.vars = {{"V"},    {"Sum"},         {"LambdaV"},        {"LambdaI"},        {"Grad"},
               {"Prob"}, {"Step", "int"}, {"Example", "int"}, {"MaxStep", "int"}, {"LossDensity"}};
     // MaxVar: R = V at the step where V was largest (the first such step); dR/dV_k is 1 there.
-    const bool isMax = readout == Readout::MaxVar;
-    const std::string forwardReadout =
-        isMax ? "    if (V > Sum) {\n"
-                "        Sum = V;\n"
-                "        MaxStep = Step;\n"
-                "    }\n"
-              : "    Sum = Sum + " + readoutWeight(readout, "Step") + " * V;\n";
-    const std::string backwardSource =
-        isMax ? "(k == MaxStep ? Grad : 0.0)" : "Grad * " + readoutWeight(readout, "k");
+    // Var (mean squared error): every step's V is kept (VHist) for the backward pass, with
+    // Sum and SumSq for the loss; Target is the one-hot label the loss update writes.
+    std::string forwardReadout, backwardSource;
+    switch (readout) {
+    case Readout::MaxVar:
+        forwardReadout = "    if (V > Sum) {\n"
+                         "        Sum = V;\n"
+                         "        MaxStep = Step;\n"
+                         "    }\n";
+        backwardSource = "(k == MaxStep ? Grad : 0.0)";
+        break;
+    case Readout::Var:
+        m.vars.insert(m.vars.end(), {{"SumSq"}, {"Target"}});
+        if (backward) m.arrays = {{"VHist", "scalar", steps}};
+        forwardReadout = std::string("    Sum = Sum + V;\n"
+                                     "    SumSq = SumSq + V * V;\n") +
+                         (backward ? "    VHist[Step] = V;\n" : "");
+        backwardSource = "(VHist[k] - Target) / T";
+        break;
+    case Readout::SumVar:
+    case Readout::AvgVar:
+    case Readout::AvgVarExpWeight:
+        forwardReadout = "    Sum = Sum + " + readoutWeight(readout, "Step") + " * V;\n";
+        backwardSource = "Grad * " + readoutWeight(readout, "k");
+        break;
+    }
     const std::string forwardVoltage =
         deltaInput ? "    V = alpha * (V + Isyn);\n" : "    V = alpha * V + rho * Isyn;\n";
     const std::string backwardCurrent = deltaInput
@@ -408,6 +426,32 @@ CustomUpdateModel firstSpikeLossModel() {
                    "    } else if (isLabel) {\n"
                    "        lossSum = lossSum + silentPush * (vThresh - maxV);\n"
                    "        silentGrad = -silentPush;\n"
+                   "    }\n"
+                   "}\n";
+    return m;
+}
+
+CustomUpdateModel meanSquaredErrorModel() {
+    CustomUpdateModel m;
+    m.name = "EventPropMeanSquaredError";
+    m.params = {"T"};
+    m.vars = {{"lossSum", "scalar", CA::ReadWrite}, {"correct", "int", CA::ReadWrite}};
+    m.varRefs = {{"sum", "scalar", CA::ReadOnly},
+                 {"sumSq", "scalar", CA::ReadOnly},
+                 {"maxSum", "scalar", CA::ReadOnlySharedNeuron},
+                 {"atMax", "scalar", CA::ReadOnlySharedNeuron},
+                 {"example", "int", CA::ReadOnly},
+                 {"target", "scalar", CA::ReadWrite}};
+    m.egpRefs = {{"labels", "int"}};
+    // sum_t (V - y)^2 = SumSq - 2 y Sum + T y^2, over 2T.
+    m.updateCode = "target = 0.0;\n"
+                   "if (example >= 0) {\n"
+                   "    const bool isLabel = (int)id == labels[example];\n"
+                   "    target = isLabel ? 1.0 : 0.0;\n"
+                   "    lossSum = lossSum + (sumSq - 2.0 * target * sum + T * target * target) / "
+                   "(2.0 * T);\n"
+                   "    if (isLabel && sum >= maxSum && atMax < 1.5) {\n"
+                   "        correct = correct + 1;\n"
                    "    }\n"
                    "}\n";
     return m;

@@ -28,7 +28,9 @@ NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout = false, bool ba
 // Leaky integrator readout. Params T, tauM, tauS. Var Sum is the readout R, Grad is dL/dR
 // (written by the loss update between the passes), Prob the softmax of Sum.
 // With deltaInput the input jumps V (V <- alpha (V + Isyn)) and LambdaI holds dL/d(input).
-NeuronModel readoutModel(Readout readout, bool backward = true, bool deltaInput = false);
+// `steps` (T) sizes the Var readout's history of V.
+NeuronModel readoutModel(Readout readout, uint32_t steps, bool backward = true,
+                         bool deltaInput = false);
 // Exponential current synapse that injects only in the forward half. Params T, tauS.
 PostsynapticModel expCurrModel();
 // Weights g (shared by the batch), per-batch Gradient, shared ReducedGradient. Params T,
@@ -49,6 +51,9 @@ CustomUpdateModel selectExampleModel();
 // Cross-entropy on the softmax of the readout: Grad = prob - onehot(label), and per batch
 // element the loss and the count of correct answers accumulated (vars lossSum, correct).
 CustomUpdateModel crossEntropyModel();
+// Mean squared error of a Var readout against the one-hot label: writes target, accumulates
+// lossSum and correct (largest Sum). Param T.
+CustomUpdateModel meanSquaredErrorModel();
 // atMax (ReduceNeuronSum): how many outputs share the largest value. An example counts as correct
 // only when its label's output is the one largest (a tie is not an answer).
 CustomUpdateModel tiesModel();

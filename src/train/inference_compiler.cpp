@@ -28,18 +28,9 @@ InferenceCompiler::InferenceCompiler(const Network& network, const InferenceOpti
                                      const BackendPreferences& prefs)
     : m_impl(std::make_unique<EventPropCompiler::Impl>(network, forwardOptions(options))) {
     m_impl->backward = false;
-    m_impl->recorded.insert(options.recordSpikes.begin(), options.recordSpikes.end());
-    for (const std::string& name : options.recordVariables) {
-        const size_t dot = name.find('.');
-        if (dot == std::string::npos)
-            throw ModelError("recordVariables entry '" + name +
-                             "' must be population.variable (e.g. Out.V)");
-        network.population(name.substr(0, dot)); // ModelError for an unknown population
-        m_impl->recordedVars.emplace_back(name.substr(0, dot), name.substr(dot + 1));
-    }
+    m_impl->chooseRecordings(options.recordSpikes, options.recordVariables, "InferenceOptions");
     m_impl->build(prefs);
-    for (const auto& [pop, var] : m_impl->recordedVars)
-        m_impl->sim->pull(pop, var); // ModelError for a variable the population does not have
+    m_impl->checkRecordedVariables();
 }
 
 InferenceCompiler::~InferenceCompiler() = default;
@@ -55,25 +46,12 @@ Metrics InferenceCompiler::evaluate(std::span<const uint32_t> examples,
 
 const std::vector<std::vector<SpikeEvent>>&
 InferenceCompiler::spikes(const std::string& population) const {
-    if (!m_impl->recorded.count(population))
-        throw ModelError("population '" + population +
-                         "' is not recorded (list it in InferenceOptions::recordSpikes)");
-    static const std::vector<std::vector<SpikeEvent>> none;
-    auto it = m_impl->spikes.find(population);
-    return it == m_impl->spikes.end() ? none : it->second;
+    return m_impl->recordedSpikes(population);
 }
 
 const std::vector<std::vector<double>>&
 InferenceCompiler::variables(const std::string& name) const {
-    auto it = m_impl->variables.find(name);
-    if (it != m_impl->variables.end()) return it->second;
-    for (const auto& [pop, var] : m_impl->recordedVars)
-        if (pop + "." + var == name) {
-            static const std::vector<std::vector<double>> none;
-            return none; // recorded, but evaluate() has not run yet
-        }
-    throw ModelError("variable '" + name +
-                     "' is not recorded (list it in InferenceOptions::recordVariables)");
+    return m_impl->recordedVariables(name);
 }
 
 std::vector<double> InferenceCompiler::weights(const std::string& connection) {

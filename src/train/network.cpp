@@ -28,6 +28,8 @@ const char* readoutName(Readout r) {
         return "AvgVarExpWeight";
     case Readout::MaxVar:
         return "MaxVar";
+    case Readout::Var:
+        return "Var";
     }
     return "?";
 }

@@ -1,6 +1,7 @@
 // Every built-in model works from a config (loaded and finalised with the parameters and
 // variables it declares), and docs/config.md lists every one of them.
 #include "config.hpp"
+#include "train_config.hpp"
 
 #include "spikeforge/models.hpp"
 
@@ -144,13 +145,29 @@ TEST(ConfigBuiltins, DocListsEveryBuiltIn) {
             << name << " is not listed in docs/config.md";
 }
 
+// Training configs (a [training] table: `spikeforge train`) load with the train loader, the
+// others are simulate configs and must also finalise.
+bool isTrainingConfig(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("[training]", 0) == 0) return true;
+    return false;
+}
+
 TEST(ConfigBuiltins, EveryExampleConfigLoadsAndFinalises) {
-    int count = 0;
+    int count = 0, training = 0;
     for (const auto& entry :
          std::filesystem::directory_iterator(std::string(SPIKEFORGE_SOURCE_DIR) + "/examples")) {
         if (entry.path().extension() != ".toml") continue;
         ++count;
         try {
+            if (isTrainingConfig(entry.path())) {
+                ++training;
+                const auto cfg = spikeforge::cli::loadTrainConfig(entry.path().string(), {});
+                EXPECT_GT(cfg.eventprop.exampleTimesteps, 0u) << entry.path();
+                continue;
+            }
             Config cfg = loadConfig(entry.path().string());
             finaliseModel(cfg);
             EXPECT_TRUE(cfg.durationMs.has_value()) << entry.path();
@@ -158,5 +175,6 @@ TEST(ConfigBuiltins, EveryExampleConfigLoadsAndFinalises) {
             ADD_FAILURE() << entry.path() << ": " << e.what();
         }
     }
-    EXPECT_GE(count, 2);
+    EXPECT_GE(count - training, 2) << "simulate examples";
+    EXPECT_GE(training, 3) << "yinyang, shd and ssc";
 }

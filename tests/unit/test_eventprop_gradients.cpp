@@ -609,3 +609,46 @@ TEST(EventPropGradient, SilentLabelPushMatchesFiniteDifferences) {
 }
 
 } // namespace
+
+namespace {
+
+// Mean squared error on the Var readout: (1/2T) sum over steps and outputs of (V - onehot)^2,
+// its gradient exact against central differences of the engine's own loss; the loss value
+// against the same sum computed here from recorded voltages is in test_inference_compiler.cpp's
+// spirit: here the loss of zero weights is known in closed form (V = 0: 1/2 per example).
+TEST(EventPropGradient, MeanSquaredErrorOnVarMatchesFiniteDifferences) {
+    Network net;
+    net.addSpikeInput("In", {4});
+    net.addLeakyIntegrate("Out", 3, {10.0, Readout::Var});
+    net.addConnection("InOut", "In", "Out", {{0.2, 0.5}, 5.0});
+    EventPropOptions opt;
+    opt.exampleTimesteps = 50;
+    opt.batchSize = 2;
+    opt.precision = Precision::Double;
+    opt.loss = Loss::MeanSquaredError;
+    EventPropCompiler c(net, opt);
+    c.setDataset(randomExamples(4, 3, 2, 50.0, 3, 29));
+    const std::vector<uint32_t> batch{0, 1};
+    c.computeGradients(batch);
+    expectClose(c.gradient("InOut"), finiteDifferences(c, "InOut", batch, 1e-6), 1e-4);
+    c.setWeights("InOut", std::vector<double>(12, 0.0));
+    EXPECT_NEAR(c.evaluate(batch).loss, 2 * 0.5, 1e-12) << "(0 - 1)^2 T / 2T per example";
+}
+
+TEST(EventPropGradient, LossAndReadoutMustMatch) {
+    auto build = [](Readout r, Loss loss) {
+        Network net;
+        net.addSpikeInput("In", {2});
+        net.addLeakyIntegrate("Out", 2, {10.0, r});
+        net.addConnection("InOut", "In", "Out");
+        EventPropOptions opt;
+        opt.exampleTimesteps = 10;
+        opt.loss = loss;
+        EventPropCompiler c(net, opt);
+    };
+    EXPECT_THROW(build(Readout::Var, Loss::SparseCategoricalCrossEntropy), ModelError);
+    EXPECT_THROW(build(Readout::AvgVar, Loss::MeanSquaredError), ModelError);
+    EXPECT_NO_THROW(build(Readout::Var, Loss::MeanSquaredError));
+}
+
+} // namespace

@@ -127,6 +127,43 @@ TEST(InferenceCompiler, RecordsVariablesPerStep) {
     EXPECT_THROW(InferenceCompiler(smallNetwork(), io), ModelError);
 }
 
+// EventPropCompiler's evaluate() records the same way (fit's validation included).
+TEST(InferenceCompiler, EventPropEvaluateRecordsTheSameSpikes) {
+    const EventDataset data = makeYinYang(4, 9);
+    InferenceOptions io;
+    io.dt = 0.5;
+    io.exampleTimesteps = 120;
+    io.batchSize = 4;
+    io.recordSpikes = {"Hid"};
+    InferenceCompiler inference(smallNetwork(), io);
+    EventPropOptions eo;
+    eo.dt = io.dt;
+    eo.exampleTimesteps = io.exampleTimesteps;
+    eo.batchSize = 2;
+    eo.seed = io.seed;
+    eo.recordSpikes = {"Hid"};
+    EventPropCompiler trainer(smallNetwork(), eo);
+    inference.setDataset(data);
+    trainer.setDataset(data);
+    const std::vector<uint32_t> order{3, 1, 2, 0};
+    inference.evaluate(order);
+    trainer.evaluate(order);
+    ASSERT_EQ(trainer.spikes("Hid").size(), order.size());
+    size_t total = 0;
+    for (size_t k = 0; k < order.size(); k++) {
+        auto key = [](const SpikeEvent& e) { return std::pair{e.time, e.neuron}; };
+        std::vector<std::pair<double, uint32_t>> a, b;
+        for (const auto& e : trainer.spikes("Hid")[k])
+            a.push_back(key(e));
+        for (const auto& e : inference.spikes("Hid")[k])
+            b.push_back(key(e));
+        EXPECT_EQ(a, b) << "example " << order[k];
+        total += a.size();
+    }
+    EXPECT_GT(total, 0u);
+    EXPECT_THROW(trainer.variables("Out.V"), ModelError);
+}
+
 TEST(InferenceCompiler, RefusesUnknownRecordingAndForeignWeights) {
     InferenceOptions io;
     io.exampleTimesteps = 10;

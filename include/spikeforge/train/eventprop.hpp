@@ -26,6 +26,13 @@ struct AdamParams {
     double epsilon = 1e-8;
 };
 
+// The loss on a LeakyIntegrate readout. SparseCategoricalCrossEntropy: of softmax(R) at the
+// label, for the SumVar, AvgVar, AvgVarExpWeight and MaxVar readouts. MeanSquaredError: of V
+// at every step against the one-hot label, (1/2T) sum_t sum_k (V_k(t) - y_k)^2, for the Var
+// readout (correct = the label's output has the largest mean V). A FirstSpikeReadout has its own
+// loss and takes SparseCategoricalCrossEntropy.
+enum class Loss { SparseCategoricalCrossEntropy, MeanSquaredError };
+
 struct EventPropOptions {
     uint32_t exampleTimesteps = 0; // T: steps of one example (forward; the backward takes T more)
     double dt = 1.0;               // [ms]
@@ -33,6 +40,12 @@ struct EventPropOptions {
     Precision precision = Precision::Float;
     uint64_t seed = 1234; // weight initialisation
     AdamParams adam;
+    Loss loss = Loss::SparseCategoricalCrossEntropy;
+    // Recorders of evaluate() (fit's validation included), as InferenceOptions's: populations
+    // whose spikes and "population.variable"s whose values after every step are kept per
+    // example; read with spikes() / variables(). Training batches are never recorded.
+    std::vector<std::string> recordSpikes;
+    std::vector<std::string> recordVariables;
 };
 
 // Totals over the examples of one call. The loss is the sparse categorical cross-entropy of the
@@ -73,6 +86,11 @@ public:
     // One batch (at most batchSize examples) without a weight update: afterwards gradient()
     // holds d(loss summed over the batch)/d(weight).
     Metrics computeGradients(std::span<const uint32_t> batch);
+
+    // The recordings of the last evaluate(): per example in the order given, as
+    // InferenceCompiler::spikes / variables. ModelError for what is not recorded.
+    const std::vector<std::vector<SpikeEvent>>& spikes(const std::string& population) const;
+    const std::vector<std::vector<double>>& variables(const std::string& name) const;
 
     // Weights of a connection [source][target], row-major, and the gradient of the last
     // computeGradients (same layout); 0 where a Sparse connection has no synapse. ModelError for

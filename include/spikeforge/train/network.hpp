@@ -18,6 +18,7 @@ enum class Readout {
     AvgVar,          // R = (1/T) sum of V
     AvgVarExpWeight, // R = (1/T) sum of exp(-(k+1)/T) V_k: late steps count less
     MaxVar,          // R = the largest V over the steps
+    Var,             // V at every step, for the mean squared error loss (EventPropOptions::loss)
 };
 const char* readoutName(Readout r);
 

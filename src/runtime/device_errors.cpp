@@ -20,6 +20,10 @@ DeviceErrors::DeviceErrors(const Model& model, backends::Device& device, const H
 
 std::string DeviceErrors::when(uint64_t step, bool initialising) const {
     if (initialising) return "during initialisation";
+    if (m_resetsSinceCheck > 0)
+        return "in the steps since the last check, across " + std::to_string(m_resetsSinceCheck) +
+               " state reset" + (m_resetsSinceCheck > 1 ? "s" : "") +
+               " of a schedule (now at step " + std::to_string(step) + ")";
     const uint64_t from = m_checkedStep;
     if (step <= from + 1) return "in step " + std::to_string(from);
     return "in steps " + std::to_string(from) + " to " + std::to_string(step - 1);
@@ -29,6 +33,7 @@ std::vector<std::string> DeviceErrors::collect(uint64_t step, bool initialising)
     m_device.synchronise();
     const std::string range = when(step, initialising);
     m_checkedStep = step;
+    m_resetsSinceCheck = 0;
     // One copy for every word, one zero-fill if any is set.
     std::vector<uint32_t> words(m_errors.decl.count);
     m_device.copyFromDevice(words.data(), m_errors.device, m_errors.bytes());

@@ -26,7 +26,16 @@ public:
     // collect, then one ModelError with every message (joined by "; ") if there is any.
     void check(uint64_t step, bool initialising = false);
     // After a reset to step 0 (the flags were cleared with every array).
-    void restart() { m_checkedStep = 0; }
+    void restart() {
+        m_checkedStep = 0;
+        m_resetsSinceCheck = 0;
+    }
+    // After a state reset that did not read the flags first (a schedule's resetState item): the
+    // errors found at the next collect may come from earlier trials, and say so.
+    void noteReset() {
+        m_checkedStep = 0;
+        m_resetsSinceCheck++;
+    }
     // First step not yet covered by a check.
     uint64_t checkedStep() const { return m_checkedStep; }
 
@@ -45,6 +54,7 @@ private:
     const HostArray& m_errors;
     size_t m_synapseGroups; // when built: the words before the snippet slots
     uint64_t m_checkedStep = 0;
+    uint64_t m_resetsSinceCheck = 0;
 };
 
 // One ModelError from the messages of collect (and any from other sources).

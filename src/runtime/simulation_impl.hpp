@@ -305,10 +305,16 @@ struct Simulation::Impl {
 
     // resetState's work on the arrays `chosen` (stateArrays): reads the errors latched before
     // (a sync point; returned, for the caller to throw once the reset is done), queues the copies
-    // from the initial state and rewinds time and recording.
-    std::vector<std::string> resetTrial(const std::vector<std::string>& chosen) {
-        submit();
-        std::vector<std::string> pending = errors->collect(step, false);
+    // from the initial state and rewinds time and recording. A schedule's resetState item passes
+    // readErrors = false: nothing waits for the device, and errors latched before are reported
+    // at the next check, saying that they may come from an earlier trial.
+    std::vector<std::string> resetTrial(const std::vector<std::string>& chosen,
+                                        bool readErrors = true) {
+        std::vector<std::string> pending;
+        if (readErrors) {
+            submit();
+            pending = errors->collect(step, false);
+        }
         for (const auto& name : chosen) {
             auto& a = arrays.at(name);
             if (a.bytes() > 0)
@@ -317,7 +323,10 @@ struct Simulation::Impl {
         }
         recorder->rewind();
         step = 0;
-        errors->restart();
+        if (readErrors)
+            errors->restart();
+        else
+            errors->noteReset();
         return pending;
     }
 

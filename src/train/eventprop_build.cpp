@@ -288,6 +288,9 @@ void EventPropCompiler::Impl::build(const BackendPreferences& prefs) {
     addCustomUpdates();
     BackendPreferences p = prefs;
     p.keepInitialState = true; // every trial starts with resetState
+    // Device errors are read at the end of each call and at its progress points, not every
+    // errorCheckInterval steps: a batch is one stretch of device work (eventprop.hpp).
+    p.errorCheckInterval = 0;
     sim = std::make_unique<Simulation>(*model, p);
 }
 

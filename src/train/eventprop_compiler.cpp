@@ -11,6 +11,7 @@
 #include "train/device_dataset.hpp"
 #include "train/eventprop_impl.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -127,14 +128,17 @@ Metrics EventPropCompiler::Impl::run(std::span<const uint32_t> examples, Mode mo
     if (mode == Mode::Evaluate && (!recorded.empty() || !recordedVars.empty())) {
         runRecorded(examples, batches, progress);
     } else {
+        // With a progress function the host reports (and waits for the device) at most
+        // kProgressPoints times per call; between them the batches run back to back.
         const Schedule schedule = batchSchedule(mode);
-        if (!progress) {
-            sim->run(schedule, batches);
-        } else {
-            for (uint64_t b = 0; b < batches; b++) {
-                sim->run(schedule, 1);
-                progress(b + 1, batches);
-            }
+        const uint64_t chunk =
+            progress ? std::max<uint64_t>(1, (batches + kProgressPoints - 1) / kProgressPoints)
+                     : std::max<uint64_t>(1, batches);
+        for (uint64_t done = 0; done < batches;) {
+            const uint64_t n = std::min(chunk, batches - done);
+            sim->run(schedule, n);
+            done += n;
+            if (progress) progress(done, batches);
         }
     }
     trialsRun += batches;

@@ -28,6 +28,9 @@ inline const std::string kTies = "EventPropTies";
 
 enum class Mode { Train, Gradients, Evaluate };
 
+// Progress calls (and waits for the device) per trainEpoch/evaluate call at most.
+inline constexpr uint64_t kProgressPoints = 20;
+
 } // namespace detail
 
 struct EventPropCompiler::Impl {

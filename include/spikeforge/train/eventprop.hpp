@@ -63,7 +63,10 @@ struct Metrics {
 class EventPropCompiler {
 public:
     // Builds and compiles the model for `network` (ModelError for a network EventProp cannot
-    // train: no readout, a readout that is not the last layer, …).
+    // train: no readout, a readout that is not the last layer, …). Of `prefs`,
+    // keepInitialState is always on and errorCheckInterval is not used: device errors are read
+    // at the end of each call below and at its progress points, so that a batch is one stretch
+    // of device work with no host wait inside or between batches.
     EventPropCompiler(const Network& network, const EventPropOptions& options,
                       const BackendPreferences& prefs = {});
     ~EventPropCompiler();
@@ -74,8 +77,9 @@ public:
     // Its channel count must match the SpikeInput population and its classes the readout.
     void setDataset(const EventDataset& data);
 
-    // Called between batches with (batches done, batches in total); it may be called only every
-    // few batches and must not touch the simulation.
+    // Called between batches with (batches done, batches in total), at most 20 times per call
+    // (each call waits for the device: between them the batches run back to back); it must not
+    // touch the simulation.
     using Progress = std::function<void(uint64_t done, uint64_t total)>;
 
     // One epoch: the examples in `order`, in batches of batchSize (the last one may be short),

@@ -1,21 +1,15 @@
 // Built only with the cuda backend (file name test_cuda_*: CMake leaves it out otherwise).
-// CudaDevice::runSequence without a GPU, on a mock driver compiled by the test (as in
-// test_cuda_device.cpp, extended with device-to-device copies that stream capture records as
-// memcpy nodes and a graph launch performs): a schedule-shaped sequence (reset copy, steps,
-// custom update) is captured, instantiated once and updated in place on every later replay;
-// the graph-steps cap cuts it into pieces; a failed capture falls back to plain launches.
+// CudaDevice::runSequence without a GPU, on the mock driver of cuda_mock_driver.hpp (whose
+// stream capture records device-to-device copies as memcpy nodes that a graph launch performs):
+// a schedule-shaped sequence (reset copy, steps, custom update) is captured, instantiated once
+// and updated in place on every later replay; the graph-steps cap cuts it into pieces; a failed
+// capture falls back to plain launches.
 #include "backends/cuda/cuda_device.hpp"
-#include "backends/cuda/cuda_driver.hpp"
+#include "cuda_mock_driver.hpp"
 
-#include <dlfcn.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <memory>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,168 +17,7 @@ using namespace spikeforge;
 
 namespace {
 
-constexpr const char* kMockSource = R"MOCK(
-#include <cstdint>
-#include <cstdlib>
-#include <cstring>
-#include <vector>
-extern "C" {
-typedef int R;
-// One operation as it ran: a launch (fn set) or a device-to-device copy.
-struct Op { const char* fn; uint64_t step, rng; unsigned long long dst, src; size_t bytes; int graph; };
-struct G { std::vector<Op> ops; };
-static std::vector<Op> g_log, g_capture;
-static bool g_capturing = false, g_failCapture = false;
-static int g_inst = 0, g_updates = 0, g_memcpyNodes = 0, g_dummy = 0;
-static void copy(const Op& o) { std::memcpy((void*)(uintptr_t)o.dst, (const void*)(uintptr_t)o.src, o.bytes); }
-// Events carry the mock clock [ms] when recorded: every launch and copy "runs" for a fixed
-// time on it, so elapsed times are known; g_notReady makes queries report unfinished work.
-struct Ev { double t; };
-static double g_clock = 0.0;
-static bool g_notReady = false;
-static int g_events = 0, g_eventsMade = 0, g_eventSyncs = 0;
-R cuInit(unsigned) { return 0; }
-R cuDriverGetVersion(int* v) { *v = 12040; return 0; }
-R cuGetErrorName(R, const char** s) { *s = "CUDA_ERROR_MOCK"; return 0; }
-R cuGetErrorString(R, const char** s) { *s = "mock error"; return 0; }
-R cuDeviceGetCount(int* c) { *c = 1; return 0; }
-R cuDeviceGet(int* d, int o) { *d = o; return 0; }
-R cuDeviceGetName(char* n, int len, int) { std::strncpy(n, "Mock GPU", len); return 0; }
-R cuDeviceGetAttribute(int* v, int a, int) {
-    switch (a) {
-    case 1: *v = 1024; return 0;
-    case 5: *v = 2147483647; return 0;
-    case 6: *v = 65535; return 0;
-    case 16: *v = 4; return 0;
-    case 75: *v = 9; return 0;
-    case 76: *v = 0; return 0;
-    }
-    return 1;
-}
-R cuDevicePrimaryCtxRetain(void** c, int) { *c = &g_dummy; return 0; }
-R cuDevicePrimaryCtxRelease_v2(int) { return 0; }
-R cuCtxSetCurrent(void*) { return 0; }
-R cuMemGetInfo_v2(size_t* f, size_t* t) { *f = size_t(1) << 30; *t = size_t(2) << 30; return 0; }
-R cuMemAlloc_v2(unsigned long long* p, size_t n) { *p = (uintptr_t)std::malloc(n); return 0; }
-R cuMemFree_v2(unsigned long long p) { std::free((void*)(uintptr_t)p); return 0; }
-R cuMemHostAlloc(void** p, size_t n, unsigned) { *p = std::malloc(n); return 0; }
-R cuMemFreeHost(void* p) { std::free(p); return 0; }
-R cuMemsetD8Async(unsigned long long d, unsigned char v, size_t n, void*) {
-    std::memset((void*)(uintptr_t)d, v, n); return 0; }
-R cuMemsetD32Async(unsigned long long d, unsigned v, size_t n, void*) {
-    for (size_t i = 0; i < n; i++) ((uint32_t*)(uintptr_t)d)[i] = v;
-    return 0; }
-R cuMemcpyHtoDAsync_v2(unsigned long long d, const void* s, size_t n, void*) {
-    std::memcpy((void*)(uintptr_t)d, s, n); return 0; }
-R cuMemcpyDtoDAsync_v2(unsigned long long d, unsigned long long s, size_t n, void*) {
-    Op o{nullptr, 0, 0, d, s, n, 0};
-    if (g_capturing) { g_memcpyNodes++; g_capture.push_back(o); return 0; }
-    copy(o);
-    g_log.push_back(o);
-    g_clock += 0.5; // a copy runs for 0.5 ms
-    return 0;
-}
-R cuMemcpyDtoHAsync_v2(void* d, unsigned long long s, size_t n, void*) {
-    std::memcpy(d, (void*)(uintptr_t)s, n); return 0; }
-R cuStreamCreate(void** s, unsigned) { *s = &g_dummy; return 0; }
-R cuStreamDestroy_v2(void*) { return 0; }
-R cuStreamSynchronize(void*) { return 0; }
-R cuStreamWaitEvent(void*, void*, unsigned) { return 0; }
-R cuEventCreate(void** e, unsigned) { *e = new Ev{0.0}; g_events++; g_eventsMade++; return 0; }
-R cuEventRecord(void* e, void*) { ((Ev*)e)->t = g_clock; return 0; }
-R cuEventDestroy_v2(void* e) { delete (Ev*)e; g_events--; return 0; }
-R cuEventQuery(void*) { return g_notReady ? 600 : 0; }
-R cuEventSynchronize(void*) { g_eventSyncs++; return 0; }
-R cuEventElapsedTime_v2(float* ms, void* a, void* b) { *ms = float(((Ev*)b)->t - ((Ev*)a)->t); return 0; }
-R cuModuleLoadData(void** m, const void*) { *m = &g_dummy; return 0; }
-R cuModuleUnload(void*) { return 0; }
-R cuModuleGetFunction(void** f, void*, const char* name) { *f = (void*)strdup(name); return 0; }
-R cuLaunchKernel(void* f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                 unsigned, void*, void** params, void**) {
-    const uint64_t step = *(const uint64_t*)((const char*)params[0] + 8);
-    const uint64_t rng = *(const uint64_t*)((const char*)params[0] + 40); // StepArgs::rngStep
-    (g_capturing ? g_capture : g_log).push_back(Op{(const char*)f, step, rng, 0, 0, 0, 0});
-    if (!g_capturing) g_clock += 1.0; // a launch runs for 1 ms
-    return 0;
-}
-R cuStreamBeginCapture_v2(void*, int) {
-    if (g_failCapture) return 900; // CUDA_ERROR_NOT_SUPPORTED-like
-    g_capturing = true; g_capture.clear(); return 0; }
-R cuStreamEndCapture(void*, void** g) { g_capturing = false; *g = new G{g_capture}; return 0; }
-R cuGraphInstantiateWithFlags(void** e, void* g, unsigned long long) {
-    g_inst++; *e = new G(*(G*)g); return 0; }
-struct Info { int result; void* a; void* b; };
-R cuGraphExecUpdate_v2(void* e, void* g, Info* i) {
-    g_updates++; *(G*)e = *(G*)g; i->result = 0; return 0; }
-R cuGraphLaunch(void* e, void*) {
-    for (Op o : ((G*)e)->ops) {
-        if (!o.fn) copy(o);
-        o.graph = 1;
-        g_log.push_back(o);
-        g_clock += o.fn ? 1.0 : 0.5;
-    }
-    return 0;
-}
-R cuGraphDestroy(void* g) { delete (G*)g; return 0; }
-R cuGraphExecDestroy(void* e) { delete (G*)e; return 0; }
-// For the test.
-size_t mock_ops() { return g_log.size(); }
-const char* mock_fn(size_t i) { return g_log[i].fn ? g_log[i].fn : "copy"; }
-uint64_t mock_step(size_t i) { return g_log[i].step; }
-uint64_t mock_rng(size_t i) { return g_log[i].rng; }
-int mock_graph(size_t i) { return g_log[i].graph; }
-int mock_instantiations() { return g_inst; }
-int mock_updates() { return g_updates; }
-int mock_memcpy_nodes() { return g_memcpyNodes; }
-void mock_fail_capture(int fail) { g_failCapture = fail != 0; }
-int mock_events() { return g_events; }
-void mock_host_gap(double ms) { g_clock += ms; }
-}
-)MOCK";
-
-struct Mock {
-    std::unique_ptr<cuda::DriverApi> api;
-    void* handle = nullptr;
-    std::string why;
-
-    template <typename F> F fn(const char* name) const {
-        return reinterpret_cast<F>(dlsym(handle, name));
-    }
-    size_t ops() const { return fn<size_t (*)()>("mock_ops")(); }
-    std::string name(size_t i) const { return fn<const char* (*)(size_t)>("mock_fn")(i); }
-    uint64_t step(size_t i) const { return fn<uint64_t (*)(size_t)>("mock_step")(i); }
-    uint64_t rng(size_t i) const { return fn<uint64_t (*)(size_t)>("mock_rng")(i); }
-    int graph(size_t i) const { return fn<int (*)(size_t)>("mock_graph")(i); }
-    int count(const char* what) const { return fn<int (*)()>(what)(); }
-    void failCapture(bool fail) const { fn<void (*)(int)>("mock_fail_capture")(fail); }
-    void hostGap(double ms) const { fn<void (*)(double)>("mock_host_gap")(ms); }
-};
-
-const Mock& mock() {
-    static const Mock m = [] {
-        Mock out;
-        const char* cxx = std::getenv("CXX");
-        const std::string compiler = cxx && *cxx ? cxx : "c++";
-        const auto dir = std::filesystem::temp_directory_path() /
-                         ("sf-mock-cuda-schedule-" + std::to_string(getpid()));
-        std::filesystem::create_directories(dir);
-        const auto src = dir / "mock.cpp", lib = dir / "libmockcudaschedule.so";
-        std::ofstream(src) << kMockSource;
-        const std::string cmd = compiler + " -std=c++17 -shared -fPIC -O0 -o '" + lib.string() +
-                                "' '" + src.string() + "' 2>&1";
-        if (std::system(cmd.c_str()) != 0) {
-            out.why = "cannot compile the mock driver with " + compiler;
-            return out;
-        }
-        out.api = cuda::DriverApi::load(lib.string());
-        out.handle = dlopen(lib.string().c_str(), RTLD_NOW | RTLD_LOCAL);
-        return out;
-    }();
-    return m;
-}
-
-#define SKIP_WITHOUT_MOCK()                                                                        \
-    if (!mock().api) GTEST_SKIP() << mock().why
+using cuda_mock::mock;
 
 using Item = backends::SequenceItem;
 constexpr double kDt = 0.5; // [ms]

@@ -378,10 +378,10 @@ int runInfo(bool json, std::ostream& out, std::ostream& err) {
     }
 }
 
-int runSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
+int runGuarded(std::ostream& err, const std::function<int()>& command) {
     try {
-        return simulateCommand(options, out, err);
-    } catch (const ModelError& e) { // ConfigError included
+        return command();
+    } catch (const ModelError& e) { // ConfigError and checkpoint errors included
         printError(err, e.what());
         return exitUsage;
     } catch (const UsageError& e) {
@@ -394,6 +394,10 @@ int runSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
         printError(err, "unknown failure");
         return exitFailure;
     }
+}
+
+int runSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
+    return runGuarded(err, [&] { return simulateCommand(options, out, err); });
 }
 
 int runCli(int argc, char** argv) {

@@ -1,6 +1,7 @@
 #pragma once
 // The `spikeforge` command: `info`, `simulate`, `train` and `evaluate` (usage: docs/cli.md).
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -31,6 +32,9 @@ struct SimulateOptions {
 
 // "error: <message>" on `err`, control characters other than newlines shown as \xNN.
 void printError(std::ostream& err, std::string_view message);
+// Runs a command, turning what it throws into an `error:` line and an exit code: the input's
+// mistakes (ModelError, ConfigError, UsageError) 2, the machine's failures 1.
+int runGuarded(std::ostream& err, const std::function<int()>& command);
 
 // Each returns an exit code and reports errors on `err` as "error: <message>".
 int runInfo(bool json, std::ostream& out, std::ostream& err);

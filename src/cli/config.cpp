@@ -372,14 +372,7 @@ std::size_t groupMention(const std::string& message, const std::string& name) {
 
 Config parseConfig(std::string_view text, const std::string& sourceName,
                    const std::vector<std::string>& overrides) {
-    toml::table root;
-    try {
-        root = toml::parse(text, std::string_view(sourceName));
-    } catch (const toml::parse_error& e) {
-        const toml::source_position at = e.source().begin;
-        throw ConfigError(sourceName, at.line, at.column,
-                          "invalid TOML: " + std::string(e.description()));
-    }
+    toml::table root = parseToml(text, sourceName);
     return buildConfig(root, sourceName, overrides);
 }
 

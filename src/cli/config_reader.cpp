@@ -290,4 +290,14 @@ const toml::array& Reader::array(const toml::node& node, const std::string& wher
     fail(node, where + ": expected an array, got " + typeName(node));
 }
 
+toml::table parseToml(std::string_view text, const std::string& sourceName) {
+    try {
+        return toml::parse(text, std::string_view(sourceName));
+    } catch (const toml::parse_error& e) {
+        const toml::source_position at = e.source().begin;
+        throw ConfigError(sourceName, at.line, at.column,
+                          "invalid TOML: " + std::string(e.description()));
+    }
+}
+
 } // namespace spikeforge::cli

@@ -27,6 +27,9 @@ namespace spikeforge::cli {
 // Human name of a node's type, with article: "a string", "an integer", …
 std::string typeName(const toml::node& node);
 
+// `text` parsed as TOML; a syntax error is a ConfigError at its line and column of `sourceName`.
+toml::table parseToml(std::string_view text, const std::string& sourceName);
+
 class Reader {
 public:
     explicit Reader(std::string file) : m_file(std::move(file)) {}

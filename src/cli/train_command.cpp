@@ -174,22 +174,6 @@ int evaluateCommand(const TrainCommandOptions& o, std::ostream& out) {
     return exitOk;
 }
 
-// Exit codes as for simulate: the input's mistakes 2, the machine's failures 1.
-template <class F> int guarded(std::ostream& err, F&& body) {
-    try {
-        return body();
-    } catch (const ModelError& e) { // ConfigError and checkpoint errors included
-        printError(err, e.what());
-        return exitUsage;
-    } catch (const std::exception& e) { // BackendError, InternalError, I/O
-        printError(err, e.what());
-        return exitFailure;
-    } catch (...) {
-        printError(err, "unknown failure");
-        return exitFailure;
-    }
-}
-
 void addCommonOptions(CLI::App* cmd, TrainCommandOptions& o) {
     cmd->add_option("config", o.config, "TOML training config (docs/training.md)")->required();
     cmd->add_option("--backend,-b", o.backend, "Backend to run on (see `info`)")
@@ -211,11 +195,11 @@ void addCommonOptions(CLI::App* cmd, TrainCommandOptions& o) {
 } // namespace
 
 int runTrain(const TrainCommandOptions& options, std::ostream& out, std::ostream& err) {
-    return guarded(err, [&] { return trainCommand(options, out); });
+    return runGuarded(err, [&] { return trainCommand(options, out); });
 }
 
 int runEvaluate(const TrainCommandOptions& options, std::ostream& out, std::ostream& err) {
-    return guarded(err, [&] { return evaluateCommand(options, out); });
+    return runGuarded(err, [&] { return evaluateCommand(options, out); });
 }
 
 std::function<std::optional<int>()> addTrainCommands(CLI::App& app) {

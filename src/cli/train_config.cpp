@@ -273,14 +273,7 @@ void readOutput(const Reader& r, const toml::table& root, TrainConfig& cfg) {
 
 TrainConfig parseTrainConfig(std::string_view text, const std::string& sourceName,
                              const std::vector<std::string>& overrides) {
-    toml::table root;
-    try {
-        root = toml::parse(text, std::string_view(sourceName));
-    } catch (const toml::parse_error& e) {
-        const toml::source_position at = e.source().begin;
-        throw ConfigError(sourceName, at.line, at.column,
-                          "invalid TOML: " + std::string(e.description()));
-    }
+    toml::table root = parseToml(text, sourceName);
     Reader r(sourceName);
     r.checkKeys(root, "config",
                 {"parameters", "dataset", "populations", "connections", "training", "output"});

@@ -236,8 +236,8 @@ void readTraining(const Reader& r, const toml::table& root, TrainConfig& cfg) {
     const Table s{r, t, "training"};
     EventPropOptions& o = cfg.eventprop;
     o.dt = r.positive(s.require("dt"), s.at("dt"));
-    o.exampleTimesteps = static_cast<uint32_t>(
-        r.count(s.require("example_timesteps"), s.at("example_timesteps"), 1, kMaxCount));
+    o.exampleTimesteps = static_cast<uint32_t>(r.count(
+        s.require("example_timesteps"), s.at("example_timesteps"), 1, train::kMaxExampleTimesteps));
     o.batchSize = static_cast<uint32_t>(s.count("batch_size", o.batchSize, 1, maxBatchSize));
     if (const toml::node* n = s.get("loss")) // in the order of Loss
         o.loss = static_cast<Loss>(choice(r, *n, s.at("loss"), {"cross_entropy", "mse"}));

@@ -24,8 +24,11 @@ VarInit weightInit(const WeightInit& w) {
 } // namespace
 
 void EventPropCompiler::Impl::checkNetwork() {
-    if (options.exampleTimesteps == 0)
-        throw ModelError("EventPropOptions::exampleTimesteps must be >= 1");
+    // The models count steps in 32-bit signed integers up to 2T (forward and backward).
+    if (options.exampleTimesteps == 0 || options.exampleTimesteps > kMaxExampleTimesteps)
+        throw ModelError("EventPropOptions::exampleTimesteps must be between 1 and " +
+                         std::to_string(kMaxExampleTimesteps) + " (the step counters are " +
+                         "32-bit), got " + std::to_string(options.exampleTimesteps));
     if (!std::isfinite(options.dt) || options.dt <= 0.0)
         throw ModelError("EventPropOptions::dt must be a finite number > 0");
     if (options.batchSize == 0) throw ModelError("EventPropOptions::batchSize must be >= 1");

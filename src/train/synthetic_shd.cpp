@@ -1,6 +1,7 @@
 // Synthetic SHD-shaped data: class-dependent, time-drifting channel profiles (docs/training.md).
 #include "spikeforge/errors.hpp"
 #include "spikeforge/train/dataset.hpp"
+#include "train/dataset_limits.hpp"
 #include "train/random.hpp"
 
 #include <algorithm>
@@ -70,6 +71,8 @@ size_t pickBump(const std::vector<double>& cumulative, double u) {
 
 EventDataset makeSyntheticShd(size_t size, uint64_t seed, const SyntheticShdOptions& o) {
     checkOptions(o);
+    detail::checkGeneratedSize("a synthetic SHD set", size,
+                               double(o.meanSpikes) * (1.0 + o.countSpread));
     std::vector<std::vector<Bump>> profiles;
     std::vector<std::vector<double>> cumulative;
     for (uint32_t c = 0; c < o.numClasses; c++) {

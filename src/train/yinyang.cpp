@@ -1,6 +1,7 @@
 // The Yin-Yang dataset (Kriener, Göltz & Petrovici 2021), generated from a seed and latency-coded.
 #include "spikeforge/errors.hpp"
 #include "spikeforge/train/dataset.hpp"
+#include "train/dataset_limits.hpp"
 #include "train/random.hpp"
 
 #include <algorithm>
@@ -44,6 +45,7 @@ int yinYangClass(double x, double y) {
 EventDataset makeYinYang(size_t size, uint64_t seed, const YinYangOptions& options) {
     checkOptions(options);
     const uint32_t channels = numFeatures + (options.bias ? 1 : 0);
+    detail::checkGeneratedSize("a Yin-Yang set", size, channels);
     EventDatasetBuilder builder(channels, 3, options.duration);
     std::array<float, numFeatures + 1> times{};
     std::array<uint32_t, numFeatures + 1> order{};

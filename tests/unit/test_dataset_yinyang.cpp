@@ -119,3 +119,19 @@ TEST(DatasetYinYang, DefaultsAndBadOptions) {
     EXPECT_TRUE(contains(errorOf<ModelError>([] { makeYinYang(3, 0, {.tMin = 5.0, .tMax = 1.0}); }),
                          "tMax must not be below tMin"));
 }
+
+// A set that cannot fit in memory is refused before anything is generated, naming the size
+// (instead of running for hours and being killed halfway): Yin-Yang and synthetic SHD alike.
+TEST(DatasetLimits, HugeGeneratedSetsAreRefusedAtOnce) {
+    const size_t huge = size_t(1) << 40; // ~10^12 examples: terabytes of events
+    try {
+        makeYinYang(huge, 1);
+        FAIL() << "a Yin-Yang set of 2^40 examples was accepted";
+    } catch (const ModelError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find(std::to_string(huge) + " examples"), std::string::npos) << what;
+        EXPECT_NE(what.find("GiB of memory"), std::string::npos) << what;
+    }
+    EXPECT_THROW(makeSyntheticShd(huge, 1), ModelError);
+    EXPECT_EQ(makeYinYang(30, 1).size(), 30u) << "ordinary sizes still work";
+}

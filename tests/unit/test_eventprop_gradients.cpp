@@ -652,3 +652,27 @@ TEST(EventPropGradient, LossAndReadoutMustMatch) {
 }
 
 } // namespace
+
+namespace {
+
+// The models count 2T steps in 32-bit signed integers: a larger T is refused, not wrapped.
+TEST(EventPropOptionsCheck, ExampleTimestepsBounded) {
+    Network net;
+    net.addSpikeInput("In", {2});
+    net.addLeakyIntegrate("Out", 2);
+    net.addConnection("InOut", "In", "Out");
+    EventPropOptions opt;
+    opt.exampleTimesteps = kMaxExampleTimesteps + 1;
+    try {
+        EventPropCompiler c(net, opt);
+        FAIL() << "a T past the bound was accepted";
+    } catch (const ModelError& e) {
+        EXPECT_NE(std::string(e.what()).find("exampleTimesteps must be between 1 and"),
+                  std::string::npos)
+            << e.what();
+    }
+    opt.exampleTimesteps = 0;
+    EXPECT_THROW(EventPropCompiler(net, opt), ModelError);
+}
+
+} // namespace

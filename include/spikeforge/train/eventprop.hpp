@@ -33,6 +33,9 @@ struct AdamParams {
 // loss and takes SparseCategoricalCrossEntropy.
 enum class Loss { SparseCategoricalCrossEntropy, MeanSquaredError };
 
+// The largest exampleTimesteps: the models count up to 2T steps in 32-bit signed integers.
+inline constexpr uint32_t kMaxExampleTimesteps = 1u << 30;
+
 struct EventPropOptions {
     uint32_t exampleTimesteps = 0; // T: steps of one example (forward; the backward takes T more)
     double dt = 1.0;               // [ms]

@@ -3,13 +3,19 @@
 //    spike, the interspike interval is (refractory steps + integration steps) exactly, for dt = 1
 //    and for the common dt = 0.1 ms (where TauRefrac / dt is not exact in binary);
 //  - groups that differ only in a parameter value, or only in a variable's initial constant, are
-//    merged into one kernel table, and each still behaves with its own value.
+//    merged into one kernel table, and each still behaves with its own value;
+//  - every neuron of a group whose size is not a multiple of the work-group size updates and
+//    spikes as itself, in merged tables of groups all at least a work-group large and of groups
+//    smaller than one (the SIMT update's two ways of keeping work-items past a group's end
+//    harmless), and the spike queue of each step holds exactly that step's spikes.
 #include "backend_fixture.hpp"
 #include "codegen/lower.hpp"
 #include "spikeforge/models.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 using namespace spikeforge;
 
@@ -160,5 +166,93 @@ TEST_P(MergeEdgeTest, GroupsDifferingInOneValueMergeAndKeepTheirValues) {
 }
 
 SF_INSTANTIATE_BACKEND_TESTS(MergeEdgeTest);
+
+// ---- group sizes around the work-group size ----
+
+class GroupTailEdgeTest : public sftest::BackendTest {};
+
+// Counts its steps in n and its spikes in c; spikes when (n + 7 id + 3 batch) mod period is 0,
+// so each neuron and batch element has its own phase.
+NeuronModel phaseModel() {
+    NeuronModel n;
+    n.name = "Phase";
+    n.params = {"period"};
+    n.vars = {{"n"}, {"c"}};
+    n.simCode = "n += 1.0;";
+    n.thresholdConditionCode = "fmod(n + 7.0 * id + 3.0 * batch, period) == 0.0";
+    n.resetCode = "c += 1.0;";
+    return n;
+}
+
+bool phaseSpikes(unsigned step, unsigned id, unsigned batch) { // step: 0-based
+    return (step + 1 + 7 * id + 3 * batch) % 5 == 0;
+}
+
+// Runs groups of `sizes` (one merged table) for kSteps, checking each step's queue, then the
+// recorded spikes and the spike counts against phaseSpikes.
+void checkTails(const std::string& backend, const BackendPreferences& prefs,
+                const std::vector<unsigned>& sizes, unsigned batch) {
+    constexpr unsigned kSteps = 23;
+    Model m("tails");
+    m.setDT(1.0);
+    m.setBatchSize(batch);
+    for (size_t g = 0; g < sizes.size(); g++) {
+        auto& ng = m.addNeuronGroup("G" + std::to_string(g), sizes[g], phaseModel(),
+                                    {{"period", 5.0}}, {{"n", 0.0}, {"c", 0.0}});
+        ng.setSpikeRecording(true);
+    }
+    Simulation sim(m, prefs);
+    sim.setRecordingWindow(kSteps);
+    for (unsigned step = 0; step < kSteps; step++) {
+        sim.step();
+        for (size_t g = 0; g < sizes.size(); g++) {
+            const std::string name = "G" + std::to_string(g);
+            sim.pull(name, "spkCnt");
+            sim.pull(name, "spk");
+            const auto cnt = sim.view<uint32_t>(name, "spkCnt");
+            const auto spk = sim.view<uint32_t>(name, "spk");
+            for (unsigned b = 0; b < batch; b++) {
+                std::vector<uint32_t> queued(spk.begin() + size_t(b) * sizes[g],
+                                             spk.begin() + size_t(b) * sizes[g] + cnt[b]);
+                std::sort(queued.begin(), queued.end());
+                std::vector<uint32_t> expected;
+                for (unsigned i = 0; i < sizes[g]; i++)
+                    if (phaseSpikes(step, i, b)) expected.push_back(i);
+                ASSERT_EQ(queued, expected) << backend << " " << name << " (" << sizes[g]
+                                            << " neurons) batch " << b << " step " << step;
+            }
+        }
+    }
+    sim.pullRecording();
+    for (size_t g = 0; g < sizes.size(); g++) {
+        const std::string name = "G" + std::to_string(g);
+        std::vector<SpikeEvent> expected;
+        for (unsigned step = 0; step < kSteps; step++)
+            for (unsigned b = 0; b < batch; b++)
+                for (unsigned i = 0; i < sizes[g]; i++)
+                    if (phaseSpikes(step, i, b)) expected.push_back({double(step), i, b});
+        EXPECT_EQ(sim.spikes(name), expected) << backend << " " << name;
+        sim.pull(name, "c");
+        const auto c = sim.view<float>(name, "c");
+        for (unsigned b = 0; b < batch; b++)
+            for (unsigned i = 0; i < sizes[g]; i++) {
+                unsigned n = 0;
+                for (unsigned step = 0; step < kSteps; step++)
+                    n += phaseSpikes(step, i, b);
+                ASSERT_EQ(c[size_t(b) * sizes[g] + i], float(n))
+                    << backend << " " << name << " neuron " << i << " batch " << b;
+            }
+    }
+}
+
+TEST_P(GroupTailEdgeTest, EveryNeuronUpdatesAsItselfWhateverTheGroupSize) {
+    for (unsigned batch : {1u, 3u}) {
+        SCOPED_TRACE("batch " + std::to_string(batch));
+        checkTails(GetParam(), prefs(), {64, 65, 100, 129, 200}, batch); // all >= a work-group
+        checkTails(GetParam(), prefs(), {1, 31, 33, 100}, batch);        // some below one
+    }
+}
+
+SF_INSTANTIATE_BACKEND_TESTS(GroupTailEdgeTest);
 
 } // namespace

@@ -124,17 +124,37 @@ TEST(SimtNeuronUpdate, TwoStagesSizedPerNeuronAndBatchAndBuilds) {
     const Plan p = updateKernels(m);
     const simt::Program prog = simt::generate(p, dialect());
     const auto& launches = launchesOf(p, prog, KernelPhase::NeuronUpdate);
-    ASSERT_EQ(launches.size(), 2u); // reset the spike counts, then update
-    // Pre (recorded) and Post do not merge; a reset work-group each, then their neurons.
+    ASSERT_EQ(launches.size(), 2u); // update leaving spike flags, then emit them word by word
+    // Pre (recorded) and Post do not merge: their neurons, then a work-item per 32-neuron word.
     size_t groups = 0;
     for (const auto& g : kernelOf(p, KernelPhase::NeuronUpdate).groups)
         groups += g.elements.size();
     ASSERT_EQ(groups, 2u);
-    EXPECT_EQ(launches[0].items, 2u * kWg);
-    EXPECT_EQ(launches[1].items, roundUp(100) + roundUp(37));
+    EXPECT_EQ(launches[0].items, roundUp(100) + roundUp(37));
+    EXPECT_EQ(launches[1].items, roundUp(4) + roundUp(2));
     EXPECT_EQ(launches[0].dim1, 3u);
     EXPECT_EQ(launches[1].dim1, 3u);
+    // Pre (100 >= a work-group) shifts its last work-group back; Post (37) cannot.
+    EXPECT_NE(prog.source.find("sfShift"), std::string::npos);
+    EXPECT_NE(prog.source.find("sfWrite ? (size_t)sfLid : 0u"), std::string::npos);
     buildsOnOpenCl(prog);
+}
+
+TEST(SimtNeuronUpdate, WarpDialectEmitsByBallotAfterAReset) {
+    Model m("nuw");
+    twoPopulations(m, 100, 37, 2);
+    m.finalise();
+    const Plan p = updateKernels(m);
+    simt::Dialect d = dialect();
+    d.subGroupSize = 32;
+    const simt::Program prog = simt::generate(p, d);
+    const auto& launches = launchesOf(p, prog, KernelPhase::NeuronUpdate);
+    ASSERT_EQ(launches.size(), 2u); // reset the spike counts, then update and emit by warp
+    EXPECT_EQ(launches[0].items, 2u * kWg);
+    EXPECT_EQ(launches[1].items, roundUp(100) + roundUp(37));
+    // A lane's neuron is its bit in the ballot: no shifted work-groups there.
+    EXPECT_EQ(prog.source.find("sfShift"), std::string::npos);
+    EXPECT_NE(prog.source.find("sf_subgroup_ballot(sfSpike)"), std::string::npos);
 }
 
 TEST(SimtPropagation, DenseIsPostSpanOneWorkItemPerTarget) {
@@ -169,6 +189,34 @@ TEST(SimtPropagation, SparseShortRowsArePreSpanLongRowsPostSpan) {
         EXPECT_EQ(l[0].items, roundUp(shortRows ? 50 : rowLength)) << rowLength;
         if (rowLength == 10 || rowLength == 3 * kWg) buildsOnOpenCl(prog);
     }
+}
+
+TEST(SimtPropagation, CpuDevicesWalkSpikesSeriallyUnlessOverridden) {
+    Model m("cpuspan");
+    twoPopulations(m, 50, 300, 2);
+    addStatic(m, "Dense", MatrixType::Dense);
+    addStatic(m, "Long", MatrixType::Sparse, 0, init::FixedNumberPostWithReplacement(3 * kWg));
+    addStatic(m, "Over", MatrixType::Sparse, 0, init::FixedNumberPostWithReplacement(3 * kWg));
+    m.synapseGroup("Over").setSpanType(SpanType::Postsynaptic);
+    m.finalise();
+    const Plan p = updateKernels(m);
+    auto span = [&](const std::string& name, bool serialPropagation) {
+        const KernelGroup& g = propagation(p, name, true);
+        simt::GroupContext c{p, p.mergedGroups.at(g.table), g, kWg};
+        c.serialPropagation = serialPropagation;
+        return simt::chooseSpan(c, std::get<PropagationBody>(g.body)).strategy;
+    };
+    // A GPU: the parallel spans; a CPU device: one work-item per batch element, plain adds.
+    EXPECT_EQ(span("Dense", false), Strategy::PostSpan);
+    EXPECT_EQ(span("Long", false), Strategy::PostSpan);
+    EXPECT_EQ(span("Dense", true), Strategy::Serial);
+    EXPECT_EQ(span("Long", true), Strategy::Serial);
+    EXPECT_EQ(span("Over", true), Strategy::PostSpan); // the user's override still holds
+    simt::Dialect d = dialect();
+    d.serialPropagation = true;
+    const simt::Program prog = simt::generate(p, d);
+    EXPECT_NE(prog.source.find("presynaptic update: serial"), std::string::npos);
+    buildsOnOpenCl(prog);
 }
 
 TEST(SimtPropagation, OverrideChoosesSpanAndThreadsPerSpike) {

@@ -44,8 +44,10 @@ void Kernel::setBuffer(unsigned index, backends::Buffer buffer) {
 }
 
 void Kernel::setRaw(unsigned index, size_t size, const void* value) {
-    check(clSetKernelArg(m_kernel, index, size, value), "clSetKernelArg",
-          "kernel " + m_name + ", argument " + std::to_string(index));
+    // The message is built only on failure: this runs for every launch of every step.
+    const cl_int err = clSetKernelArg(m_kernel, index, size, value);
+    if (err != CL_SUCCESS)
+        check(err, "clSetKernelArg", "kernel " + m_name + ", argument " + std::to_string(index));
 }
 
 Program::Program(Program&& other) noexcept : m_program(std::exchange(other.m_program, nullptr)) {}
@@ -213,21 +215,23 @@ Program OpenClDevice::buildProgram(const std::string& source, const std::string&
 
 void OpenClDevice::enqueue(const Kernel& kernel, size_t global, size_t local) {
     if (global == 0) return; // OpenCL refuses an empty range; there is nothing to run
-    check(clEnqueueNDRangeKernel(m_queue, kernel.handle(), 1, nullptr, &global,
-                                 local ? &local : nullptr, 0, nullptr, firstEvent()),
-          "clEnqueueNDRangeKernel",
-          "kernel " + kernel.name() + ", " + std::to_string(global) + " work-items");
+    const cl_int err = clEnqueueNDRangeKernel(m_queue, kernel.handle(), 1, nullptr, &global,
+                                              local ? &local : nullptr, 0, nullptr, firstEvent());
+    if (err != CL_SUCCESS)
+        check(err, "clEnqueueNDRangeKernel",
+              "kernel " + kernel.name() + ", " + std::to_string(global) + " work-items");
 }
 
 void OpenClDevice::enqueue2d(const Kernel& kernel, size_t global0, size_t global1, size_t local0) {
     if (global0 == 0 || global1 == 0) return;
     const size_t global[2] = {global0, global1};
     const size_t local[2] = {local0, 1};
-    check(clEnqueueNDRangeKernel(m_queue, kernel.handle(), 2, nullptr, global,
-                                 local0 ? local : nullptr, 0, nullptr, firstEvent()),
-          "clEnqueueNDRangeKernel",
-          "kernel " + kernel.name() + ", " + std::to_string(global0) + " x " +
-              std::to_string(global1) + " work-items");
+    const cl_int err = clEnqueueNDRangeKernel(m_queue, kernel.handle(), 2, nullptr, global,
+                                              local0 ? local : nullptr, 0, nullptr, firstEvent());
+    if (err != CL_SUCCESS) // the message is built only on failure (every launch of every step)
+        check(err, "clEnqueueNDRangeKernel",
+              "kernel " + kernel.name() + ", " + std::to_string(global0) + " x " +
+                  std::to_string(global1) + " work-items");
 }
 
 } // namespace spikeforge::opencl

@@ -79,8 +79,10 @@ simt::Dialect openclDialect(const DeviceInfo& device) {
     // A CPU device runs a few work-groups per core at once: a work-group per element only pays
     // below that (measured on PoCL, 2 cores: 4096 elements x batch 512 ran at 0.03 of copy
     // bandwidth with a work-group per element, whose work-items read the batch N apart).
-    if (device.type == "cpu")
+    if (device.type == "cpu") {
         d.fewElements = std::max<size_t>(1, device.computeUnits) * d.workGroupSize * 4;
+        d.serialPropagation = true;
+    }
     return d;
 }
 

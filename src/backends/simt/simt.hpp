@@ -62,6 +62,11 @@ struct Dialect {
     // than this leave the device idle when each has one element (a GPU wants thousands; a CPU
     // device a few per core).
     size_t fewElements = 8192;
+    // Whether the span rule's automatic choice for a presynaptic update is one work-item per
+    // (synapse group, batch element) walking every spike, with plain additions: on a CPU device a
+    // work-group runs on one core anyway, and a float compare-and-swap costs about ten times a
+    // plain addition (PoCL, measured: COBA's synapse update), while a GPU wants the parallel spans.
+    bool serialPropagation = false;
     // Optional capabilities; the defaults are "absent", and the printers then print exactly what
     // they print for OpenCL.
     // Sub-group (warp) size when the prelude also defines the sub-group reductions, 0 when not:

@@ -234,8 +234,9 @@ Program generate(const codegen::Plan& plan, const Dialect& dialect) {
             size_t numStages = 0;
             for (size_t g = first; g < last; g++) {
                 const auto& table = plan.mergedGroups.at(k.groups[g].table);
-                stages.push_back(stagesOf({plan, table, k.groups[g], dialect.workGroupSize,
-                                           dialect.fewElements, dialect.subGroupSize}));
+                stages.push_back(
+                    stagesOf({plan, table, k.groups[g], dialect.workGroupSize, dialect.fewElements,
+                              dialect.subGroupSize, dialect.serialPropagation}));
                 for (size_t s = 0; s < stages.back().size(); s++)
                     printStageFunction(w, table, s, stages.back()[s]);
                 numStages = std::max(numStages, stages.back().size());

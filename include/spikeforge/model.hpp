@@ -72,7 +72,10 @@ public:
     // Mark a parameter as dynamic: it becomes a runtime value instead of a folded constant.
     void setParamDynamic(const std::string& param, bool dynamic = true);
 
-    // Filled in by Model::finalise.
+    // Slots of the spike queue, filled in by Model::finalise: the longest axonal delay of its
+    // outgoing synapse groups [steps] + 2. Step t writes slot t mod numDelaySlots; the slot after
+    // it is never read during step t, so a device may clear it for step t + 1 while step t's
+    // spikes are still being emitted (the SIMT kernels do, saving a launch per step).
     unsigned numDelaySlots() const { return m_numDelaySlots; }
 
 private:
@@ -81,7 +84,7 @@ private:
     unsigned m_numNeurons;
     Bound<NeuronModel> m_bound;
     bool m_spikeRecording = false;
-    unsigned m_numDelaySlots = 1;
+    unsigned m_numDelaySlots = 2;
 };
 
 struct WeightUpdateInit {

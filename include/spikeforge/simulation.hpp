@@ -43,6 +43,14 @@ struct BackendPreferences {
     // kMaxCudaGraphSteps; a larger value, or a value other than 0 for another backend, is a
     // ModelError (docs/gpu.md).
     uint32_t cudaGraphSteps = 0;
+    // The opencl backend only: which form of the SIMT kernels it builds. Auto: by the device's
+    // type (a CPU device such as PoCL runs a work-group as a loop on one core, so it gets a
+    // 32-neuron word per work-item in the neuron update and serial spike propagation with plain
+    // additions; other devices get the GPU forms, docs/internals.md). Gpu or Cpu force one form,
+    // e.g. to run the GPU forms on PoCL (the test suite does). Another value than Auto for
+    // another backend is a ModelError.
+    enum class KernelForm { Auto, Gpu, Cpu };
+    KernelForm openclKernels = KernelForm::Auto;
 };
 inline constexpr uint32_t kMaxCudaGraphSteps = 10000;
 

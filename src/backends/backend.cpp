@@ -33,10 +33,19 @@ void checkCudaGraphSteps(const BackendPreferences& prefs) {
                          std::to_string(kMaxCudaGraphSteps) + " steps (0 = no CUDA graphs)");
 }
 
+// BackendPreferences::openclKernels, checked before any backend is opened.
+void checkKernelForm(const BackendPreferences& prefs) {
+    if (prefs.openclKernels != BackendPreferences::KernelForm::Auto && prefs.backend != "opencl")
+        throw ModelError("BackendPreferences::openclKernels chooses the opencl backend's kernel "
+                         "form; backend '" +
+                         prefs.backend + "' has none (leave it Auto)");
+}
+
 } // namespace
 
 std::unique_ptr<Backend> makeBackend(const BackendPreferences& prefs) {
     checkCudaGraphSteps(prefs);
+    checkKernelForm(prefs);
     if (prefs.backend == "cpu") {
         if (!prefs.device.empty())
             throw ModelError("BackendPreferences::device ('" + prefs.device +

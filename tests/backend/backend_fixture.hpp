@@ -30,6 +30,33 @@ inline std::vector<std::string> usableBackends() {
     return out;
 }
 
+// The opencl backend with its GPU kernel forms forced (BackendPreferences::openclKernels): on a
+// CPU device (PoCL) the backend picks the CPU forms, so the GPU ones run under this name too.
+inline constexpr const char* kOpenClGpuKernels = "opencl_gpu_kernels";
+
+// What the backend suite runs on: the usable backends, and opencl_gpu_kernels where opencl is
+// usable (on a GPU device it repeats opencl: the forms are the same there).
+inline std::vector<std::string> suiteBackends() {
+    std::vector<std::string> out = usableBackends();
+    for (const auto& b : out)
+        if (b == "opencl") {
+            out.push_back(kOpenClGpuKernels);
+            break;
+        }
+    return out;
+}
+
+// Preferences for a name of suiteBackends().
+inline spikeforge::BackendPreferences preferencesFor(const std::string& name) {
+    spikeforge::BackendPreferences p;
+    p.backend = name;
+    if (name == kOpenClGpuKernels) {
+        p.backend = "opencl";
+        p.openclKernels = spikeforge::BackendPreferences::KernelForm::Gpu;
+    }
+    return p;
+}
+
 // The message of the exception E that f throws ("" and a test failure when it throws none).
 template <typename E, typename F> std::string errorOf(F&& f) {
     try {
@@ -58,8 +85,7 @@ protected:
     // `threads` is the cpu backend's OpenMP thread count; other backends have none (and refuse
     // one), so it applies to cpu only.
     spikeforge::BackendPreferences prefs(int threads = 0) const {
-        spikeforge::BackendPreferences p;
-        p.backend = GetParam();
+        spikeforge::BackendPreferences p = preferencesFor(GetParam());
         if (p.backend == "cpu") p.threads = threads;
         return p;
     }
@@ -68,5 +94,5 @@ protected:
 } // namespace sftest
 
 #define SF_INSTANTIATE_BACKEND_TESTS(Fixture)                                                      \
-    INSTANTIATE_TEST_SUITE_P(Backends, Fixture, ::testing::ValuesIn(sftest::usableBackends()),     \
+    INSTANTIATE_TEST_SUITE_P(Backends, Fixture, ::testing::ValuesIn(sftest::suiteBackends()),      \
                              [](const auto& info) { return info.param; })

@@ -24,7 +24,7 @@ using namespace spikeforge;
 namespace {
 
 bool usable(const std::string& backend) {
-    const auto b = sftest::usableBackends();
+    const auto b = sftest::suiteBackends();
     return std::find(b.begin(), b.end(), backend) != b.end();
 }
 
@@ -39,15 +39,15 @@ bool usable(const std::string& backend) {
 // (GPU backend, batch size) pairs: every test compares cpu with each GPU backend.
 using GpuBatch = std::tuple<std::string, unsigned>;
 const auto kGpuBatches = ::testing::Combine(
-    ::testing::Values(std::string("opencl"), std::string("cuda")), ::testing::Values(1u, 7u));
+    ::testing::Values(std::string("opencl"), std::string(sftest::kOpenClGpuKernels),
+                      std::string("cuda")),
+    ::testing::Values(1u, 7u));
 std::string gpuBatchName(const ::testing::TestParamInfo<GpuBatch>& info) {
     return std::get<0>(info.param) + "_batch" + std::to_string(std::get<1>(info.param));
 }
 
 BackendPreferences on(const std::string& backend) {
-    BackendPreferences p;
-    p.backend = backend;
-    return p;
+    return sftest::preferencesFor(backend);
 }
 
 // Bit patterns, so that -0.0 vs 0.0 or a NaN would count as a difference too.

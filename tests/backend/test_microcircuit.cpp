@@ -120,9 +120,7 @@ const std::map<std::string, PopulationStats>& microcircuitOn(const std::string& 
     std::lock_guard<std::mutex> lock(mutex);
     auto it = cache.find(backend);
     if (it != cache.end()) return it->second;
-    BackendPreferences prefs;
-    prefs.backend = backend;
-    sftest::ExampleRun run("microcircuit.toml", kSets, prefs);
+    sftest::ExampleRun run("microcircuit.toml", kSets, sftest::preferencesFor(backend));
     for (const std::string& g : kCheckedProjections)
         projectionCache()[backend][g] = projectionStats(*run.sim, g);
     const auto spikes = run.run(kDurationMs);

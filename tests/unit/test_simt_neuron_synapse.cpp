@@ -200,10 +200,10 @@ TEST(SimtPropagation, CpuDevicesWalkSpikesSeriallyUnlessOverridden) {
     m.synapseGroup("Over").setSpanType(SpanType::Postsynaptic);
     m.finalise();
     const Plan p = updateKernels(m);
-    auto span = [&](const std::string& name, bool serialPropagation) {
+    auto span = [&](const std::string& name, bool cpuDevice) {
         const KernelGroup& g = propagation(p, name, true);
         simt::GroupContext c{p, p.mergedGroups.at(g.table), g, kWg};
-        c.serialPropagation = serialPropagation;
+        c.cpuDevice = cpuDevice;
         return simt::chooseSpan(c, std::get<PropagationBody>(g.body)).strategy;
     };
     // A GPU: the parallel spans; a CPU device: one work-item per batch element, plain adds.
@@ -213,7 +213,7 @@ TEST(SimtPropagation, CpuDevicesWalkSpikesSeriallyUnlessOverridden) {
     EXPECT_EQ(span("Long", true), Strategy::Serial);
     EXPECT_EQ(span("Over", true), Strategy::PostSpan); // the user's override still holds
     simt::Dialect d = dialect();
-    d.serialPropagation = true;
+    d.cpuDevice = true;
     const simt::Program prog = simt::generate(p, d);
     EXPECT_NE(prog.source.find("presynaptic update: serial"), std::string::npos);
     buildsOnOpenCl(prog);

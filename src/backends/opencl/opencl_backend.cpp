@@ -51,7 +51,8 @@ std::unique_ptr<backends::Device> OpenClBackend::build(const codegen::Plan& plan
     auto device = OpenClDevice::open(m_prefs.device);
     checkFeatures(device->info(), plan);
     const auto start = std::chrono::steady_clock::now();
-    const simt::Program program = simt::generate(plan, openclDialect(device->info()));
+    const simt::Program program =
+        simt::generate(plan, openclDialect(device->info(), m_prefs.openclKernels));
     info.generateSeconds = secondsSince(start);
     Program built =
         buildCached(*device, program.source, buildOptions(device->info()), m_prefs, info);

@@ -68,7 +68,7 @@ bool isPocl(const DeviceInfo& device) {
            device.version.find("PoCL") != std::string::npos;
 }
 
-simt::Dialect openclDialect(const DeviceInfo& device) {
+simt::Dialect openclDialect(const DeviceInfo& device, BackendPreferences::KernelForm form) {
     simt::Dialect d;
     d.name = "opencl";
     d.prelude = kPrelude;
@@ -79,9 +79,18 @@ simt::Dialect openclDialect(const DeviceInfo& device) {
     // A CPU device runs a few work-groups per core at once: a work-group per element only pays
     // below that (measured on PoCL, 2 cores: 4096 elements x batch 512 ran at 0.03 of copy
     // bandwidth with a work-group per element, whose work-items read the batch N apart).
-    if (device.type == "cpu") {
+    if (device.type == "cpu")
         d.fewElements = std::max<size_t>(1, device.computeUnits) * d.workGroupSize * 4;
-        d.serialPropagation = true;
+    switch (form) {
+    case BackendPreferences::KernelForm::Auto:
+        d.cpuDevice = device.type == "cpu";
+        break;
+    case BackendPreferences::KernelForm::Gpu:
+        d.cpuDevice = false;
+        break;
+    case BackendPreferences::KernelForm::Cpu:
+        d.cpuDevice = true;
+        break;
     }
     return d;
 }

@@ -2,12 +2,16 @@
 // OpenCL C as the SIMT generator's dialect (simt.hpp lists what a dialect defines).
 #include "backends/opencl/platforms.hpp"
 #include "backends/simt/simt.hpp"
+#include "spikeforge/simulation.hpp"
 
 #include <string>
 
 namespace spikeforge::opencl {
 
-simt::Dialect openclDialect(const DeviceInfo& device);
+// The dialect for `device`; `form` chooses the kernel form (BackendPreferences::openclKernels).
+simt::Dialect
+openclDialect(const DeviceInfo& device,
+              BackendPreferences::KernelForm form = BackendPreferences::KernelForm::Auto);
 // PoCL (OpenCL on the CPU): its launches run one merged-group table each
 // (simt::Dialect::tablesShareLaunches).
 bool isPocl(const DeviceInfo& device);

@@ -62,11 +62,12 @@ struct Dialect {
     // than this leave the device idle when each has one element (a GPU wants thousands; a CPU
     // device a few per core).
     size_t fewElements = 8192;
-    // Whether the span rule's automatic choice for a presynaptic update is one work-item per
-    // (synapse group, batch element) walking every spike, with plain additions: on a CPU device a
-    // work-group runs on one core anyway, and a float compare-and-swap costs about ten times a
-    // plain addition (PoCL, measured: COBA's synapse update), while a GPU wants the parallel spans.
-    bool serialPropagation = false;
+    // Whether the device is a CPU (an OpenCL CPU device such as PoCL): a work-group runs as a loop
+    // on one core, a launch costs microseconds of scheduling, and a float compare-and-swap about
+    // ten plain additions (measured on PoCL with COBA). Then the neuron update runs a 32-neuron
+    // word per work-item and emits its spikes in the same launch, and the span rule's automatic
+    // choice for a presynaptic update is serial (plain additions); a GPU wants the parallel forms.
+    bool cpuDevice = false;
     // Optional capabilities; the defaults are "absent", and the printers then print exactly what
     // they print for OpenCL.
     // Sub-group (warp) size when the prelude also defines the sub-group reductions, 0 when not:

@@ -236,7 +236,7 @@ Program generate(const codegen::Plan& plan, const Dialect& dialect) {
                 const auto& table = plan.mergedGroups.at(k.groups[g].table);
                 stages.push_back(
                     stagesOf({plan, table, k.groups[g], dialect.workGroupSize, dialect.fewElements,
-                              dialect.subGroupSize, dialect.serialPropagation}));
+                              dialect.subGroupSize, dialect.cpuDevice}));
                 for (size_t s = 0; s < stages.back().size(); s++)
                     printStageFunction(w, table, s, stages.back()[s]);
                 numStages = std::max(numStages, stages.back().size());

@@ -17,7 +17,7 @@ struct GroupContext {
     unsigned workGroupSize;            // Dialect::workGroupSize
     size_t fewElements = 8192;         // Dialect::fewElements
     unsigned subGroupSize = 0;         // Dialect::subGroupSize
-    bool serialPropagation = false;    // Dialect::serialPropagation
+    bool cpuDevice = false;            // Dialect::cpuDevice
 };
 
 // One launch's share of a merged group. Stage k of every group of a run (consecutive groups of a

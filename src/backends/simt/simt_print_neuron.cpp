@@ -67,14 +67,26 @@ std::string neuronScope(const GroupContext& c, const codegen::NeuronUpdateBody& 
            "const size_t sfId = sfWrite ? (size_t)sfLid : 0u;\n";
 }
 
-// The fragments of one neuron, in the CPU's order, leaving the spike in sfSpike; `after` runs in
-// the neuron's scope at its end. `shift`: the work-item's neuron may differ from sfLid (the
-// spikes are emitted from what `after` stores, not by lane).
+// The fragments of one neuron in a scope opened before, in the CPU's order, leaving the spike
+// in sfSpike; `after` runs in the scope at its end, which this closes.
+std::string neuronBody(const codegen::NeuronUpdateBody& b, const std::string& after) {
+    return "const uint32_t id = (uint32_t)sfId;\n" + b.perNeuron + "sfSpike = sfWrite && " +
+           b.threshold + ";\nif (sfSpike) {\n" + b.onSpike + "}\n" + b.store + after + "}\n";
+}
+
+// The fragments of one work-item's neuron. `shift`: the work-item's neuron may differ from sfLid
+// (the spikes are emitted from what `after` stores, not by lane).
 std::string perNeuron(const GroupContext& c, const codegen::NeuronUpdateBody& b, bool shift,
                       const std::string& after) {
-    return neuronScope(c, b, shift) + "const uint32_t id = (uint32_t)sfId;\n" + b.perNeuron +
-           "sfSpike = sfWrite && " + b.threshold + ";\nif (sfSpike) {\n" + b.onSpike + "}\n" +
-           b.store + after + "}\n";
+    return neuronScope(c, b, shift) + neuronBody(b, after);
+}
+
+// Work-items of a stage with one per 32-neuron word, per group.
+std::vector<size_t> wordItems(const GroupContext& c) {
+    std::vector<size_t> items;
+    for (size_t n : c.group.elements)
+        items.push_back((n + 31) / 32);
+    return items;
 }
 
 // Spike word sfW of this batch element (`word`) into spkBits and, inside the recording window,
@@ -105,9 +117,21 @@ Stage flagUpdateStage(const GroupContext& c, const codegen::NeuronUpdateBody& b)
     return s;
 }
 
-// Stage 1: a work-item per 32-neuron word and batch element packs the word's flags, stores (and
-// records) the word, and puts its spikes into the queue slot: one global atomic add reserves
-// their places, then they follow in ascending order.
+// Word sfW (sfWord) of this batch element: stored (and recorded), and its spikes put into the
+// queue slot: one global atomic add reserves their places, then they follow in ascending order.
+std::string emitWord(const codegen::NeuronUpdateBody& b) {
+    return storeWord(b, "sfWord") +
+           "if (sfWord != 0u) {\n"
+           "uint32_t sfPos = sf_atomic_add_u32(&" +
+           b.spkCnt + "[sfRow], sf_popcount(sfWord));\n" + "SF_GLOBAL uint32_t* sfQ = " + b.spk +
+           " + sfRow * sfN;\n"
+           "uint32_t sfRest = sfWord;\n"
+           "while (sfRest != 0u) {\n"
+           "sfQ[sfPos++] = (uint32_t)sfW * 32u + sf_ctz(sfRest);\n"
+           "sfRest &= sfRest - 1u;\n}\n}\n";
+}
+
+// Stage 1: a work-item per 32-neuron word and batch element packs the word's flags and emits it.
 Stage emitStage(const GroupContext& c, const codegen::NeuronUpdateBody& b) {
     Stage s;
     s.body = sizes(b) + queueRow(b) +
@@ -121,17 +145,57 @@ Stage emitStage(const GroupContext& c, const codegen::NeuronUpdateBody& b) {
              "uint32_t sfWord = 0u;\n"
              "for (uint32_t sfB = 0; sfB < sfLen; sfB++) sfWord |= (uint32_t)(sfF[sfB] != 0u) << "
              "sfB;\n" +
-             storeWord(b, "sfWord") +
-             "if (sfWord != 0u) {\n"
-             "uint32_t sfPos = sf_atomic_add_u32(&" +
-             b.spkCnt + "[sfRow], sf_popcount(sfWord));\n" + "SF_GLOBAL uint32_t* sfQ = " + b.spk +
-             " + sfRow * sfN;\n"
-             "uint32_t sfRest = sfWord;\n"
-             "while (sfRest != 0u) {\n"
-             "sfQ[sfPos++] = (uint32_t)sfW * 32u + sf_ctz(sfRest);\n"
-             "sfRest &= sfRest - 1u;\n}\n}\n}\n";
+             emitWord(b) + "}\n";
+    s.items = wordItems(c);
+    s.dim1 = c.plan.batchSize;
+    return s;
+}
+
+// Whether every group of the table has at least a word of neurons.
+bool noGroupBelowAWord(const GroupContext& c) {
     for (size_t n : c.group.elements)
-        s.items.push_back((n + 31) / 32);
+        if (n < 32) return false;
+    return true;
+}
+
+// The scope of neuron sfK of word sfW, as neuronScope: the last word of a group of at least 32
+// neurons is shifted back to end at the group's last neuron (consecutive neurons, stores off for
+// those of the word before); else a neuron past the end runs neuron 0's fragments, stores off.
+std::string wordNeuronScope(const GroupContext& c, const codegen::NeuronUpdateBody& b) {
+    if (b.unguardedWrites)
+        return "if (sfW * 32u + sfK < sfN) {\n"
+               "const bool sfWrite = true;\n"
+               "const size_t sfId = (size_t)(sfW * 32u + sfK);\n";
+    if (noGroupBelowAWord(c))
+        return "{\n"
+               "const size_t sfId = (size_t)(sfBase + sfK);\n"
+               "const bool sfWrite = sfId >= sfW * 32u;\n";
+    return "{\n"
+           "const bool sfWrite = sfW * 32u + sfK < sfN;\n"
+           "const size_t sfId = sfWrite ? (size_t)(sfW * 32u + sfK) : 0u;\n";
+}
+
+// The only stage on a CPU device: a work-item per 32-neuron word and batch element updates the
+// word's neurons in a loop (contiguous, so the compiler can run it in vector lanes), builds the
+// word as it goes and emits it: one launch, no barrier, no local memory. Its first work-item
+// clears the next step's queue slot (NeuronGroup::numDelaySlots): the emission here cannot wait
+// for a launch that clears this step's.
+Stage wordUpdateStage(const GroupContext& c, const codegen::NeuronUpdateBody& b) {
+    Stage s;
+    s.body = sizes(b) + queueRow(b) +
+             "const uint64_t sfW = sfLid;\n"
+             "if (sfW < sfWords) {\n"
+             "const uint64_t sfBase = sfW * 32u + 32u > sfN && sfN >= 32u ? (uint64_t)sfN - 32u "
+             ": sfW * 32u;\n"
+             "(void)sfBase;\n"
+             "uint32_t sfWord = 0u;\n"
+             "for (uint32_t sfK = 0; sfK < 32u; sfK++) {\n"
+             "bool sfSpike = false;\n" +
+             wordNeuronScope(c, b) +
+             neuronBody(b, "if (sfSpike) sfWord |= 1u << ((uint32_t)(sfId - sfW * 32u) & 31u);\n") +
+             "}\n" + emitWord(b) + "}\n" + "if (sfLid == 0u) " + b.spkCnt + "[(size_t)batch * " +
+             b.numDelaySlots + " + (uint32_t)((a->step + 1u) % " + b.numDelaySlots + ")] = 0u;\n";
+    s.items = wordItems(c);
     s.dim1 = c.plan.batchSize;
     return s;
 }
@@ -172,6 +236,7 @@ std::vector<Stage> neuronUpdateStages(const GroupContext& c, const codegen::Neur
         throw InternalError("SIMT neuron update: work-group size " +
                             std::to_string(c.workGroupSize) + " is not a multiple of 32");
     if (c.subGroupSize == 32) return {resetStage(c, b), ballotUpdateStage(c, b)};
+    if (c.cpuDevice) return {wordUpdateStage(c, b)};
     return {flagUpdateStage(c, b), emitStage(c, b)};
 }
 

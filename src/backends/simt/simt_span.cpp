@@ -51,7 +51,7 @@ SpanChoice chooseSpan(const GroupContext& c, const codegen::PropagationBody& b) 
     }
     if (b.writesShared || (b.writesSpikeSide && b.writesOtherSide)) return {Strategy::Serial, 1};
     // A CPU device: one core per work-group, plain additions instead of compare-and-swap loops.
-    if (c.serialPropagation) return {Strategy::Serial, 1};
+    if (c.cpuDevice) return {Strategy::Serial, 1};
     // Presynaptic state: the spike's work-item owns it.
     if (b.writesSpikeSide) return {Strategy::PreSpan, 1};
     // Postsynaptic state: only a dense post-span work-item owns its target.

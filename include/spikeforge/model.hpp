@@ -77,6 +77,10 @@ public:
     // it is never read during step t, so a device may clear it for step t + 1 while step t's
     // spikes are still being emitted (the SIMT kernels do, saving a launch per step).
     unsigned numDelaySlots() const { return m_numDelaySlots; }
+    // The slots a queue needs for spikes read `axonalDelaySteps` steps late.
+    static constexpr uint64_t slotsForDelay(uint64_t axonalDelaySteps) {
+        return axonalDelaySteps + 2;
+    }
 
 private:
     friend class Model;

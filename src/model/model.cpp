@@ -277,7 +277,7 @@ void Model::finalise() {
         checkVars(ng->name(), "vars", b.model.vars, b.varInits, b.model.name, false, num);
         checkNeuronSizes(*ng, m_batchSize);
         checkDynamic(ng->name(), b.model, b.params, b.dynamicParams, m_dt);
-        ng->m_numDelaySlots = 2; // the current slot and the next (NeuronGroup::numDelaySlots)
+        ng->m_numDelaySlots = static_cast<unsigned>(NeuronGroup::slotsForDelay(0));
     }
     for (auto& sg : m_synapseGroups) {
         const auto& wu = sg->wu();
@@ -300,7 +300,9 @@ void Model::finalise() {
         if (sg->maxDendriticDelaySteps() == 0)
             throw ModelError(where(sg->name(), "max dendritic delay") + "must be at least 1");
         auto& src = *sg->m_source;
-        src.m_numDelaySlots = std::max(src.m_numDelaySlots, sg->axonalDelaySteps() + 2);
+        src.m_numDelaySlots =
+            std::max(src.m_numDelaySlots,
+                     static_cast<unsigned>(NeuronGroup::slotsForDelay(sg->axonalDelaySteps())));
         if (sg->connectivity()) {
             const auto& c = *sg->connectivity();
             checkParams(sg->name(), "connectivity", c.snippet, c.params, num);

@@ -118,8 +118,8 @@ void checkNeuronSizes(const NeuronGroup& ng, unsigned batchSize) {
 void checkSynapseSizes(const SynapseGroup& sg, unsigned batchSize) {
     const std::string prefix = where(sg.name(), "size");
     const std::uint64_t pre = sg.source().size(), post = sg.target().size();
-    // the source's spike queue holds axonal delay + 1 slots of N entries
-    const std::uint64_t slots = std::uint64_t(sg.axonalDelaySteps()) + 1;
+    // the source's spike queue holds axonal delay + 2 slots of N entries
+    const std::uint64_t slots = NeuronGroup::slotsForDelay(sg.axonalDelaySteps());
     checkBytes(
         prefix, "spike queue of the source",
         checkU32(where(sg.name(), "axonal delay"), "delay slots x source neurons", slots, pre),

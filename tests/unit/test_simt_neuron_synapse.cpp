@@ -1,8 +1,10 @@
 // The SIMT printers of the neuron update and of propagation (src/backends/simt): the strategy
 // the rule picks for each shape and override, the launches it sizes, the span override's
 // validation, and every generated program built by PoCL (OpenCL C 1.2) where OpenCL is built.
+#include "backends/backend.hpp"
 #include "backends/simt/simt_span.hpp"
 #include "codegen/lower.hpp"
+#include "spikeforge/errors.hpp"
 #include "spikeforge/models.hpp"
 
 #if SPIKEFORGE_BACKEND_OPENCL
@@ -216,6 +218,50 @@ TEST(SimtPropagation, CpuDevicesWalkSpikesSeriallyUnlessOverridden) {
     d.cpuDevice = true;
     const simt::Program prog = simt::generate(p, d);
     EXPECT_NE(prog.source.find("presynaptic update: serial"), std::string::npos);
+    buildsOnOpenCl(prog);
+}
+
+TEST(OpenClKernelForm, RefusedForOtherBackends) {
+    for (const char* backend : {"cpu", "cuda"}) {
+        BackendPreferences prefs;
+        prefs.backend = backend;
+        prefs.openclKernels = BackendPreferences::KernelForm::Gpu;
+        try {
+            backends::makeBackend(prefs);
+            ADD_FAILURE() << backend << ": openclKernels = Gpu accepted";
+        } catch (const ModelError& e) {
+            EXPECT_NE(std::string(e.what()).find("openclKernels"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find(backend), std::string::npos) << e.what();
+        }
+    }
+}
+
+#if SPIKEFORGE_BACKEND_OPENCL
+TEST(OpenClKernelForm, AutoFollowsTheDeviceTypeAndGpuOrCpuForceIt) {
+    using Form = BackendPreferences::KernelForm;
+    opencl::DeviceInfo cpu, gpu;
+    cpu.type = "cpu";
+    gpu.type = "gpu";
+    EXPECT_TRUE(opencl::openclDialect(cpu, Form::Auto).cpuDevice);
+    EXPECT_FALSE(opencl::openclDialect(gpu, Form::Auto).cpuDevice);
+    EXPECT_FALSE(opencl::openclDialect(cpu, Form::Gpu).cpuDevice);
+    EXPECT_TRUE(opencl::openclDialect(gpu, Form::Cpu).cpuDevice);
+}
+#endif
+
+TEST(SimtNeuronUpdate, CpuFormIsOneLaunchOfWordsClearingTheNextSlot) {
+    Model m("nucpu");
+    twoPopulations(m, 100, 20, 3);
+    m.finalise();
+    const Plan p = updateKernels(m);
+    simt::Dialect d = dialect();
+    d.cpuDevice = true;
+    const simt::Program prog = simt::generate(p, d);
+    const auto& launches = launchesOf(p, prog, KernelPhase::NeuronUpdate);
+    ASSERT_EQ(launches.size(), 1u);                        // update and emission in one launch
+    EXPECT_EQ(launches[0].items, roundUp(4) + roundUp(1)); // a work-item per 32-neuron word
+    EXPECT_EQ(launches[0].dim1, 3u);
+    EXPECT_NE(prog.source.find("(a->step + 1u) %"), std::string::npos);
     buildsOnOpenCl(prog);
 }
 

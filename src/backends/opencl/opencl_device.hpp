@@ -152,6 +152,9 @@ private:
     struct LoadedLaunch {
         Kernel kernel;
         simt::Launch launch;
+        // The table buffers last set as its arguments: set again only when they change (an
+        // argument keeps its value between launches; PoCL pays for every clSetKernelArg).
+        std::vector<backends::Buffer> boundTables;
     };
     std::optional<Program> m_program;
     std::vector<std::vector<LoadedLaunch>> m_launches; // per plan kernel

@@ -18,7 +18,7 @@ void OpenClDevice::load(const codegen::Plan& plan, const simt::Program& program,
     for (const auto& launches : program.kernels) {
         std::vector<LoadedLaunch> loaded;
         for (const auto& l : launches)
-            loaded.push_back({m_program->kernel(l.function), l});
+            loaded.push_back({m_program->kernel(l.function), l, {}});
         m_launches.push_back(std::move(loaded));
     }
     for (const auto& name : program.setters)
@@ -79,12 +79,15 @@ void OpenClDevice::launch(size_t kernel, const codegen::abi::StepArgs& args) {
     timed([&] {
         for (auto& l : m_launches[kernel]) {
             l.kernel.setValue(0, args);
+            l.boundTables.resize(l.launch.tables.size(), nullptr);
             for (size_t i = 0; i < l.launch.tables.size(); i++) {
                 const size_t t = l.launch.tables[i];
                 if (!m_tables.at(t))
                     throw InternalError("OpenClDevice::launch: table " + std::to_string(t) +
                                         " launched before it was bound");
+                if (l.boundTables[i] == m_tables[t]) continue;
                 l.kernel.setBuffer(static_cast<unsigned>(i + 1), m_tables[t]);
+                l.boundTables[i] = m_tables[t];
             }
             enqueue2d(l.kernel, l.launch.items, l.launch.dim1, l.launch.localSize);
         }

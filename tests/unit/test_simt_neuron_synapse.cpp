@@ -265,6 +265,33 @@ TEST(SimtNeuronUpdate, CpuFormIsOneLaunchOfWordsClearingTheNextSlot) {
     buildsOnOpenCl(prog);
 }
 
+TEST(SimtSteps, CpuDevicesRunStretchesOfStepsInOneWorkGroupWhenBarrierFreeAndSmall) {
+    auto generateFor = [](unsigned nPost, bool postSpanOverride, bool cpuDevice) {
+        Model m("steps");
+        twoPopulations(m, 50, nPost, 2);
+        addStatic(m, "S", MatrixType::Sparse, 0, init::FixedNumberPostWithReplacement(3 * kWg));
+        if (postSpanOverride) m.synapseGroup("S").setSpanType(SpanType::Postsynaptic);
+        m.finalise();
+        const Plan p = updateKernels(m);
+        simt::Dialect d = dialect();
+        d.cpuDevice = cpuDevice;
+        return std::make_pair(simt::generate(p, d), codegen::stepKernels(p));
+    };
+    const auto [prog, stepKernels] = generateFor(300, false, true);
+    EXPECT_EQ(prog.steps.function, "sf_steps");
+    EXPECT_EQ(prog.steps.kernels, stepKernels);
+    EXPECT_EQ(prog.steps.localSize, kWg);
+    EXPECT_FALSE(prog.steps.tables.empty());
+    EXPECT_NE(prog.source.find("SF_KERNEL sf_steps("), std::string::npos);
+    buildsOnOpenCl(prog);
+    // Not on a GPU; not when a launch synchronises its work-group (post-span staging); not when
+    // a step has work for more than one core.
+    EXPECT_TRUE(generateFor(300, false, false).first.steps.function.empty());
+    EXPECT_TRUE(generateFor(300, true, true).first.steps.function.empty());
+    const unsigned big = static_cast<unsigned>(simt::kStepsKernelMaxItems * 32 / 2 + 64);
+    EXPECT_TRUE(generateFor(big, false, true).first.steps.function.empty());
+}
+
 TEST(SimtPropagation, OverrideChoosesSpanAndThreadsPerSpike) {
     Model m("spanovr");
     twoPopulations(m, 40, 500, 2);

@@ -29,7 +29,9 @@ bool finished(cl_event event) {
 
 void OpenClDevice::runSteps(const std::vector<size_t>& kernels, const codegen::abi::StepArgs& first,
                             uint64_t steps, double dt) {
-    timed([&] { Device::runSteps(kernels, first, steps, dt); });
+    timed([&] {
+        if (!runStepsKernel(kernels, first, steps, dt)) Device::runSteps(kernels, first, steps, dt);
+    });
 }
 
 void OpenClDevice::runSequence(const std::vector<backends::SequenceItem>& items) {

@@ -89,6 +89,10 @@ public:
     // InternalError before load.
     void bindTable(size_t table, const std::vector<std::vector<backends::FieldValue>>&) override;
     void launch(size_t kernel, const codegen::abi::StepArgs&) override;
+    // Runs the steps as one launch of the program's steps kernel when it has one for exactly
+    // `kernels` (simt::Program::steps); false when not.
+    bool runStepsKernel(const std::vector<size_t>& kernels, const codegen::abi::StepArgs& first,
+                        uint64_t steps, double dt);
     void runSteps(const std::vector<size_t>& kernels, const codegen::abi::StepArgs& first,
                   uint64_t steps, double dt) override;
     void runSequence(const std::vector<backends::SequenceItem>& items) override;
@@ -159,6 +163,12 @@ private:
     std::optional<Program> m_program;
     std::vector<std::vector<LoadedLaunch>> m_launches; // per plan kernel
     std::vector<Kernel> m_setters;                     // per merged-group table
+    // simt::Program::steps where the program has it: stretches of steps in one launch.
+    struct StepsKernel {
+        Kernel kernel;
+        simt::Program::Steps steps;
+    };
+    std::optional<StepsKernel> m_steps;
     std::vector<std::vector<codegen::FieldDecl>> m_tableFields;
     std::vector<size_t> m_tableGroups;      // structs per table
     std::vector<backends::Buffer> m_tables; // per table; nullptr until bound

@@ -23,6 +23,9 @@ void OpenClDevice::load(const codegen::Plan& plan, const simt::Program& program,
     }
     for (const auto& name : program.setters)
         m_setters.push_back(m_program->kernel(name));
+    m_steps.reset();
+    if (!program.steps.function.empty())
+        m_steps.emplace(StepsKernel{m_program->kernel(program.steps.function), program.steps});
     m_tableFields.clear();
     m_tableGroups.clear();
     for (const auto& t : plan.mergedGroups) {
@@ -69,6 +72,24 @@ void OpenClDevice::bindTable(size_t table,
         }
         enqueue(setter, 1, 1);
     }
+}
+
+bool OpenClDevice::runStepsKernel(const std::vector<size_t>& kernels,
+                                  const codegen::abi::StepArgs& first, uint64_t steps, double dt) {
+    if (!m_steps || kernels != m_steps->steps.kernels || steps == 0) return false;
+    Kernel& k = m_steps->kernel;
+    k.setValue(0, first);
+    k.setValue(1, steps);
+    k.setValue(2, dt);
+    const auto& tables = m_steps->steps.tables;
+    for (size_t i = 0; i < tables.size(); i++) {
+        if (!m_tables.at(tables[i]))
+            throw InternalError("OpenClDevice::runSteps: table " + std::to_string(tables[i]) +
+                                " launched before it was bound");
+        k.setBuffer(static_cast<unsigned>(i + 3), m_tables[tables[i]]);
+    }
+    enqueue(k, m_steps->steps.localSize, m_steps->steps.localSize);
+    return true;
 }
 
 void OpenClDevice::launch(size_t kernel, const codegen::abi::StepArgs& args) {

@@ -103,7 +103,27 @@ struct Program {
     // run as one work-item. A pointer field's argument is a device buffer (SF_GLOBAL T*); a
     // number field's argument has the field's C type, except bool, passed as uint8_t.
     std::vector<std::string> setters;
+    // On a CPU device (Dialect::cpuDevice), when every launch of the step kernels is free of
+    // barriers and a step is small (kStepsKernelMaxItems), a kernel function that runs a whole
+    // stretch of steps in one work-group, the step kernels' launches in order with a barrier
+    // between them:
+    //   function(SFStepArgs first, uint64_t steps, double dt, <tables, as in `tables`>)
+    // launched as one work-group of workGroupSize work-items (Device::runSteps). A CPU device
+    // runs a work-group on one core, so this trades its other cores for the launches, which
+    // cost PoCL microseconds each. Empty function: not generated.
+    struct Steps {
+        std::string function;
+        std::vector<size_t> kernels; // the step kernels it runs (codegen::stepKernels)
+        std::vector<size_t> tables;  // its table arguments (Plan::mergedGroups indices)
+        unsigned localSize = 0;      // its one work-group's size
+    } steps;
 };
+
+// The most work-items (x batch) of all step launches together for which a CPU device runs
+// stretches of steps as one work-group (Program::steps): beyond that the step has enough work
+// for the device's other cores (at 32 neurons per work-item of a neuron update, about 131000
+// neurons).
+inline constexpr size_t kStepsKernelMaxItems = 4096;
 
 Program generate(const codegen::Plan& plan, const Dialect& dialect);
 

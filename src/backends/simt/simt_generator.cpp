@@ -139,24 +139,10 @@ struct Range {
     unsigned dim1;
 };
 
-// The kernel function of one launch over `ranges`.
-void printLaunch(Writer& w, const codegen::Plan& plan, const Launch& l,
-                 const std::vector<Range>& ranges, size_t localWords) {
-    w << "SF_KERNEL " + l.function + "(SFStepArgs sfArgs";
-    for (size_t t : l.tables)
-        w << ", const SF_GLOBAL struct " + plan.mergedGroups.at(t).structName +
-                 "* SF_RESTRICT sfTable" + std::to_string(t);
-    w << ") {\n"
-         "SF_SHARED uint64_t sfLocalStore[" +
-             std::to_string(std::max<size_t>(1, (localWords + 1) / 2)) +
-             "];\n"
-             "SF_LOCAL uint32_t* sfLocal = (SF_LOCAL uint32_t*)sfLocalStore;\n"
-             "const uint32_t sfLocalId = SF_LOCAL_ID;\n"
-             "const uint64_t sfWgBegin = SF_GROUP_ID * " +
-             std::to_string(l.localSize) +
-             "u;\n"
-             "const uint64_t sfGid = sfWgBegin + sfLocalId;\n"
-             "const uint32_t batch = SF_DIM1_ID;\n";
+// The calls of one launch's stage functions: each work-item (sfGid, sfWgBegin, batch in scope)
+// calls its group's.
+void printDispatch(Writer& w, const codegen::Plan& plan, const Launch& l,
+                   const std::vector<Range>& ranges) {
     // One call site per table (its groups' ranges are consecutive): the work-item finds its
     // group from its work-group's first index (ranges are whole work-groups), so the choice,
     // the table row and every field read from it are uniform in the work-group. A compiler that
@@ -187,7 +173,82 @@ void printLaunch(Writer& w, const codegen::Plan& plan, const Launch& l,
                  "[sfG], &sfArgs, batch, sfGid - sfBegin, sfLocalId, sfLocal);\n}\n";
         i = j;
     }
+}
+
+// The kernel function of one launch over `ranges`.
+void printLaunch(Writer& w, const codegen::Plan& plan, const Launch& l,
+                 const std::vector<Range>& ranges, size_t localWords) {
+    w << "SF_KERNEL " + l.function + "(SFStepArgs sfArgs";
+    for (size_t t : l.tables)
+        w << ", const SF_GLOBAL struct " + plan.mergedGroups.at(t).structName +
+                 "* SF_RESTRICT sfTable" + std::to_string(t);
+    w << ") {\n"
+         "SF_SHARED uint64_t sfLocalStore[" +
+             std::to_string(std::max<size_t>(1, (localWords + 1) / 2)) +
+             "];\n"
+             "SF_LOCAL uint32_t* sfLocal = (SF_LOCAL uint32_t*)sfLocalStore;\n"
+             "const uint32_t sfLocalId = SF_LOCAL_ID;\n"
+             "const uint64_t sfWgBegin = SF_GROUP_ID * " +
+             std::to_string(l.localSize) +
+             "u;\n"
+             "const uint64_t sfGid = sfWgBegin + sfLocalId;\n"
+             "const uint32_t batch = SF_DIM1_ID;\n";
+    printDispatch(w, plan, l, ranges);
     w << "(void)sfLocal; (void)batch; (void)sfLocalId;\n}\n\n";
+}
+
+// A launch as generated: its ranges and the work-group memory its stages use.
+struct LaunchShape {
+    std::vector<Range> ranges;
+    size_t localWords = 0;
+};
+
+// Program::steps, where the dialect and the plan allow it: every launch of the step kernels
+// (shapes[kernel][launch]) in order, for each step of the stretch, by one work-group looping over
+// each launch's work-items and batch elements, a barrier between launches.
+void printSteps(Writer& w, const codegen::Plan& plan, Program& p,
+                const std::vector<std::vector<LaunchShape>>& shapes, unsigned workGroupSize) {
+    const std::vector<size_t> stepKernels = codegen::stepKernels(plan);
+    size_t work = 0;
+    std::vector<size_t> tables;
+    for (size_t k : stepKernels)
+        for (size_t i = 0; i < p.kernels.at(k).size(); i++) {
+            const Launch& l = p.kernels[k][i];
+            // Barriers would sit under the dispatch's conditions (PoCL mishandles that).
+            if (shapes.at(k).at(i).localWords > 0) return;
+            work += l.items * l.dim1;
+            for (size_t t : l.tables)
+                if (std::find(tables.begin(), tables.end(), t) == tables.end()) tables.push_back(t);
+        }
+    if (stepKernels.empty() || work > kStepsKernelMaxItems) return;
+    p.steps = {"sf_steps", stepKernels, tables, workGroupSize};
+    w << "SF_KERNEL sf_steps(SFStepArgs sfFirst, uint64_t sfSteps, double sfDt";
+    for (size_t t : tables)
+        w << ", const SF_GLOBAL struct " + plan.mergedGroups.at(t).structName +
+                 "* SF_RESTRICT sfTable" + std::to_string(t);
+    w << ") {\n"
+         "SF_SHARED uint64_t sfLocalStore[1];\n"
+         "SF_LOCAL uint32_t* sfLocal = (SF_LOCAL uint32_t*)sfLocalStore;\n"
+         "const uint32_t sfLocalId = SF_LOCAL_ID;\n"
+         "for (uint64_t sfS = 0; sfS < sfSteps; sfS++) {\n"
+         // The runtime's formula for t (Device::runSteps), so t is the same bit for bit.
+         "SFStepArgs sfArgs = sfFirst;\n"
+         "sfArgs.step = sfFirst.step + sfS;\n"
+         "sfArgs.rngStep = sfFirst.rngStep + sfS;\n"
+         "sfArgs.t = (double)sfArgs.step * sfDt;\n";
+    for (size_t k : stepKernels)
+        for (size_t i = 0; i < p.kernels[k].size(); i++) {
+            const Launch& l = p.kernels[k][i];
+            w << "for (uint32_t batch = 0; batch < " + std::to_string(l.dim1) +
+                     "u; batch++) {\n"
+                     "for (uint64_t sfWgBegin = 0; sfWgBegin < " +
+                     std::to_string(l.items) +
+                     "u; sfWgBegin += SF_WG) {\n"
+                     "const uint64_t sfGid = sfWgBegin + sfLocalId;\n";
+            printDispatch(w, plan, l, shapes[k][i].ranges);
+            w << "}\n}\nSF_BARRIER();\n";
+        }
+    w << "}\n(void)sfLocal;\n}\n\n";
 }
 
 // Whether consecutive groups of a kernel may share launches (run at once): the same body kind
@@ -222,8 +283,10 @@ Program generate(const codegen::Plan& plan, const Dialect& dialect) {
         p.setters.push_back(setterName(t));
     }
     const size_t wg = dialect.workGroupSize;
+    std::vector<std::vector<LaunchShape>> shapes; // per kernel, per launch
     for (const auto& k : plan.kernels) {
         std::vector<Launch> launches;
+        shapes.emplace_back();
         size_t first = 0, run = 0;
         while (first < k.groups.size()) {
             size_t last = first + 1;
@@ -273,6 +336,7 @@ Program generate(const codegen::Plan& plan, const Dialect& dialect) {
                 if (ranges.empty()) return;
                 printLaunch(kernels, plan, l, ranges, localWords);
                 launches.push_back(std::move(l));
+                shapes.back().push_back({std::move(ranges), localWords});
             };
             for (size_t s = 0; s < numStages; s++) {
                 if (dialect.tablesShareLaunches) {
@@ -287,6 +351,7 @@ Program generate(const codegen::Plan& plan, const Dialect& dialect) {
         }
         p.kernels.push_back(std::move(launches));
     }
+    if (dialect.cpuDevice) printSteps(kernels, plan, p, shapes, dialect.workGroupSize);
     p.source = w.str() + kernels.str();
     return p;
 }

@@ -193,9 +193,10 @@ SF_INSTANTIATE_BACKEND_TESTS(MemoryTest);
 TEST(MemoryPlan, OverflowingSizesAreModelErrors) {
     Model m("memory_overflow");
     m.setBatchSize(2);
-    // The largest groups the model accepts: their Dense product still overflows a byte count.
-    m.addNeuronGroup("Pre", 0xFFFFFFE0u, accumulator(), {}, {{"x", 0.0}});
-    m.addNeuronGroup("Post", 0xFFFFFFE0u, accumulator(), {}, {{"x", 0.0}});
+    // Groups whose spike queues (two slots) still index with 32 bits: their Dense product
+    // overflows a byte count.
+    m.addNeuronGroup("Pre", 0x7FFFFFF0u, accumulator(), {}, {{"x", 0.0}});
+    m.addNeuronGroup("Post", 0x7FFFFFF0u, accumulator(), {}, {{"x", 0.0}});
     m.addSynapseGroup("Syn", MatrixType::Dense, 0, "Pre", "Post",
                       {models::StaticPulse(), {}, {{"g", 1.0}}, {}, {}},
                       {models::DeltaCurr(), {}, {}});

@@ -554,9 +554,17 @@ TEST(Validation, SizeProductsThatOverflowTheirIndexTypes) {
     }
     {
         Model m;
-        m.addNeuronGroup("A", 4000000000u, models::LIF(), lifParams(), lifVars());
+        m.addNeuronGroup("A", 2000000000u, models::LIF(), lifParams(), lifVars());
         m.addSynapseGroup("S", MatrixType::Dense, 0, "A", "A", wu, ps);
         expectError<ModelError>([&] { m.finalise(); }, {"group 'S', size", "synapse variables"});
+    }
+    {
+        // Without a delay the source's queue still has two slots (NeuronGroup::slotsForDelay).
+        Model m;
+        m.addNeuronGroup("A", 4000000000u, models::LIF(), lifParams(), lifVars());
+        m.addSynapseGroup("S", MatrixType::Dense, 0, "A", "A", wu, ps);
+        expectError<ModelError>([&] { m.finalise(); },
+                                {"group 'S', axonal delay", "2 x 4000000000"});
     }
 }
 

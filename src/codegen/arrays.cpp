@@ -109,7 +109,6 @@ void addNeuronArrays(ArrayList& l, const NeuronGroup& ng, unsigned B, Precision 
     l.add(n, "spk", "uint32_t", {B, D, N}, true);
     l.add(n, "st", scalar, {B, N}, true);
     l.add(n, "spkBits", "uint32_t", {B, bitWords(ng.size())}, true);
-    l.add(n, "spkFlags", "uint8_t", {B, N}, false);     // scratch of the SIMT emission, not state
     l.out.push_back({n + ".recordSpk", "uint32_t", 0}); // sized by the recording window
     l.addVars(n, ng.model().vars, N, B, p, true);
     for (const auto& a : ng.model().arrays)

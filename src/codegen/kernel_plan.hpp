@@ -44,28 +44,25 @@ std::string globalPointer(const std::string& elementType);
 // SIMT printer defines it from a 64-bit work-item index, so a compiler that packs work-items
 // into vector lanes sees consecutive accesses, which a zero-extended 32-bit id hides) and sfWrite
 // (whether this neuron's stores take effect: every store of the fragments is guarded by it). A
-// SIMT work-item past the group's end runs the fragments for another neuron of the group (its
-// work-group shifted back, or neuron 0) with sfWrite false, so loads need no bounds check and a
-// compiler can keep the loop free of branches (PoCL vectorises it); the fragments have no side
-// effect besides their guarded stores and idempotent error reports.
+// SIMT work-item past the group's end runs the fragments for another neuron of the group (neuron
+// 0, or in the CPU form's last word the word before's last neurons) with sfWrite false, so loads
+// need no bounds check and a compiler can keep the loop free of branches (PoCL vectorises it);
+// the fragments have no side effect besides their guarded stores and idempotent error reports.
 struct NeuronUpdateBody {
     std::string numNeurons, numDelaySlots; // expressions
     std::string perNeuron;                 // statements
     std::string threshold;                 // a bool expression
     std::string onSpike, store;            // statements
     std::string spkBits, spk, spkCnt;      // array expressions (uint32_t*)
-    // Array expression (uint8_t*, [batch][neuron]): a printer that emits spikes in a later pass
-    // (the SIMT one) leaves each neuron's spike flag there; the cpu printer does not use it.
-    std::string spkFlags;
-    std::string recordSpk; // array expression; empty: not recorded
-    bool usesRng = false;  // some snippet draws random numbers
+    std::string recordSpk;                 // array expression; empty: not recorded
+    bool usesRng = false;                  // some snippet draws random numbers
     // The fragments write memory other than through stores guarded by sfWrite (per-neuron
     // arrays): a work-item past the group's end must not run them at all.
     bool unguardedWrites = false;
 
     std::vector<std::string*> fragments() {
-        return {&numNeurons, &numDelaySlots, &perNeuron, &threshold, &onSpike,  &store,
-                &spkBits,    &spk,           &spkCnt,    &spkFlags,  &recordSpk};
+        return {&numNeurons, &numDelaySlots, &perNeuron, &threshold, &onSpike,
+                &store,      &spkBits,       &spk,       &spkCnt,    &recordSpk};
     }
 };
 

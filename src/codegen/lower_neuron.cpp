@@ -158,7 +158,6 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng) {
     b.spk = e.env.array("spk", "uint32_t", name + ".spk", Use::Write);
     const std::string st = e.env.array("st", S, name + ".st", Use::ReadWrite);
     b.spkBits = e.env.array("spkBits", "uint32_t", name + ".spkBits", Use::ReadWrite);
-    b.spkFlags = e.env.array("spkFlags", "uint8_t", name + ".spkFlags", Use::ReadWrite);
     const std::string stream = e.env.number("stream", "uint32_t", streamId(name, "sim"));
 
     e.subs = {{"t", "sf_t"},  {"dt", e.lit(m.dt())},  {"Isyn", "sfIsyn"},

@@ -259,7 +259,7 @@ void checkNeuronGroup(const NeuronGroup& ng) {
                              "per-neuron array '" + a.name + "' has 0 slots (at least 1)");
     }
     checkInits(ng.name(), ng.bound().varInits);
-    Storage st(ng.name(), {"spkCnt", "spk", "st", "spkBits", "spkFlags", "recordSpk"});
+    Storage st(ng.name(), {"spkCnt", "spk", "st", "spkBits", "recordSpk"});
     st.stored(m.vars, m.egps, "", m.name);
     for (const auto& a : m.arrays)
         st.add(a.name, "per-neuron array '" + a.name + "' of model '" + m.name + "'");

@@ -126,19 +126,17 @@ TEST(SimtNeuronUpdate, TwoStagesSizedPerNeuronAndBatchAndBuilds) {
     const Plan p = updateKernels(m);
     const simt::Program prog = simt::generate(p, dialect());
     const auto& launches = launchesOf(p, prog, KernelPhase::NeuronUpdate);
-    ASSERT_EQ(launches.size(), 2u); // update leaving spike flags, then emit them word by word
-    // Pre (recorded) and Post do not merge: their neurons, then a work-item per 32-neuron word.
+    ASSERT_EQ(launches.size(), 2u); // reset the spike counts, then update
+    // Pre (recorded) and Post do not merge; a reset work-group each, then their neurons.
     size_t groups = 0;
     for (const auto& g : kernelOf(p, KernelPhase::NeuronUpdate).groups)
         groups += g.elements.size();
     ASSERT_EQ(groups, 2u);
-    EXPECT_EQ(launches[0].items, roundUp(100) + roundUp(37));
-    EXPECT_EQ(launches[1].items, roundUp(4) + roundUp(2));
+    EXPECT_EQ(launches[0].items, 2u * kWg);
+    EXPECT_EQ(launches[1].items, roundUp(100) + roundUp(37));
     EXPECT_EQ(launches[0].dim1, 3u);
     EXPECT_EQ(launches[1].dim1, 3u);
-    // Pre (100 >= a work-group) shifts its last work-group back; Post (37) cannot.
-    EXPECT_NE(prog.source.find("sfShift"), std::string::npos);
-    EXPECT_NE(prog.source.find("sfWrite ? (size_t)sfLid : 0u"), std::string::npos);
+    EXPECT_NE(prog.source.find("sfBitsL"), std::string::npos); // work-group staging
     buildsOnOpenCl(prog);
 }
 
@@ -154,8 +152,6 @@ TEST(SimtNeuronUpdate, WarpDialectEmitsByBallotAfterAReset) {
     ASSERT_EQ(launches.size(), 2u); // reset the spike counts, then update and emit by warp
     EXPECT_EQ(launches[0].items, 2u * kWg);
     EXPECT_EQ(launches[1].items, roundUp(100) + roundUp(37));
-    // A lane's neuron is its bit in the ballot: no shifted work-groups there.
-    EXPECT_EQ(prog.source.find("sfShift"), std::string::npos);
     EXPECT_NE(prog.source.find("sf_subgroup_ballot(sfSpike)"), std::string::npos);
 }
 

@@ -1,8 +1,9 @@
-// Neuron update as SIMT kernels: one work-item per (neuron, batch element) runs the CPU's per
-// neuron fragments (cpu_print_neuron.cpp) and leaves its spike flag; a second launch with one
-// work-item per 32-neuron word packs the flags into the spike word, stores (and records) it and
-// puts the word's spikes into the queue slot with one global atomic add. Where sub-groups are
-// CUDA warps, the warp's ballot is the word and the update emits its spikes itself.
+// Neuron update as SIMT kernels, in three forms. GPU (OpenCL): one work-item per (neuron, batch
+// element) runs the CPU's per neuron fragments (cpu_print_neuron.cpp), then its work-group emits
+// its spikes together: counted in local memory, one global atomic add reserving their places in
+// the queue slot, the spike bits of its 32-neuron words built in local memory and stored (and
+// recorded) as whole words. Warps (CUDA): a warp's ballot is its word. CPU device: one work-item
+// per 32-neuron word updates its neurons in a loop and emits the word, in one launch.
 #include "backends/simt/simt_print.hpp"
 
 #include "spikeforge/errors.hpp"
@@ -24,8 +25,8 @@ std::string queueRow(const codegen::NeuronUpdateBody& b) {
     return "const size_t sfRow = (size_t)batch * " + b.numDelaySlots + " + sfSlot;\n";
 }
 
-// Stage 0 of the ballot variant: the spike count of this step's slot starts at zero for every
-// batch element (the update stage adds to it).
+// Stage 0 of the GPU and warp forms: the spike count of this step's slot starts at zero for
+// every batch element (the update stage adds to it).
 Stage resetStage(const GroupContext& c, const codegen::NeuronUpdateBody& b) {
     Stage s;
     s.body = sizes(b) + queueRow(b) + "if (sfLid == 0u) " + b.spkCnt + "[sfRow] = 0u;\n";
@@ -34,37 +35,11 @@ Stage resetStage(const GroupContext& c, const codegen::NeuronUpdateBody& b) {
     return s;
 }
 
-// Whether every group of the table has at least a work-group of neurons.
-bool noSmallGroup(const GroupContext& c) {
-    for (size_t n : c.group.elements)
-        if (n < c.workGroupSize) return false;
-    return true;
-}
-
-// The scope of one neuron's fragments: sfId, the neuron (size_t), and sfWrite, whether its
-// stores take effect. Work-items past the group's end must not write, yet a branch around the
-// body keeps a compiler from running the work-group's loop in vector lanes (PoCL), so:
-// - where every group has at least SF_WG neurons, a work-group that would run past the end is
-//   shifted back to end at the group's last neuron: sfId stays the work-group's base plus the
-//   local id (consecutive lanes read consecutive elements), and the lanes whose neuron belongs to
-//   the work-group before have their stores off;
-// - else a work-item past the end runs neuron 0's fragments with its stores off;
-// - fragments with other writes (NeuronUpdateBody::unguardedWrites) run only for the group's
-//   neurons, behind a branch.
-std::string neuronScope(const GroupContext& c, const codegen::NeuronUpdateBody& b, bool shift) {
-    if (b.unguardedWrites)
-        return "if (sfLid < sfN) {\n"
-               "const bool sfWrite = true;\n"
-               "const size_t sfId = (size_t)sfLid;\n";
-    if (shift && noSmallGroup(c))
-        return "{\n"
-               "const uint64_t sfWgBegin = sfLid - sfLocalId;\n"
-               "const uint64_t sfShift = sfWgBegin + SF_WG > sfN ? sfWgBegin + SF_WG - sfN : 0u;\n"
-               "const bool sfWrite = sfLocalId >= sfShift;\n"
-               "const size_t sfId = (size_t)(sfLid - sfShift);\n";
-    return "{\n"
-           "const bool sfWrite = sfLid < sfN;\n"
-           "const size_t sfId = sfWrite ? (size_t)sfLid : 0u;\n";
+// Local memory of the GPU form's update stage: the work-group's spike words, then its spike
+// count and the first queue position reserved for them.
+std::string localLayout() {
+    return "SF_LOCAL uint32_t* sfBitsL = sfLocal;\n"
+           "SF_LOCAL uint32_t* sfCntL = sfLocal + SF_WG / 32u;\n";
 }
 
 // The fragments of one neuron in a scope opened before, in the CPU's order, leaving the spike
@@ -74,19 +49,19 @@ std::string neuronBody(const codegen::NeuronUpdateBody& b, const std::string& af
            b.threshold + ";\nif (sfSpike) {\n" + b.onSpike + "}\n" + b.store + after + "}\n";
 }
 
-// The fragments of one work-item's neuron. `shift`: the work-item's neuron may differ from sfLid
-// (the spikes are emitted from what `after` stores, not by lane).
-std::string perNeuron(const GroupContext& c, const codegen::NeuronUpdateBody& b, bool shift,
-                      const std::string& after) {
-    return neuronScope(c, b, shift) + neuronBody(b, after);
-}
-
-// Work-items of a stage with one per 32-neuron word, per group.
-std::vector<size_t> wordItems(const GroupContext& c) {
-    std::vector<size_t> items;
-    for (size_t n : c.group.elements)
-        items.push_back((n + 31) / 32);
-    return items;
+// The fragments of work-item sfLid's neuron. A work-item past the group's end runs them for
+// neuron 0 with its stores off (sfWrite, kernel_plan.hpp): no branch around the body, so PoCL can
+// run the work-group's loop in vector lanes. Fragments with other writes
+// (NeuronUpdateBody::unguardedWrites) run only for the group's neurons.
+std::string perNeuron(const codegen::NeuronUpdateBody& b) {
+    const std::string scope = b.unguardedWrites
+                                  ? "if (sfLid < sfN) {\n"
+                                    "const bool sfWrite = true;\n"
+                                    "const size_t sfId = (size_t)sfLid;\n"
+                                  : "{\n"
+                                    "const bool sfWrite = sfLid < sfN;\n"
+                                    "const size_t sfId = sfWrite ? (size_t)sfLid : 0u;\n";
+    return scope + neuronBody(b, "");
 }
 
 // Spike word sfW of this batch element (`word`) into spkBits and, inside the recording window,
@@ -99,21 +74,6 @@ std::string storeWord(const codegen::NeuronUpdateBody& b, const std::string& wor
              b.recordSpk +
              "[((size_t)(a->step - a->recordStart) * SF_BATCH + batch) * sfWords + sfW] = " + word +
              ";\n";
-    return s;
-}
-
-// Stage 0: the update of every (neuron, batch element), leaving its spike flag in spkFlags (no
-// barrier and no atomic, so a CPU device runs the work-group's loop in vector lanes); the spike
-// count of this step's slot starts at zero (the emission stage adds to it).
-Stage flagUpdateStage(const GroupContext& c, const codegen::NeuronUpdateBody& b) {
-    Stage s;
-    s.body = sizes(b) + queueRow(b) + "bool sfSpike = false;\n" +
-             perNeuron(c, b, true,
-                       "if (sfWrite) " + b.spkFlags +
-                           "[(size_t)batch * sfN + sfId] = (uint8_t)sfSpike;\n") +
-             "if (sfLid == 0u) " + b.spkCnt + "[sfRow] = 0u;\n";
-    s.items = c.group.elements;
-    s.dim1 = c.plan.batchSize;
     return s;
 }
 
@@ -131,24 +91,52 @@ std::string emitWord(const codegen::NeuronUpdateBody& b) {
            "sfRest &= sfRest - 1u;\n}\n}\n";
 }
 
-// Stage 1: a work-item per 32-neuron word and batch element packs the word's flags and emits it.
-Stage emitStage(const GroupContext& c, const codegen::NeuronUpdateBody& b) {
+// Spikes of the work-group into the queue, and its words into spkBits and the recording.
+// sfLid - sfLocalId is a multiple of SF_WG (ranges are padded to whole work-groups), so the
+// work-group covers whole words: its word k is the group's word (sfLid - sfLocalId) / 32 + k.
+std::string emitWorkGroup(const codegen::NeuronUpdateBody& b) {
+    std::string s = "SF_BARRIER();\n"
+                    "uint32_t sfPos = 0;\n"
+                    "if (sfSpike) {\n"
+                    "sf_local_atomic_or_u32(&sfBitsL[sfLocalId / 32u], 1u << (sfLocalId & 31u));\n"
+                    "sfPos = sf_local_atomic_add_u32(&sfCntL[0], 1u);\n}\n"
+                    "SF_BARRIER();\n"
+                    "if (sfLocalId == 0u && sfCntL[0] > 0u)\n"
+                    "sfCntL[1] = sf_atomic_add_u32(&" +
+                    b.spkCnt +
+                    "[sfRow], sfCntL[0]);\n"
+                    "SF_BARRIER();\n"
+                    "if (sfSpike) " +
+                    b.spk + "[sfRow * sfN + sfCntL[1] + sfPos] = (uint32_t)sfLid;\n";
+    s += "const uint64_t sfW = (sfLid - sfLocalId) / 32u + sfLocalId;\n"
+         "if (sfLocalId < SF_WG / 32u && sfW < sfWords) {\n" +
+         storeWord(b, "sfBitsL[sfLocalId]");
+    // A closing barrier: PoCL (the version tested) ran the code after a function's last barrier,
+    // when the function is called under a branch (each work-group's range, simt_generator.cpp),
+    // with the conditions of other work-items (seen: words past the group's end written).
+    return s + "}\nSF_BARRIER();\n";
+}
+
+// GPU form, stage 1 (after resetStage): the update of every (neuron, batch element), then the
+// work-group's emission of its spikes.
+Stage updateStage(const GroupContext& c, const codegen::NeuronUpdateBody& b) {
     Stage s;
-    s.body = sizes(b) + queueRow(b) +
-             "const uint64_t sfW = sfLid;\n"
-             "if (sfW < sfWords) {\n"
-             "const SF_GLOBAL uint8_t* sfF = " +
-             b.spkFlags +
-             " + (size_t)batch * sfN + sfW * 32u;\n"
-             "const uint32_t sfLen = sfN - (uint32_t)sfW * 32u < 32u ? sfN - (uint32_t)sfW * 32u "
-             ": 32u;\n"
-             "uint32_t sfWord = 0u;\n"
-             "for (uint32_t sfB = 0; sfB < sfLen; sfB++) sfWord |= (uint32_t)(sfF[sfB] != 0u) << "
-             "sfB;\n" +
-             emitWord(b) + "}\n";
-    s.items = wordItems(c);
+    s.body = sizes(b) + queueRow(b) + localLayout() + "bool sfSpike = false;\n" + perNeuron(b) +
+             "if (sfLocalId < SF_WG / 32u) sfBitsL[sfLocalId] = 0u;\n"
+             "if (sfLocalId == 0u) sfCntL[0] = 0u;\n" +
+             emitWorkGroup(b);
+    s.items = c.group.elements;
     s.dim1 = c.plan.batchSize;
+    s.localWords = c.workGroupSize / 32 + 2;
     return s;
+}
+
+// Work-items of a stage with one per 32-neuron word, per group.
+std::vector<size_t> wordItems(const GroupContext& c) {
+    std::vector<size_t> items;
+    for (size_t n : c.group.elements)
+        items.push_back((n + 31) / 32);
+    return items;
 }
 
 // Whether every group of the table has at least a word of neurons.
@@ -158,9 +146,11 @@ bool noGroupBelowAWord(const GroupContext& c) {
     return true;
 }
 
-// The scope of neuron sfK of word sfW, as neuronScope: the last word of a group of at least 32
-// neurons is shifted back to end at the group's last neuron (consecutive neurons, stores off for
-// those of the word before); else a neuron past the end runs neuron 0's fragments, stores off.
+// The scope of neuron sfK of word sfW: sfId, the neuron (size_t), and sfWrite, whether its
+// stores take effect; as in perNeuron there is no branch around the body, and the last word of a
+// group of at least 32 neurons is shifted back to end at the group's last neuron (consecutive
+// neurons, stores off for those of the word before); else a neuron past the end runs neuron 0's
+// fragments, stores off.
 std::string wordNeuronScope(const GroupContext& c, const codegen::NeuronUpdateBody& b) {
     if (b.unguardedWrites)
         return "if (sfW * 32u + sfK < sfN) {\n"
@@ -205,8 +195,7 @@ Stage wordUpdateStage(const GroupContext& c, const codegen::NeuronUpdateBody& b)
 // place from the ballot bits below its own, and lane 0 stores (and records) the word. No local
 // memory and no barrier.
 Stage ballotUpdateStage(const GroupContext& c, const codegen::NeuronUpdateBody& b) {
-    std::string s = sizes(b) + queueRow(b) + "bool sfSpike = false;\n" +
-                    perNeuron(c, b, false, "") +
+    std::string s = sizes(b) + queueRow(b) + "bool sfSpike = false;\n" + perNeuron(b) +
                     "const uint32_t sfBallot = sf_subgroup_ballot(sfSpike);\n"
                     "const uint32_t sfLane = sfLocalId & 31u;\n"
                     "uint32_t sfBase = 0;\n"
@@ -237,7 +226,7 @@ std::vector<Stage> neuronUpdateStages(const GroupContext& c, const codegen::Neur
                             std::to_string(c.workGroupSize) + " is not a multiple of 32");
     if (c.subGroupSize == 32) return {resetStage(c, b), ballotUpdateStage(c, b)};
     if (c.cpuDevice) return {wordUpdateStage(c, b)};
-    return {flagUpdateStage(c, b), emitStage(c, b)};
+    return {resetStage(c, b), updateStage(c, b)};
 }
 
 } // namespace spikeforge::simt

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <utility>
 
 using namespace spikeforge;
 using namespace spikeforge::codegen;
@@ -140,14 +141,22 @@ TEST(SimtNeuronUpdate, TwoStagesSizedPerNeuronAndBatchAndBuilds) {
     buildsOnOpenCl(prog);
 }
 
-TEST(SimtNeuronUpdate, WarpDialectEmitsByBallotAfterAReset) {
-    Model m("nuw");
-    twoPopulations(m, 100, 37, 2);
+// The plan of two LIF populations (nPre, nPost neurons, `batch` elements) and its program in
+// dialect `d`.
+std::pair<Plan, simt::Program> twoPopulationProgram(unsigned nPre, unsigned nPost, unsigned batch,
+                                                    const simt::Dialect& d) {
+    Model m("two");
+    twoPopulations(m, nPre, nPost, batch);
     m.finalise();
-    const Plan p = updateKernels(m);
+    Plan p = updateKernels(m);
+    simt::Program prog = simt::generate(p, d);
+    return {std::move(p), std::move(prog)};
+}
+
+TEST(SimtNeuronUpdate, WarpDialectEmitsByBallotAfterAReset) {
     simt::Dialect d = dialect();
     d.subGroupSize = 32;
-    const simt::Program prog = simt::generate(p, d);
+    const auto [p, prog] = twoPopulationProgram(100, 37, 2, d);
     const auto& launches = launchesOf(p, prog, KernelPhase::NeuronUpdate);
     ASSERT_EQ(launches.size(), 2u); // reset the spike counts, then update and emit by warp
     EXPECT_EQ(launches[0].items, 2u * kWg);
@@ -246,13 +255,9 @@ TEST(OpenClKernelForm, AutoFollowsTheDeviceTypeAndGpuOrCpuForceIt) {
 #endif
 
 TEST(SimtNeuronUpdate, CpuFormIsOneLaunchOfWordsClearingTheNextSlot) {
-    Model m("nucpu");
-    twoPopulations(m, 100, 20, 3);
-    m.finalise();
-    const Plan p = updateKernels(m);
     simt::Dialect d = dialect();
     d.cpuDevice = true;
-    const simt::Program prog = simt::generate(p, d);
+    const auto [p, prog] = twoPopulationProgram(100, 20, 3, d);
     const auto& launches = launchesOf(p, prog, KernelPhase::NeuronUpdate);
     ASSERT_EQ(launches.size(), 1u);                        // update and emission in one launch
     EXPECT_EQ(launches[0].items, roundUp(4) + roundUp(1)); // a work-item per 32-neuron word

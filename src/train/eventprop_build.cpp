@@ -8,6 +8,7 @@
 
 #include "train/eventprop_models.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace spikeforge::train {
@@ -87,22 +88,47 @@ double EventPropCompiler::Impl::tauMemOf(const Population& p) const {
     throw InternalError("tauMem of a spike input");
 }
 
-ParamValues EventPropCompiler::Impl::lifParams(const std::string& name,
-                                               const LifParams& lif) const {
-    return {{"T", double(options.exampleTimesteps)},
-            {"tauM", lif.tauMem},
-            {"tauS", tauSynOf(name)},
-            {"vThresh", lif.vThresh},
-            {"slots", double(lif.spikeBufferSize)},
-            {"regStrength", lif.regStrength},
-            {"regTarget", lif.regTarget},
-            {"batchSize", double(options.batchSize)}};
+std::vector<TargetKind> EventPropCompiler::Impl::targetKinds(const std::string& pop) const {
+    std::vector<TargetKind> kinds;
+    for (const auto& c : network.connections()) {
+        if (c.source != pop) continue;
+        const TargetKind k = targetKindOf(c);
+        if (std::find(kinds.begin(), kinds.end(), k) == kinds.end()) kinds.push_back(k);
+    }
+    return kinds;
 }
 
-VarInitMap EventPropCompiler::Impl::lifVars() {
-    return {{"V", 0.0},         {"I", 0.0},       {"LambdaV", 0.0},
-            {"LambdaI", 0.0},   {"Step", 0.0},    {"BackSpike", 0.0},
-            {"NumSpikes", 0.0}, {"Dropped", 0.0}, {"SpikeSum", 0.0}};
+TargetKind EventPropCompiler::Impl::targetKindOf(const Connection& c) const {
+    return {tauMemOf(network.population(c.target)), c.params.tauSyn,
+            c.params.synapse == Synapse::Delta};
+}
+
+ParamValues EventPropCompiler::Impl::lifParams(const std::string& name,
+                                               const LifParams& lif) const {
+    ParamValues p{{"T", double(options.exampleTimesteps)},
+                  {"tauM", lif.tauMem},
+                  {"tauS", tauSynOf(name)},
+                  {"vThresh", lif.vThresh},
+                  {"slots", double(lif.spikeBufferSize)},
+                  {"regStrength", lif.regStrength},
+                  {"regTarget", lif.regTarget},
+                  {"batchSize", double(options.batchSize)}};
+    const std::vector<TargetKind> kinds = targetKinds(name);
+    for (size_t i = 0; i < kinds.size(); i++) {
+        p["tgtTauM" + std::to_string(i)] = kinds[i].tauM;
+        p["tgtTauS" + std::to_string(i)] = kinds[i].tauS;
+    }
+    return p;
+}
+
+VarInitMap EventPropCompiler::Impl::lifVars(const std::string& name) const {
+    VarInitMap vars{{"V", 0.0},           {"I", 0.0},       {"F", 0.0},
+                    {"InvD", 0.0},        {"LambdaV", 0.0}, {"LambdaI", 0.0},
+                    {"LambdaINext", 0.0}, {"Step", 0.0},    {"BackSpike", 0.0},
+                    {"NumSpikes", 0.0},   {"Dropped", 0.0}, {"SpikeSum", 0.0}};
+    for (const std::string& v : targetVarNames(targetKinds(name), backward))
+        vars.insert({v, 0.0});
+    return vars;
 }
 
 void EventPropCompiler::Impl::addPopulation(const Population& p) {
@@ -119,14 +145,15 @@ void EventPropCompiler::Impl::addPopulation(const Population& p) {
                                {"Fire", 0.0}});
         return;
     case PopulationKind::Lif:
-        model->addNeuronGroup(p.name, p.size,
-                              detail::lifModel(p.lif.spikeBufferSize, false, backward),
-                              lifParams(p.name, p.lif), lifVars());
+        model->addNeuronGroup(
+            p.name, p.size,
+            detail::lifModel(p.lif.spikeBufferSize, targetKinds(p.name), false, backward),
+            lifParams(p.name, p.lif), lifVars(p.name));
         return;
     case PopulationKind::FirstSpikeReadout: {
         ParamValues params = lifParams(p.name, p.firstSpike.lif);
         params["tau0"] = p.firstSpike.tau0;
-        VarInitMap vars = lifVars();
+        VarInitMap vars = lifVars(p.name);
         vars.insert({{"TFirst", 1e30},
                      {"Logit", 0.0},
                      {"Prob", 0.0},
@@ -135,9 +162,10 @@ void EventPropCompiler::Impl::addPopulation(const Population& p) {
                      {"MaxV", -1e30},
                      {"MaxStep", 0.0},
                      {"SilentGrad", 0.0}});
-        model->addNeuronGroup(p.name, p.size,
-                              detail::lifModel(p.firstSpike.lif.spikeBufferSize, true, backward),
-                              params, vars);
+        model->addNeuronGroup(
+            p.name, p.size,
+            detail::lifModel(p.firstSpike.lif.spikeBufferSize, targetKinds(p.name), true, backward),
+            params, vars);
         return;
     }
     case PopulationKind::LeakyIntegrate: {
@@ -151,6 +179,7 @@ void EventPropCompiler::Impl::addPopulation(const Population& p) {
                         {"Step", 0.0},
                         {"Example", -1.0},
                         {"MaxStep", 0.0},
+                        {"LambdaINext", 0.0},
                         {"LossDensity", 0.0}};
         if (p.li.readout == Readout::Var) vars.insert({{"SumSq", 0.0}, {"Target", 0.0}});
         model->addNeuronGroup(p.name, p.size,
@@ -164,25 +193,26 @@ void EventPropCompiler::Impl::addPopulation(const Population& p) {
 
 void EventPropCompiler::Impl::addConnection(const Connection& c) {
     const Population& src = network.population(c.source);
-    const Population& tgt = network.population(c.target);
     const double T = options.exampleTimesteps;
     VarInitMap vars{{"g", weightInit(c.params.weights)}};
     if (backward) vars.insert({{"Gradient", 0.0}, {"ReducedGradient", 0.0}});
     const bool delta = c.params.synapse == Synapse::Delta;
+    const bool spiking = src.kind != PopulationKind::SpikeInput;
+    const std::vector<TargetKind> kinds = targetKinds(c.source);
+    const auto kind =
+        static_cast<size_t>(std::find(kinds.begin(), kinds.end(), targetKindOf(c)) - kinds.begin());
     WeightUpdateInit wu{
-        detail::synapseModel(src.kind != PopulationKind::SpikeInput, backward, delta),
-        {{"T", T}, {"tauMPost", tauMemOf(tgt)}, {"tauSPost", c.params.tauSyn}},
-        vars,
-        {},
-        {}};
+        detail::synapseModel(spiking, kind, backward, delta), {{"T", T}}, vars, {}, {}};
     PostsynapticInit ps =
         delta ? PostsynapticInit{detail::deltaCurrModel(), {{"T", T}}, {}}
               : PostsynapticInit{detail::expCurrModel(), {{"T", T}, {"tauS", c.params.tauSyn}}, {}};
-    if (c.params.probability >= 1.0)
-        model->addSynapseGroup(c.name, MatrixType::Dense, 0, c.source, c.target, wu, ps);
-    else
-        model->addSynapseGroup(c.name, MatrixType::Sparse, 0, c.source, c.target, wu, ps,
-                               init::FixedProbability(c.params.probability));
+    SynapseGroup& sg =
+        c.params.probability >= 1.0
+            ? model->addSynapseGroup(c.name, MatrixType::Dense, 0, c.source, c.target, wu, ps)
+            : model->addSynapseGroup(c.name, MatrixType::Sparse, 0, c.source, c.target, wu, ps,
+                                     init::FixedProbability(c.params.probability));
+    // A spiking source's second arrival into an exponential synapse comes one step later.
+    if (spiking && !delta) sg.setMaxDendriticDelaySteps(2);
 }
 
 void EventPropCompiler::Impl::addTies(const std::string& var) {
@@ -215,6 +245,7 @@ void EventPropCompiler::Impl::addCustomUpdates() {
                                 {"maxLogit", {kSoftmax + "Max", "maxValue"}},
                                 {"atMax", {kTies, "atMax"}},
                                 {"prob", {readout, "Prob"}},
+                                {"sumExp", {kSoftmax + "Sum", "sumExp"}},
                                 {"tFirst", {readout, "TFirst"}},
                                 {"maxV", {readout, "MaxV"}},
                                 {"silentGrad", {readout, "SilentGrad"}},
@@ -243,6 +274,7 @@ void EventPropCompiler::Impl::addCustomUpdates() {
                                 {"maxReadout", {kSoftmax + "Max", "maxValue"}},
                                 {"atMax", {kTies, "atMax"}},
                                 {"prob", {readout, "Prob"}},
+                                {"sumExp", {kSoftmax + "Sum", "sumExp"}},
                                 {"example", {readout, "Example"}},
                                 {"grad", {readout, "Grad"}}},
                                {{"labels", {input, "labels"}}});
@@ -263,6 +295,9 @@ void EventPropCompiler::Impl::addCustomUpdates() {
         model->addCustomUpdateWU(
             "EventPropReduce" + c.name, kReduce, models::BatchReduceAndZero(), {}, {},
             {{"gradient", {c.name, "Gradient"}}, {"reducedGradient", {c.name, "ReducedGradient"}}});
+        model->addCustomUpdateWU(
+            kCheck + c.name, kCheck, detail::finiteCheckModel(), {}, {{"bad", 0.0}},
+            {{"gradient", {c.name, "ReducedGradient"}}, {"weight", {c.name, "g"}}});
         auto& adam = model->addCustomUpdateWU(
             "EventPropAdam" + c.name, kAdam, models::Adam(),
             {{"beta1", a.beta1},

@@ -112,10 +112,10 @@ Schedule EventPropCompiler::Impl::batchSchedule(Mode mode) const {
     case Mode::Evaluate:
         break;
     case Mode::Gradients:
-        s.steps(T).customUpdate(kReduce);
+        s.steps(T).customUpdate(kReduce).customUpdate(kCheck);
         break;
     case Mode::Train:
-        s.steps(T).customUpdate(kReduce).customUpdate(kAdam);
+        s.steps(T).customUpdate(kReduce).customUpdate(kCheck).customUpdate(kAdam);
         break;
     }
     return s;
@@ -142,8 +142,41 @@ Metrics EventPropCompiler::Impl::run(std::span<const uint32_t> examples, Mode mo
         }
     }
     trialsRun += batches;
+    const uint64_t firstCheck = checksRun;
+    if (mode != Mode::Evaluate) checksRun += batches;
     checkDropped();
-    return readAccumulators(examples.size());
+    if (mode != Mode::Evaluate) checkFinite(firstCheck);
+    const Metrics m = readAccumulators(examples.size());
+    if (!std::isfinite(m.loss))
+        throw ModelError("the loss is not finite (" + std::to_string(m.loss) +
+                         "): a weight or input is NaN or Inf, or the readouts overflowed");
+    return m;
+}
+
+void EventPropCompiler::Impl::checkFinite(uint64_t firstCheck) {
+    std::string report;
+    for (const auto& c : network.connections()) {
+        const std::string group = kCheck + c.name;
+        sim->pull(group, "bad");
+        int64_t first = 0;
+        uint64_t count = 0;
+        for (int32_t x : sim->view<int32_t>(group, "bad")) {
+            if (x == 0) continue;
+            count++;
+            if (first == 0 || x < first) first = x;
+        }
+        if (count == 0) continue;
+        zeroInts(group, "bad");
+        const uint64_t batch = uint64_t(first) - 1 - std::min<uint64_t>(firstCheck, first - 1);
+        report += std::string(report.empty() ? "" : "; ") + "connection '" + c.name +
+                  "': " + std::to_string(count) +
+                  " of its weights or gradients became NaN or Inf, " + "first in batch " +
+                  std::to_string(batch + 1) + " of this call (those " +
+                  "gradients were not applied)";
+    }
+    if (!report.empty())
+        throw ModelError(report + ". Training cannot go on: lower the learning rate, check the " +
+                         "inputs and initial weights, or raise the spike buffers");
 }
 
 void EventPropCompiler::Impl::chooseRecordings(const std::vector<std::string>& spikeNames,

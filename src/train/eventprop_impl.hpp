@@ -4,6 +4,8 @@
 #include "spikeforge/simulation.hpp"
 #include "spikeforge/train/eventprop.hpp"
 
+#include "train/eventprop_models.hpp"
+
 #include <map>
 #include <memory>
 #include <set>
@@ -25,6 +27,7 @@ inline const std::string kAdam = "EventPropAdam";
 inline const std::string kSoftmax = "EventPropSoftmax";
 inline const std::string kLossValue = "EventPropLossValue";
 inline const std::string kTies = "EventPropTies";
+inline const std::string kCheck = "EventPropFinite";
 
 enum class Mode { Train, Gradients, Evaluate };
 
@@ -70,8 +73,12 @@ struct EventPropCompiler::Impl {
     void checkNetwork();
     double tauSynOf(const std::string& pop) const;
     double tauMemOf(const Population& p) const;
+    // The distinct kinds of target of a population's outgoing connections, in connection order,
+    // and the kind of one connection's target (eventprop_models.hpp).
+    std::vector<detail::TargetKind> targetKinds(const std::string& pop) const;
+    detail::TargetKind targetKindOf(const Connection& c) const;
     ParamValues lifParams(const std::string& name, const LifParams& lif) const;
-    static VarInitMap lifVars();
+    VarInitMap lifVars(const std::string& name) const;
     void addPopulation(const Population& p);
     void addConnection(const Connection& c);
     void addTies(const std::string& var);
@@ -83,6 +90,10 @@ struct EventPropCompiler::Impl {
     // Spikes that did not fit in a LIF population's rings since the last call: an error naming
     // the population and the count (the gradients of those examples would be wrong).
     void checkDropped();
+    // Gradients or weights that were NaN or Inf in this call (batches from `firstCheck` on):
+    // an error naming each connection and the first batch (finiteCheckModel).
+    void checkFinite(uint64_t firstCheck);
+    uint64_t checksRun = 0; // batches whose reduced gradients were checked, since the build
     // Sets the per-batch accumulators of the loss update to zero.
     void clearAccumulators();
     void zeroScalars(const std::string& group, const std::string& var);

@@ -1,14 +1,10 @@
-// EventProp snippet models (eventprop_models.hpp). The equations and their discrete form are
-// derived in docs/training.md ("How EventProp runs"); in short, per neuron and step:
+// EventProp snippet models (eventprop_models.hpp) other than the spiking neuron and its
+// synapses (eventprop_lif.cpp). The discrete system and its adjoint are derived in
+// docs/training.md ("How EventProp runs"); per readout neuron and step:
 //   forward  (u = Isyn, the current at the start of the step after this step's input)
 //     V <- alpha V + rho u,   I <- beta u              (exact solution over one step)
 //   backward (the transpose of that recursion, index k = 2T-1-Step)
-//     lambdaV <- alpha lambdaV + dl/dV_k,  [jump at a recorded spike],  lambdaI <- beta lambdaI
-//     + rho lambdaV
-//   jump at a spike (Wunderlich & Pehle, with the current at the spike):
-//     lambdaV += (vThresh lambdaV + tauM sum_j w_jn (lambdaV_j/tauM_j - lambdaI_j/tauS_j)) / (I -
-//     V)
-//   gradient of w_jn: the sum of lambdaI_j one step after each spike of n.
+//     lambdaV <- alpha lambdaV + dl/dV_k,  lambdaI <- beta lambdaI + rho lambdaV
 #include "train/eventprop_models.hpp"
 
 #include "spikeforge/errors.hpp"
@@ -118,131 +114,19 @@ NeuronModel inputModel(bool backward) {
     return m;
 }
 
-NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout, bool backward) {
-    NeuronModel m;
-    m.name = std::string(firstSpikeReadout ? "EventPropLIFFirstSpike" : "EventPropLIF") +
-             (backward ? "" : "Forward");
-    m.params = {"T", "tauM", "tauS", "vThresh", "slots", "regStrength", "regTarget", "batchSize"};
-    m.derivedParams = stepFactors();
-    m.vars = {{"V"},
-              {"I"},
-              {"LambdaV"},
-              {"LambdaI"},
-              {"Step", "int"},
-              {"BackSpike", "int"},
-              {"NumSpikes", "int"},
-              {"Dropped", "int"},
-              {"SpikeSum", "scalar", VarAccess::ReadOnly}};
-    m.arrays = {{"SpikeRing", "int", ringSlots}, {"SpikeIV", "scalar", ringSlots}};
-    // A first-spike readout also keeps its first spike time, interpolated within the step
-    // (TFirst, 1e30 until it spikes), hands -TFirst/tau0 to the softmax (Logit) and receives
-    // dLoss/dTFirst (DLdt) for the jump of its first spike. While it has not spiked it keeps its
-    // largest V and that step (MaxV, MaxStep): a silent label output is pushed up there with
-    // dLoss/dMaxV = SilentGrad (firstSpikeLossModel).
-    std::string firstSpikeForward, firstSpikeJump, silentPush;
-    if (firstSpikeReadout) {
-        m.params.push_back("tau0");
-        m.vars.insert(m.vars.end(), {{"TFirst"},
-                                     {"Logit"},
-                                     {"Prob"},
-                                     {"DLdt"},
-                                     {"Example", "int"},
-                                     {"MaxV"},
-                                     {"MaxStep", "int"},
-                                     {"SilentGrad"}});
-        firstSpikeForward =
-            "    if (V >= vThresh && TFirst > 1e29) {\n"
-            "        TFirst = ((scalar)Step + (vThresh - vPrev) / (V - vPrev)) * dt;\n"
-            "    }\n"
-            "    if (TFirst > 1e29 && V > MaxV) {\n"
-            "        MaxV = V;\n"
-            "        MaxStep = Step;\n"
-            "    }\n"
-            "    if (Step == nT - 1) {\n"
-            "        Logit = -TFirst / tau0;\n"
-            "    }\n";
-        firstSpikeJump = " - (NumSpikes == 0 ? tauM * DLdt : 0.0)";
-        silentPush = "    if (k == MaxStep) {\n"
-                     "        LambdaV = LambdaV + SilentGrad;\n"
-                     "    }\n";
-    }
-    // The jump divides by I - V at the spike (tauM times the slope); a crossing at the very end
-    // of a step can leave it tiny or negative, so it is kept above a thousandth of vThresh.
-    // Spike-count regularisation (the loss-shaping paper's, in this sign convention): each
-    // backward spike adds tauM * regStrength * (batch-mean count - regTarget) / batchSize.
-    m.simCode = "const int nT = (int)T;\n"
-                "if (Step < nT) {\n"
-                "    const scalar vPrev = V;\n"
-                "    V = alpha * V + rho * Isyn;\n"
-                "    I = beta * Isyn;\n" +
-                firstSpikeForward +
-                "} else {\n"
-                "    const int k = 2 * nT - 1 - Step;\n"
-                "    LambdaV = alpha * LambdaV;\n" +
-                silentPush +
-                "    if (BackSpike != 0) {\n"
-                "        NumSpikes = NumSpikes - 1;\n"
-                "        const scalar slope = fmax(SpikeIV[NumSpikes], 0.001 * vThresh);\n"
-                "        LambdaV = LambdaV + (vThresh * LambdaV + tauM * Isyn" +
-                firstSpikeJump +
-                ") / slope;\n"
-                "        LambdaV = LambdaV + tauM * regStrength * (SpikeSum / batchSize - "
-                "regTarget) / batchSize;\n"
-                "        BackSpike = 0;\n"
-                "    }\n"
-                "    LambdaI = beta * LambdaI + rho * LambdaV;\n"
-                "    while (NumSpikes > 0 && SpikeRing[NumSpikes - 1] >= k) {\n"
-                "        NumSpikes = NumSpikes - 1;\n"
-                "    }\n"
-                "    if (NumSpikes > 0 && SpikeRing[NumSpikes - 1] == k - 1) {\n"
-                "        BackSpike = 1;\n"
-                "    }\n"
-                "}\n"
-                "Step = Step + 1;\n";
-    if (!backward) {
-        // Inference: the forward half alone, no spike buffers.
-        m.arrays.clear();
-        m.simCode = "const int nT = (int)T;\n"
-                    "if (Step < nT) {\n"
-                    "    const scalar vPrev = V;\n"
-                    "    V = alpha * V + rho * Isyn;\n"
-                    "    I = beta * Isyn;\n" +
-                    firstSpikeForward +
-                    "}\n"
-                    "Step = Step + 1;\n";
-        m.thresholdConditionCode = "V >= vThresh";
-        m.resetCode = "V = 0.0;\n";
-        return m;
-    }
-    // A first-spike readout spikes once: later spikes change neither its loss nor any other
-    // neuron (it is the last layer), so they would only fill its buffer.
-    m.thresholdConditionCode =
-        firstSpikeReadout ? "(Step <= (int)T) ? (V >= vThresh && NumSpikes == 0) : (BackSpike != 0)"
-                          : "(Step <= (int)T) ? (V >= vThresh) : (BackSpike != 0)";
-    // A spike that does not fit in the ring is counted (Dropped) and reported by the compiler.
-    m.resetCode = "if (Step <= (int)T) {\n"
-                  "    if (NumSpikes < (int)slots) {\n"
-                  "        SpikeRing[NumSpikes] = Step - 1;\n"
-                  "        SpikeIV[NumSpikes] = I - V;\n"
-                  "        NumSpikes = NumSpikes + 1;\n"
-                  "    } else {\n"
-                  "        Dropped = Dropped + 1;\n"
-                  "    }\n"
-                  "    V = 0.0;\n"
-                  "}\n";
-    return m;
-}
-
 NeuronModel readoutModel(Readout readout, uint32_t steps, bool backward, bool deltaInput) {
     NeuronModel m;
     m.name = std::string("EventPropReadout") + readoutName(readout) + (deltaInput ? "Delta" : "") +
              (backward ? "" : "Forward");
     m.params = {"T", "tauM", "tauS"};
     m.derivedParams = stepFactors();
-    // LossDensity: dl/dV per ms at the step the backward pass is at, which a Delta synapse's
-    // adjoint term needs (moving a jump in V moves where the loss sees it).
-    m.vars = {{"V"},    {"Sum"},         {"LambdaV"},        {"LambdaI"},        {"Grad"},
-              {"Prob"}, {"Step", "int"}, {"Example", "int"}, {"MaxStep", "int"}, {"LossDensity"}};
+    // LambdaINext: LambdaI of the step after (dL/du one step later), for synapses that deliver
+    // a spike in two arrivals (eventprop_lif.cpp). LossDensity: dl/dV per ms at the step the
+    // backward pass is at, which a Delta synapse's adjoint term needs (moving a jump in V moves
+    // where the loss sees it).
+    m.vars = {{"V"},          {"Sum"},  {"LambdaV"},     {"LambdaI"},        {"LambdaINext"},
+              {"Grad"},       {"Prob"}, {"Step", "int"}, {"Example", "int"}, {"MaxStep", "int"},
+              {"LossDensity"}};
     // MaxVar: R = V at the step where V was largest (the first such step); dR/dV_k is 1 there.
     // Var (mean squared error): every step's V is kept (VHist) for the backward pass, with
     // Sum and SumSq for the loss; Target is the one-hot label the loss update writes.
@@ -281,6 +165,7 @@ NeuronModel readoutModel(Readout readout, uint32_t steps, bool backward, bool de
     if (backward)
         code += " else {\n"
                 "    const int k = 2 * nT - 1 - Step;\n"
+                "    LambdaINext = LambdaI;\n"
                 "    LossDensity = " +
                 backwardSource +
                 " / dt;\n"
@@ -313,38 +198,6 @@ PostsynapticModel deltaCurrModel() {
                 "    injectCurrent(inSyn);\n"
                 "}\n"
                 "inSyn = 0.0;\n";
-    return m;
-}
-
-WeightUpdateModel synapseModel(bool propagateBack, bool backward, bool deltaTarget) {
-    WeightUpdateModel m;
-    m.params = {"T", "tauMPost", "tauSPost"};
-    if (!backward) {
-        m.name = "EventPropForwardSynapse";
-        m.vars = {{"g", "scalar", VarAccess::ReadOnly}};
-        m.preSpikeSynCode = "addToPost(g);\n";
-        return m;
-    }
-    m.name = std::string(propagateBack ? "EventPropSynapse" : "EventPropInputSynapse") +
-             (deltaTarget ? "Delta" : "");
-    m.vars = {{"g", "scalar", VarAccess::ReadOnly},
-              {"Gradient", "scalar", VarAccess::ReadWrite},
-              {"ReducedGradient", "scalar", VarAccess::ReadOnly}};
-    // A spike emitted at step s arrives at step s+1, when the source's Step is s+1: forward
-    // spikes arrive while Step_pre <= T.
-    m.preSpikeSynCode = "if (Step_pre <= (int)T) {\n"
-                        "    addToPost(g);\n"
-                        "} else {\n"
-                        "    Gradient = Gradient + LambdaI_post;\n";
-    // The source's jump term, -dL/d(arrival time) of its input to the target: a later arrival
-    // delays the target's jump in I (Exponential: its V rises later, its I decays less) or in V
-    // (Delta: its V decays less before the jump, and the loss sees the jump later).
-    if (propagateBack)
-        m.preSpikeSynCode +=
-            deltaTarget
-                ? "    addToPre(g * (LossDensity_post - LambdaI_post / tauMPost));\n"
-                : "    addToPre(g * (LambdaV_post / tauMPost - LambdaI_post / tauSPost));\n";
-    m.preSpikeSynCode += "}\n";
     return m;
 }
 
@@ -396,6 +249,7 @@ CustomUpdateModel firstSpikeLossModel() {
                  {"maxLogit", "scalar", CA::ReadOnlySharedNeuron},
                  {"atMax", "scalar", CA::ReadOnlySharedNeuron},
                  {"prob", "scalar", CA::ReadOnly},
+                 {"sumExp", "scalar", CA::ReadOnlySharedNeuron},
                  {"tFirst", "scalar", CA::ReadOnly},
                  {"maxV", "scalar", CA::ReadOnly},
                  {"example", "int", CA::ReadOnly},
@@ -418,7 +272,7 @@ CustomUpdateModel firstSpikeLossModel() {
                    "        }\n"
                    "    }\n"
                    "    if (isLabel && spiked) {\n"
-                   "        lossSum = lossSum - log(fmax(prob, 1e-30)) +\n"
+                   "        lossSum = lossSum + log(sumExp) - (logit - maxLogit) +\n"
                    "                  alphaReg * (exp(tFirst / tau1) - 1.0);\n"
                    "        if (logit >= maxLogit && atMax < 1.5) {\n"
                    "            correct = correct + 1;\n"
@@ -427,6 +281,20 @@ CustomUpdateModel firstSpikeLossModel() {
                    "        lossSum = lossSum + silentPush * (vThresh - maxV);\n"
                    "        silentGrad = -silentPush;\n"
                    "    }\n"
+                   "}\n";
+    return m;
+}
+
+CustomUpdateModel finiteCheckModel() {
+    CustomUpdateModel m;
+    m.name = "EventPropFiniteCheck";
+    m.vars = {{"bad", "int", CA::ReadWrite}};
+    m.varRefs = {{"gradient", "scalar", CA::ReadWrite}, {"weight", "scalar", CA::ReadOnly}};
+    m.updateCode = "if (isnan(gradient) || isinf(gradient) || isnan(weight) || isinf(weight)) {\n"
+                   "    if (bad == 0) {\n"
+                   "        bad = (int)updateCount + 1;\n"
+                   "    }\n"
+                   "    gradient = 0.0;\n"
                    "}\n";
     return m;
 }
@@ -465,14 +333,18 @@ CustomUpdateModel crossEntropyModel() {
                  {"maxReadout", "scalar", CA::ReadOnlySharedNeuron},
                  {"atMax", "scalar", CA::ReadOnlySharedNeuron},
                  {"prob", "scalar", CA::ReadOnly},
+                 {"sumExp", "scalar", CA::ReadOnlySharedNeuron},
                  {"example", "int", CA::ReadOnly},
                  {"grad", "scalar", CA::ReadWrite}};
     m.egpRefs = {{"labels", "int"}};
+    // -log softmax(R)[label] as a log-sum-exp: log(sum exp(R - max)) - (R_label - max), exact
+    // for any spread of the readouts (a clamped log(prob) would saturate while the gradient
+    // prob - 1 does not).
     m.updateCode = "if (example < 0) {\n"
                    "    grad = 0.0;\n"
                    "} else if ((int)id == labels[example]) {\n"
                    "    grad = prob - 1.0;\n"
-                   "    lossSum = lossSum - log(fmax(prob, 1e-30));\n"
+                   "    lossSum = lossSum + log(sumExp) - (readout - maxReadout);\n"
                    "    if (readout >= maxReadout && atMax < 1.5) {\n"
                    "        correct = correct + 1;\n"
                    "    }\n"

@@ -11,6 +11,8 @@
 #include "spikeforge/train/network.hpp"
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace spikeforge::train::detail {
 
@@ -20,11 +22,25 @@ namespace spikeforge::train::detail {
 // read by the loss). Var Example is set by
 // selectExampleModel before each trial.
 NeuronModel inputModel(bool backward = true);
-// LIF with an exponential current synapse, spikes recorded in a ring of `ringSlots` per neuron.
-// Params T, tauM, tauS, vThresh, slots (= ringSlots), regStrength, regTarget, batchSize. A spike
+// A kind of target among a spiking population's outgoing connections: the target's membrane and
+// synaptic time constants [ms] and whether it integrates Delta input. A spike reaches targets of
+// kind i with delivery coefficients (vars CA<i>, CB<i>; backward also DA<i>, DB<i>) that the
+// source computes from its crossing time within the step (eventprop_lif.cpp).
+struct TargetKind {
+    double tauM = 20.0;
+    double tauS = 5.0;
+    bool delta = false;
+    bool operator==(const TargetKind&) const = default;
+};
+// LIF with an exponential current synapse, spikes recorded (step, crossing fraction, 1/slope)
+// in rings of `ringSlots` per neuron. Params T, tauM, tauS, vThresh, slots (= ringSlots),
+// regStrength, regTarget, batchSize, and tgtTauM<i>, tgtTauS<i> for each target kind. A spike
 // that does not fit in the ring is counted in Dropped (trial state).
 // With firstSpikeReadout also param tau0 and vars TFirst [ms], Logit, Prob, DLdt, Example.
-NeuronModel lifModel(uint32_t ringSlots, bool firstSpikeReadout = false, bool backward = true);
+NeuronModel lifModel(uint32_t ringSlots, const std::vector<TargetKind>& targets,
+                     bool firstSpikeReadout = false, bool backward = true);
+// The names of the delivery-coefficient vars lifModel declares for `targets`.
+std::vector<std::string> targetVarNames(const std::vector<TargetKind>& targets, bool backward);
 // Leaky integrator readout. Params T, tauM, tauS. Var Sum is the readout R, Grad is dL/dR
 // (written by the loss update between the passes), Prob the softmax of Sum.
 // With deltaInput the input jumps V (V <- alpha (V + Isyn)) and LambdaI holds dL/d(input).
@@ -33,11 +49,14 @@ NeuronModel readoutModel(Readout readout, uint32_t steps, bool backward = true,
                          bool deltaInput = false);
 // Exponential current synapse that injects only in the forward half. Params T, tauS.
 PostsynapticModel expCurrModel();
-// Weights g (shared by the batch), per-batch Gradient, shared ReducedGradient. Params T,
-// tauMPost, tauSPost. With `propagateBack` the backward events also send the adjoint term to
-// the source neuron (addToPre); spike inputs need none.
+// Weights g (shared by the batch), per-batch Gradient, shared ReducedGradient. Param T.
+// A spiking source (a LIF population) delivers with the coefficients of its target kind
+// `targetKind` and sends the adjoint term back to the source (addToPre); spike inputs deliver g
+// at the step boundary and need nothing back. With an exponential target a spiking source uses
+// addToPostDelay(·, 1): the synapse group needs 2 dendritic delay slots.
 // deltaTarget: the target integrates Delta input (its LambdaI is dL/d(input)).
-WeightUpdateModel synapseModel(bool propagateBack, bool backward = true, bool deltaTarget = false);
+WeightUpdateModel synapseModel(bool spikingSource, size_t targetKind, bool backward = true,
+                               bool deltaTarget = false);
 // Delta synapse: the input of a step goes straight to the target's V. Param T.
 PostsynapticModel deltaCurrModel();
 
@@ -60,6 +79,11 @@ CustomUpdateModel tiesModel();
 // The first-spike-time loss (FirstSpikeReadoutParams): dldt = dL/dTFirst, and lossSum, correct
 // as crossEntropyModel. Params tau0, tau1, alphaReg.
 CustomUpdateModel firstSpikeLossModel();
+
+// After the batch reduction, before Adam: a reduced gradient or weight that is NaN or Inf is
+// never applied (the gradient is set to 0) and the first batch it appeared in is latched in
+// `bad` (updateCount + 1; 0 = none) until the host reads and clears it.
+CustomUpdateModel finiteCheckModel();
 
 // Derived parameters of the exact per-step solution: alpha = exp(-dt/tauM), beta =
 // exp(-dt/tauS), rho = V at the end of a step started at V = 0 with unit current.

@@ -83,8 +83,15 @@ std::vector<EpochReport> fit(EventPropCompiler& compiler, const EventDataset& tr
             for (Callback* c : callbacks)
                 c->onBatchesDone(epoch, done, total);
         };
-        report.train = compiler.trainEpoch(order, progress);
-        if (validation) report.validation = compiler.evaluate(validationIndices);
+        // A failed epoch (NaN or Inf, a spike buffer overflow) ends the run before onEpochEnd:
+        // no checkpoint of it is written, the previous one stays as it was.
+        try {
+            report.train = compiler.trainEpoch(order, progress);
+            if (validation) report.validation = compiler.evaluate(validationIndices);
+        } catch (const ModelError& e) {
+            throw ModelError("epoch " + std::to_string(epoch + 1) + " of " +
+                             std::to_string(options.epochs) + ": " + e.what());
+        }
         // evaluate() ends with reading its metrics, so the device is idle here.
         const std::optional<double> busyAfter = compiler.simulation().deviceBusySeconds();
         report.seconds =

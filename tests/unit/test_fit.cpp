@@ -7,6 +7,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
 
 using namespace fit_test;
 
@@ -171,4 +174,52 @@ TEST(Fit, YinYangLearnsClearlyAboveChanceInAFewEpochs) {
     // Chance is 1/3 on three balanced classes.
     EXPECT_GT(m.accuracy(), 0.5) << "train accuracy of the last epoch "
                                  << reports.back().train.accuracy();
+}
+
+namespace {
+
+std::string fileBytes(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// After the checkpoint of the first epoch is written, sets one weight to NaN through the API and
+// keeps the checkpoint's bytes.
+struct PlantNaN : Callback {
+    EventPropCompiler& compiler;
+    std::filesystem::path file;
+    std::string saved;
+    PlantNaN(EventPropCompiler& c, std::filesystem::path f) : compiler(c), file(std::move(f)) {}
+    void onEpochEnd(const EpochReport& r) override {
+        if (r.epoch != 0) return;
+        saved = fileBytes(file);
+        std::vector<double> w = compiler.weights("HidOut");
+        w[2] = std::nan("");
+        compiler.setWeights("HidOut", w);
+    }
+};
+
+} // namespace
+
+// A weight set to NaN stops fit() in the next epoch with an error naming the epoch and the
+// connection; the last good checkpoint is left as it was.
+TEST(Fit, PlantedNaNStopsTrainingAndKeepsTheLastCheckpoint) {
+    const EventDataset train = makeYinYang(64, 1);
+    const FitOptions options = fitOptions(3);
+    auto compiler = yinYangCompiler();
+    TempPath dir;
+    Checkpoint checkpoint(*compiler, dir.path(), 1, options);
+    PlantNaN plant(*compiler, dir.path() / Checkpoint::kFileName);
+    Callback* callbacks[] = {&checkpoint, &plant};
+    try {
+        fit(*compiler, train, nullptr, options, callbacks);
+        FAIL() << "training on a NaN weight must stop";
+    } catch (const spikeforge::ModelError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("epoch 2 of 3"), std::string::npos) << what;
+        EXPECT_NE(what.find("connection 'HidOut'"), std::string::npos) << what;
+    }
+    ASSERT_FALSE(plant.saved.empty()) << "the first epoch wrote a checkpoint";
+    EXPECT_EQ(fileBytes(dir.path() / Checkpoint::kFileName), plant.saved)
+        << "the failed epoch must not touch the last good checkpoint";
 }

@@ -1,0 +1,295 @@
+// EventProp's spiking neuron (eventprop_models.hpp) and the synapses leaving it. The discrete
+// system and its exact adjoint are derived in docs/training.md ("Spikes within a step"); in
+// short, per neuron and forward step (u = Isyn, the current after this step's arrivals):
+//   V~ = alpha V + rho u,  I = beta u;  spike if V~ >= vThresh, at the fraction
+//   f = (vThresh - Vprev) / (V~ - Vprev) of the step (linear interpolation; 0 when Vprev was
+//   already above threshold), reset to 0 at that time: V = V~ - vThresh exp(-(1 - f) dt / tauM).
+// A spike reaches each target as a current jump at the crossing time, integrated exactly to the
+// end of the step: w (CA) into the next step's input and w (CB) one step later (CA + CB is the
+// current left, CA the part that also drove V over the rest of the crossing step). Backward,
+// the loss depends on f through the reset, the targets (Isyn = dL/df from addToPre) and, for a
+// first-spike readout, the spike time; f depends on Vprev and V~ with the slope D = V~ - Vprev,
+// which is never below vThresh - Vprev > 0, so no floor is needed.
+#include "train/eventprop_models.hpp"
+
+#include "spikeforge/errors.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace spikeforge::train::detail {
+
+namespace {
+
+bool sameTau(double tauM, double tauS) {
+    return std::fabs(tauS - tauM) <= 1e-9 * tauM;
+}
+
+std::string suffix(size_t i) {
+    return std::to_string(i);
+}
+
+// Delivery coefficients of a spike at fraction `f` (a local of the code) for target kind i:
+// CA, CB (the forward weights of the two arrivals) and, with `derivatives`, DA = dCA/df and
+// DB = dCB/df. s1 is the time from the crossing to the end of the step [ms].
+std::string coefficientCode(const TargetKind& t, size_t i, const std::string& f, bool derivatives) {
+    const std::string n = suffix(i);
+    const std::string tm = "tgtTauM" + n, ts = "tgtTauS" + n;
+    std::string c = "    const scalar s1_" + n + " = (1.0 - " + f + ") * dt;\n" +
+                    "    const scalar em_" + n + " = exp(-s1_" + n + " / " + tm + ");\n";
+    if (t.delta) {
+        // V jumps by w at the crossing and decays to the end of the step.
+        c += "    CA" + n + " = em_" + n + ";\n";
+        if (derivatives) c += "    DA" + n + " = em_" + n + " * dt / " + tm + ";\n";
+        return c;
+    }
+    // I at the end of the step: ea; V gained r = rho(s1); b feeds that V gain in as current
+    // over the next step (alpha r = rho b) and is taken back out one step later (-beta b).
+    c += "    const scalar ea_" + n + " = exp(-s1_" + n + " / " + ts + ");\n";
+    c += sameTau(t.tauM, t.tauS)
+             ? "    const scalar r_" + n + " = s1_" + n + " / " + tm + " * em_" + n + ";\n"
+             : "    const scalar r_" + n + " = " + ts + " * (ea_" + n + " - em_" + n + ") / (" +
+                   ts + " - " + tm + ");\n";
+    c += "    const scalar b_" + n + " = tgtAlpha" + n + " * r_" + n + " / tgtRho" + n + ";\n" +
+         "    CA" + n + " = ea_" + n + " + b_" + n + ";\n" + "    CB" + n + " = -tgtBeta" + n +
+         " * b_" + n + ";\n";
+    if (!derivatives) return c;
+    // d rho(s)/ds at s1; ds1/df = -dt.
+    c += sameTau(t.tauM, t.tauS) ? "    const scalar rp_" + n + " = em_" + n + " * (1.0 - s1_" + n +
+                                       " / " + tm + ") / " + tm + ";\n"
+                                 : "    const scalar rp_" + n + " = (em_" + n + " * " + ts + " / " +
+                                       tm + " - ea_" + n + ") / (" + ts + " - " + tm + ");\n";
+    c += "    const scalar db_" + n + " = -dt * tgtAlpha" + n + " * rp_" + n + " / tgtRho" + n +
+         ";\n" + "    DA" + n + " = ea_" + n + " * dt / " + ts + " + db_" + n + ";\n" + "    DB" +
+         n + " = -tgtBeta" + n + " * db_" + n + ";\n";
+    return c;
+}
+
+std::string coefficients(const std::vector<TargetKind>& targets, const std::string& f,
+                         bool derivatives) {
+    std::string c;
+    for (size_t i = 0; i < targets.size(); i++)
+        c += coefficientCode(targets[i], i, f, derivatives);
+    return c;
+}
+
+void addTargetDecls(NeuronModel& m, const std::vector<TargetKind>& targets, bool backward) {
+    for (size_t i = 0; i < targets.size(); i++) {
+        const std::string n = suffix(i);
+        m.params.push_back("tgtTauM" + n);
+        m.params.push_back("tgtTauS" + n);
+        const std::string tm = "tgtTauM" + n, ts = "tgtTauS" + n;
+        m.derivedParams.push_back({"tgtAlpha" + n, [tm](const ParamValues& p, double dt) {
+                                       return alphaOf(p.at(tm), dt);
+                                   }});
+        m.derivedParams.push_back({"tgtBeta" + n, [ts](const ParamValues& p, double dt) {
+                                       return betaOf(p.at(ts), dt);
+                                   }});
+        m.derivedParams.push_back({"tgtRho" + n, [tm, ts](const ParamValues& p, double dt) {
+                                       return rhoOf(p.at(tm), p.at(ts), dt);
+                                   }});
+        m.vars.push_back({"CA" + n});
+        if (!targets[i].delta) m.vars.push_back({"CB" + n});
+        if (!backward) continue;
+        m.vars.push_back({"DA" + n});
+        if (!targets[i].delta) m.vars.push_back({"DB" + n});
+    }
+}
+
+} // namespace
+
+std::vector<std::string> targetVarNames(const std::vector<TargetKind>& targets, bool backward) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < targets.size(); i++) {
+        const std::string n = suffix(i);
+        names.push_back("CA" + n);
+        if (!targets[i].delta) names.push_back("CB" + n);
+        if (!backward) continue;
+        names.push_back("DA" + n);
+        if (!targets[i].delta) names.push_back("DB" + n);
+    }
+    return names;
+}
+
+NeuronModel lifModel(uint32_t ringSlots, const std::vector<TargetKind>& targets,
+                     bool firstSpikeReadout, bool backward) {
+    NeuronModel m;
+    m.name = std::string(firstSpikeReadout ? "EventPropLIFFirstSpike" : "EventPropLIF") +
+             (backward ? "" : "Forward");
+    m.params = {"T", "tauM", "tauS", "vThresh", "slots", "regStrength", "regTarget", "batchSize"};
+    m.derivedParams = {
+        {"alpha", [](const ParamValues& p, double dt) { return alphaOf(p.at("tauM"), dt); }},
+        {"beta", [](const ParamValues& p, double dt) { return betaOf(p.at("tauS"), dt); }},
+        {"rho",
+         [](const ParamValues& p, double dt) { return rhoOf(p.at("tauM"), p.at("tauS"), dt); }}};
+    // F: the crossing fraction of the latest spike; InvD: 1 / (V~ - Vprev) at it (0 when the
+    // step started above threshold: that spike's time does not move).
+    m.vars = {{"V"},
+              {"I"},
+              {"F"},
+              {"InvD"},
+              {"LambdaV"},
+              {"LambdaI"},
+              {"LambdaINext"},
+              {"Step", "int"},
+              {"BackSpike", "int"},
+              {"NumSpikes", "int"},
+              {"Dropped", "int"},
+              {"SpikeSum", "scalar", VarAccess::ReadOnly}};
+    addTargetDecls(m, targets, backward);
+    m.arrays = {{"SpikeRing", "int", ringSlots},
+                {"SpikeF", "scalar", ringSlots},
+                {"SpikeInvD", "scalar", ringSlots}};
+    // A first-spike readout also keeps its first spike time (TFirst = (Step + F) dt, 1e30
+    // until it spikes), hands -TFirst/tau0 to the softmax (Logit) and receives dLoss/dTFirst
+    // (DLdt). While it has not spiked it keeps its largest V and that step (MaxV, MaxStep): a
+    // silent label output is pushed up there with dLoss/dMaxV = SilentGrad.
+    std::string firstSpikeForward, firstSpikeTime, silentPush;
+    if (firstSpikeReadout) {
+        m.params.push_back("tau0");
+        m.vars.insert(m.vars.end(), {{"TFirst"},
+                                     {"Logit"},
+                                     {"Prob"},
+                                     {"DLdt"},
+                                     {"Example", "int"},
+                                     {"MaxV"},
+                                     {"MaxStep", "int"},
+                                     {"SilentGrad"}});
+        firstSpikeForward = "    if (V >= vThresh && TFirst > 1e29) {\n"
+                            "        TFirst = ((scalar)Step + F) * dt;\n"
+                            "    }\n"
+                            "    if (TFirst > 1e29 && V > MaxV) {\n"
+                            "        MaxV = V;\n"
+                            "        MaxStep = Step;\n"
+                            "    }\n"
+                            "    if (Step == nT - 1) {\n"
+                            "        Logit = -TFirst / tau0;\n"
+                            "    }\n";
+        firstSpikeTime = " + (NumSpikes == 0 ? DLdt * dt : 0.0)";
+        silentPush = "    if (k == MaxStep) {\n"
+                     "        LambdaV = LambdaV + SilentGrad;\n"
+                     "    }\n";
+    }
+    const std::string forward = "if (Step < nT) {\n"
+                                "    const scalar vPrev = V;\n"
+                                "    V = alpha * V + rho * Isyn;\n"
+                                "    I = beta * Isyn;\n"
+                                "    if (V >= vThresh) {\n"
+                                "        F = vPrev < vThresh ? (vThresh - vPrev) / (V - vPrev) : "
+                                "0.0;\n"
+                                "        InvD = vPrev < vThresh ? 1.0 / (V - vPrev) : 0.0;\n"
+                                "    }\n" +
+                                firstSpikeForward + "}";
+    // The reset to 0 at the crossing, seen at the end of the step, and the delivery
+    // coefficients of this spike.
+    const std::string resetAndDeliver = "    V = V - vThresh * exp((F - 1.0) * dt / tauM);\n"
+                                        "    const scalar f = F;\n" +
+                                        coefficients(targets, "f", false);
+    if (!backward) {
+        m.arrays.clear();
+        m.simCode = "const int nT = (int)T;\n" + forward + "\nStep = Step + 1;\n";
+        m.thresholdConditionCode = "V >= vThresh";
+        m.resetCode = "if (Step <= (int)T) {\n" + resetAndDeliver + "}\n";
+        return m;
+    }
+    // Backward step k: LambdaV is dL/dV at the end of forward step k (after its reset). At a
+    // spike of step k: dLdf collects the reset's, the targets' (Isyn) and the spike time's
+    // dependence on f; dL/dV~ = LambdaV - dLdf f/D, and dL/dVprev gains -dLdf (1 - f)/D, added
+    // after LambdaI has used dL/dV~ (divided by alpha, which the next step multiplies back).
+    // Spike-count regularisation (the loss-shaping paper's, in this sign convention): each
+    // backward spike adds tauM * regStrength * (batch-mean count - regTarget) / batchSize.
+    m.simCode = "const int nT = (int)T;\n" + forward +
+                " else {\n"
+                "    const int k = 2 * nT - 1 - Step;\n"
+                "    LambdaINext = LambdaI;\n"
+                "    LambdaV = alpha * LambdaV;\n" +
+                silentPush +
+                "    scalar pending = 0.0;\n"
+                "    if (BackSpike != 0) {\n"
+                "        NumSpikes = NumSpikes - 1;\n"
+                "        const scalar f = SpikeF[NumSpikes];\n"
+                "        const scalar invD = SpikeInvD[NumSpikes];\n"
+                "        const scalar dLdf = -vThresh * exp((f - 1.0) * dt / tauM) * (dt / tauM) "
+                "* LambdaV + Isyn" +
+                firstSpikeTime +
+                ";\n"
+                "        LambdaV = LambdaV - dLdf * f * invD + tauM * regStrength * (SpikeSum / "
+                "batchSize - regTarget) / batchSize;\n"
+                "        pending = -dLdf * (1.0 - f) * invD;\n"
+                "        BackSpike = 0;\n"
+                "    }\n"
+                "    LambdaI = beta * LambdaI + rho * LambdaV;\n"
+                "    LambdaV = LambdaV + pending / alpha;\n"
+                "    while (NumSpikes > 0 && SpikeRing[NumSpikes - 1] >= k) {\n"
+                "        NumSpikes = NumSpikes - 1;\n"
+                "    }\n"
+                "    if (NumSpikes > 0 && SpikeRing[NumSpikes - 1] == k - 1) {\n"
+                "        BackSpike = 1;\n"
+                "        const scalar fb = SpikeF[NumSpikes - 1];\n" +
+                coefficients(targets, "fb", true) +
+                "    }\n"
+                "}\n"
+                "Step = Step + 1;\n";
+    // A first-spike readout spikes once: later spikes change neither its loss nor any other
+    // neuron (it is the last layer), so they would only fill its buffer.
+    m.thresholdConditionCode =
+        firstSpikeReadout ? "(Step <= (int)T) ? (V >= vThresh && NumSpikes == 0) : (BackSpike != 0)"
+                          : "(Step <= (int)T) ? (V >= vThresh) : (BackSpike != 0)";
+    // A spike that does not fit in the ring is counted (Dropped) and reported by the compiler.
+    m.resetCode = "if (Step <= (int)T) {\n"
+                  "    if (NumSpikes < (int)slots) {\n"
+                  "        SpikeRing[NumSpikes] = Step - 1;\n"
+                  "        SpikeF[NumSpikes] = F;\n"
+                  "        SpikeInvD[NumSpikes] = InvD;\n"
+                  "        NumSpikes = NumSpikes + 1;\n"
+                  "    } else {\n"
+                  "        Dropped = Dropped + 1;\n"
+                  "    }\n" +
+                  resetAndDeliver + "}\n";
+    return m;
+}
+
+WeightUpdateModel synapseModel(bool spikingSource, size_t targetKind, bool backward,
+                               bool deltaTarget) {
+    WeightUpdateModel m;
+    m.params = {"T"};
+    const std::string n = suffix(targetKind);
+    // A spike input's events lie on step boundaries (f = 1): CA = 1, CB = 0, nothing to send
+    // back. A spiking source delivers at its crossing time (the file comment).
+    const std::string ca = spikingSource ? "CA" + n + "_pre" : "1.0";
+    const bool twoArrivals = spikingSource && !deltaTarget;
+    std::string deliver = "addToPost(g * " + ca + ");\n";
+    if (twoArrivals) deliver += "addToPostDelay(g * CB" + n + "_pre, 1);\n";
+    if (!backward) {
+        m.name = std::string("EventPropForwardSynapse") + (spikingSource ? "Spiking" : "") +
+                 (twoArrivals ? "Exp" : "");
+        m.vars = {{"g", "scalar", VarAccess::ReadOnly}};
+        m.preSpikeSynCode = deliver;
+        return m;
+    }
+    m.name = std::string(spikingSource ? "EventPropSynapse" : "EventPropInputSynapse") +
+             (deltaTarget ? "Delta" : "");
+    m.vars = {{"g", "scalar", VarAccess::ReadOnly},
+              {"Gradient", "scalar", VarAccess::ReadWrite},
+              {"ReducedGradient", "scalar", VarAccess::ReadOnly}};
+    // A spike emitted at step s arrives at step s+1, when the source's Step is s+1: forward
+    // spikes arrive while Step_pre <= T. Backward, at the replay of that spike, LambdaI_post is
+    // dL/du of the target at s+1 and LambdaINext_post at s+2.
+    std::string gradient = "    Gradient = Gradient + LambdaI_post * " + ca;
+    std::string sendBack;
+    if (twoArrivals) {
+        gradient += " + LambdaINext_post * CB" + n + "_pre";
+        sendBack = "    addToPre(g * (LambdaI_post * DA" + n + "_pre + LambdaINext_post * DB" + n +
+                   "_pre));\n";
+    } else if (spikingSource) {
+        // A Delta target's V jumps, and the loss samples V at step ends: a jump moving within a
+        // step changes no sample, so the continuous-time term of the loss the jump passes over
+        // (-w dl/dV per ms, per ms of delay) is added (docs/training.md).
+        sendBack = "    addToPre(g * (LambdaI_post * DA" + n + "_pre - dt * LossDensity_post));\n";
+    }
+    m.preSpikeSynCode = "if (Step_pre <= (int)T) {\n    " + deliver + "} else {\n" + gradient +
+                        ";\n" + sendBack + "}\n";
+    return m;
+}
+
+} // namespace spikeforge::train::detail

@@ -1,0 +1,264 @@
+// EventProp at coarse steps (dt = 1 ms, as SHD is trained) and its safety nets: gradients of a
+// recurrent layer against central differences of the engine's own loss (spikes are placed
+// within their step, so the loss is smooth in the weights while no spike changes step), the
+// log-sum-exp loss at extreme readouts, non-finite values stopping training, and the
+// regulariser's batch scaling (docs/training.md, "Spikes within a step").
+#include "spikeforge/errors.hpp"
+#include "spikeforge/train/eventprop.hpp"
+#include "unit/eventprop_test_data.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+using namespace spikeforge;
+using namespace spikeforge::train;
+using namespace spikeforge::train::testing;
+
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// The steps of every recorded spike of `pop` in the last evaluate() (one example).
+std::vector<std::pair<int, uint32_t>> spikeSteps(EventPropCompiler& c, const std::string& pop,
+                                                 double dt) {
+    std::vector<std::pair<int, uint32_t>> s;
+    for (const SpikeEvent& e : c.spikes(pop).at(0))
+        s.emplace_back(static_cast<int>(std::lround(e.time / dt)), e.neuron);
+    return s;
+}
+
+// Central differences of the loss for every weight of `connection`; NaN where the perturbation
+// moves a spike of `pop` to another step or adds or removes one (the loss jumps there).
+std::vector<double> differencesKeepingSteps(EventPropCompiler& c, const std::string& connection,
+                                            const std::string& pop,
+                                            std::span<const uint32_t> example, double h,
+                                            double dt) {
+    const std::vector<double> w0 = c.weights(connection);
+    c.evaluate(example);
+    const auto base = spikeSteps(c, pop, dt);
+    std::vector<double> fd(w0.size(), kNaN);
+    for (size_t i = 0; i < w0.size(); i++) {
+        std::vector<double> w = w0;
+        w[i] = w0[i] + h;
+        c.setWeights(connection, w);
+        const double up = c.evaluate(example).loss;
+        const bool upSame = spikeSteps(c, pop, dt) == base;
+        w[i] = w0[i] - h;
+        c.setWeights(connection, w);
+        const double down = c.evaluate(example).loss;
+        const bool downSame = spikeSteps(c, pop, dt) == base;
+        if (upSame && downSame) fd[i] = (up - down) / (2.0 * h);
+    }
+    c.setWeights(connection, w0);
+    return fd;
+}
+
+Network recurrentNetwork(Readout readout) {
+    Network net;
+    net.addSpikeInput("In", {4});
+    net.addLif("Hid", 7, {20.0, 1.0, 64});
+    net.addLeakyIntegrate("Out", 3, {20.0, readout});
+    net.addConnection("InHid", "In", "Hid", {{3.0, 1.5}, 5.0});
+    net.addConnection("HidHid", "Hid", "Hid", {{0.0, 1.0}, 5.0});
+    net.addConnection("HidOut", "Hid", "Out", {{0.0, 1.0}, 5.0});
+    return net;
+}
+
+EventPropOptions coarseOptions() {
+    EventPropOptions opt;
+    opt.dt = 1.0;
+    opt.exampleTimesteps = 80;
+    opt.batchSize = 1;
+    opt.precision = Precision::Double;
+    opt.seed = 3;
+    opt.recordSpikes = {"Hid"};
+    return opt;
+}
+
+// At dt = 1 ms a spike's place within its step moves the gradient by 7-24 % (a one-step shift
+// of the backward jump would too): the engine's gradient must equal central differences of its
+// own loss to 1e-5, for every weight whose perturbation keeps every spike in its step.
+TEST(EventPropCoarse, RecurrentGradientsMatchFiniteDifferencesAtOneMs) {
+    for (Readout readout : {Readout::AvgVarExpWeight, Readout::AvgVar}) {
+        SCOPED_TRACE(readoutName(readout));
+        EventPropCompiler c(recurrentNetwork(readout), coarseOptions());
+        c.setDataset(randomExamples(4, 3, 3, 80.0, 5, 17));
+        const std::vector<uint32_t> example{2};
+        c.computeGradients(example);
+        c.evaluate(example);
+        ASSERT_GE(c.spikes("Hid").at(0).size(), 10u) << "the hidden layer must spike";
+        size_t compared = 0, total = 0;
+        for (const char* conn : {"InHid", "HidHid", "HidOut"}) {
+            SCOPED_TRACE(conn);
+            c.computeGradients(example);
+            const std::vector<double> g = c.gradient(conn);
+            const std::vector<double> fd =
+                differencesKeepingSteps(c, conn, "Hid", example, 1e-6, 1.0);
+            double largest = 0.0;
+            for (double x : fd)
+                if (!std::isnan(x)) largest = std::max(largest, std::fabs(x));
+            ASSERT_GT(largest, 0.0);
+            for (size_t i = 0; i < g.size(); i++) {
+                total++;
+                if (std::isnan(fd[i])) continue;
+                compared++;
+                EXPECT_NEAR(g[i], fd[i], 1e-5 * std::max(std::fabs(fd[i]), 0.01 * largest))
+                    << "element " << i;
+            }
+        }
+        EXPECT_GE(compared, total * 3 / 4) << "most weights must be comparable";
+    }
+}
+
+// A first-spike readout at a coarse step: its spike time is interpolated within the step, and
+// the jump through hidden spikes places them within theirs.
+TEST(EventPropCoarse, FirstSpikeGradientsMatchFiniteDifferences) {
+    Network net;
+    net.addSpikeInput("In", {4});
+    net.addLif("Hid", 6, {20.0, 1.0, 64});
+    net.addFirstSpikeReadout("Out", 3, {{20.0, 1.0, 4}, 2.0, 6.4, 3e-3, 0.0});
+    net.addConnection("InHid", "In", "Hid", {{3.0, 1.0}, 5.0});
+    net.addConnection("HidOut", "Hid", "Out", {{2.5, 0.8}, 5.0});
+    EventPropOptions opt = coarseOptions();
+    opt.dt = 0.5;
+    opt.recordSpikes = {"Hid", "Out"};
+    EventPropCompiler c(net, opt);
+    c.setDataset(randomExamples(4, 3, 2, 40.0, 3, 5));
+    const std::vector<uint32_t> example{1};
+    c.evaluate(example);
+    ASSERT_GE(c.spikes("Out").at(0).size(), 2u) << "outputs must spike for a time loss";
+    for (const char* conn : {"InHid", "HidOut"}) {
+        SCOPED_TRACE(conn);
+        c.computeGradients(example);
+        const std::vector<double> g = c.gradient(conn);
+        std::vector<double> fd = differencesKeepingSteps(c, conn, "Hid", example, 1e-6, 0.5);
+        size_t compared = 0;
+        double largest = 0.0;
+        for (double x : fd)
+            if (!std::isnan(x)) largest = std::max(largest, std::fabs(x));
+        ASSERT_GT(largest, 0.0);
+        for (size_t i = 0; i < g.size(); i++) {
+            if (std::isnan(fd[i])) continue;
+            compared++;
+            EXPECT_NEAR(g[i], fd[i], 1e-5 * std::max(std::fabs(fd[i]), 0.01 * largest))
+                << "element " << i;
+        }
+        EXPECT_GE(compared, g.size() / 2);
+    }
+}
+
+// Readouts near +-3000: the loss is the exact log-sum-exp cross-entropy (a clamped log(p)
+// saturates at 69.08) and its gradient matches central differences.
+TEST(EventPropCoarse, LossIsLogSumExpAtExtremeReadouts) {
+    Network net;
+    net.addSpikeInput("In", {5});
+    net.addLeakyIntegrate("Out", 3, {20.0, Readout::SumVar});
+    net.addConnection("InOut", "In", "Out", {{0.0, 0.0}, 5.0});
+    EventPropOptions opt;
+    opt.dt = 1.0;
+    opt.exampleTimesteps = 60;
+    opt.batchSize = 1;
+    opt.precision = Precision::Double;
+    opt.recordVariables = {"Out.Sum"};
+    EventPropCompiler c(net, opt);
+    c.setDataset(randomExamples(5, 3, 2, 30.0, 3, 8));
+    std::vector<double> w(15);
+    for (size_t pre = 0; pre < 5; pre++) {
+        w[pre * 3 + 0] = 40.0;
+        w[pre * 3 + 1] = -40.0 + double(pre);
+        w[pre * 3 + 2] = 1.0;
+    }
+    c.setWeights("InOut", w);
+    const std::vector<uint32_t> example{1}; // label 1: the most negative readout
+    const double loss = c.evaluate(example).loss;
+    const std::vector<double>& last = c.variables("Out.Sum").at(0);
+    const double r0 = last[last.size() - 3], r1 = last[last.size() - 2], r2 = last[last.size() - 1];
+    ASSERT_GT(r0, 1000.0);
+    ASSERT_LT(r1, -1000.0);
+    const double m = std::max({r0, r1, r2});
+    const double want = m + std::log(std::exp(r0 - m) + std::exp(r1 - m) + std::exp(r2 - m)) - r1;
+    EXPECT_NEAR(loss, want, 1e-9 * want);
+    c.computeGradients(example);
+    expectClose(c.gradient("InOut"), finiteDifferences(c, "InOut", example, 1e-6), 1e-5);
+}
+
+// A weight set to NaN through the API: training stops with an error naming the connection, and
+// no NaN reaches the other weights.
+TEST(EventPropCoarse, PlantedNaNStopsTrainingAndNamesTheConnection) {
+    Network net;
+    net.addSpikeInput("In", {4});
+    net.addLif("Hid", 5, {20.0, 1.0, 64});
+    net.addLeakyIntegrate("Out", 3, {20.0, Readout::AvgVarExpWeight});
+    net.addConnection("InHid", "In", "Hid", {{3.0, 1.0}, 5.0});
+    net.addConnection("HidOut", "Hid", "Out", {{0.0, 1.0}, 5.0});
+    EventPropOptions opt = coarseOptions();
+    opt.recordSpikes = {};
+    opt.batchSize = 2;
+    EventPropCompiler c(net, opt);
+    c.setDataset(randomExamples(4, 3, 6, 80.0, 5, 4));
+    const std::vector<uint32_t> all{0, 1, 2, 3, 4, 5};
+    c.trainEpoch(all); // finite: trains
+    std::vector<double> w = c.weights("HidOut");
+    w[4] = kNaN;
+    c.setWeights("HidOut", w);
+    try {
+        c.trainEpoch(all);
+        FAIL() << "a NaN weight must stop training";
+    } catch (const ModelError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("connection 'HidOut'"), std::string::npos) << what;
+        EXPECT_NE(what.find("NaN or Inf"), std::string::npos) << what;
+        EXPECT_NE(what.find("first in batch 1 of this call"), std::string::npos) << what;
+    }
+    for (double x : c.weights("InHid"))
+        EXPECT_TRUE(std::isfinite(x)) << "a non-finite gradient was applied";
+    const std::vector<double> after = c.weights("HidOut");
+    for (size_t i = 0; i < after.size(); i++)
+        if (i != 4) {
+            EXPECT_TRUE(std::isfinite(after[i])) << "weight " << i;
+        }
+    EXPECT_THROW(c.evaluate(all), ModelError) << "a NaN loss is an error, not a metric";
+}
+
+// The spike-count regulariser adds tauM c (mean count - target) / B at each backward spike: for
+// B copies of one example its summed effect on the batch gradient does not depend on B.
+TEST(EventPropCoarse, RegulariserScalesWithTheBatchSize) {
+    auto gradient = [](uint32_t batch, double strength) {
+        Network net;
+        LifParams lif{20.0, 1.0, 64};
+        lif.regStrength = strength;
+        lif.regTarget = 1.0;
+        net.addSpikeInput("In", {4});
+        net.addLif("Hid", 5, lif);
+        net.addLeakyIntegrate("Out", 2, {20.0, Readout::AvgVar});
+        net.addConnection("InHid", "In", "Hid", {{3.0, 1.0}, 5.0});
+        net.addConnection("HidOut", "Hid", "Out", {{0.0, 1.0}, 5.0});
+        EventPropOptions opt = coarseOptions();
+        opt.recordSpikes = {};
+        opt.batchSize = batch;
+        EventPropCompiler c(net, opt);
+        c.setDataset(randomExamples(4, 2, 1, 80.0, 5, 12));
+        c.computeGradients(std::vector<uint32_t>(batch, 0u));
+        return c.gradient("InHid");
+    };
+    auto regEffect = [&](uint32_t batch) {
+        std::vector<double> with = gradient(batch, 1e-3);
+        const std::vector<double> without = gradient(batch, 0.0);
+        for (size_t i = 0; i < with.size(); i++)
+            with[i] -= without[i];
+        return with;
+    };
+    const std::vector<double> one = regEffect(1);
+    const std::vector<double> four = regEffect(4);
+    double largest = 0.0;
+    for (double x : one)
+        largest = std::max(largest, std::fabs(x));
+    ASSERT_GT(largest, 0.0) << "the regulariser must act";
+    for (size_t i = 0; i < one.size(); i++)
+        EXPECT_NEAR(four[i], one[i], 1e-6 * largest) << "element " << i;
+}
+
+} // namespace

@@ -262,3 +262,44 @@ TEST(EventPropCoarse, RegulariserScalesWithTheBatchSize) {
 }
 
 } // namespace
+
+namespace {
+
+// One training batch is computeGradients (the batch-reduced gradient) followed by one Adam step
+// (bias-corrected, step 1) on that gradient; Adam before the reduction would see zeros.
+TEST(EventPropCoarse, OneBatchIsTheReducedGradientThenOneAdamStep) {
+    Network net;
+    net.addSpikeInput("In", {4});
+    net.addLif("Hid", 5, {20.0, 1.0, 64});
+    net.addLeakyIntegrate("Out", 3, {20.0, Readout::AvgVarExpWeight});
+    net.addConnection("InHid", "In", "Hid", {{3.0, 1.0}, 5.0});
+    net.addConnection("HidOut", "Hid", "Out", {{0.0, 1.0}, 5.0});
+    EventPropOptions opt = coarseOptions();
+    opt.recordSpikes = {};
+    opt.batchSize = 3;
+    opt.adam.learningRate = 1e-2;
+    const EventDataset data = randomExamples(4, 3, 3, 80.0, 5, 9);
+    const std::vector<uint32_t> batch{0, 1, 2};
+    EventPropCompiler gradients(net, opt), trained(net, opt);
+    gradients.setDataset(data);
+    trained.setDataset(data);
+    gradients.computeGradients(batch);
+    trained.trainEpoch(batch);
+    const AdamParams& a = opt.adam;
+    for (const char* conn : {"InHid", "HidOut"}) {
+        SCOPED_TRACE(conn);
+        const std::vector<double> w0 = gradients.weights(conn), g = gradients.gradient(conn);
+        const std::vector<double> w1 = trained.weights(conn);
+        size_t moved = 0;
+        for (size_t i = 0; i < w0.size(); i++) {
+            const double m = (1.0 - a.beta1) * g[i] / (1.0 - a.beta1);
+            const double v = (1.0 - a.beta2) * g[i] * g[i] / (1.0 - a.beta2);
+            const double want = w0[i] - a.learningRate * m / (std::sqrt(v) + a.epsilon);
+            EXPECT_NEAR(w1[i], want, 1e-9) << "weight " << i;
+            moved += w1[i] != w0[i];
+        }
+        EXPECT_GT(moved, 0u) << "the step must move weights";
+    }
+}
+
+} // namespace

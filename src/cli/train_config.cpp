@@ -327,7 +327,7 @@ std::string classesOrigin(const HeidelbergFile& f, const std::string& options,
 TrainData loadHdf5Files(const DatasetConfig& d, uint32_t numChannels, const std::string& dir,
                         double trialMs) {
     HeidelbergOptions o;
-    o.numChannels = numChannels;
+    o.numChannels = d.numChannels ? d.numChannels : numChannels;
     o.maxExamples = d.maxExamples;
     o.duration = d.durationMs;
     switch (d.kind) {
@@ -339,8 +339,9 @@ TrainData loadHdf5Files(const DatasetConfig& d, uint32_t numChannels, const std:
                            " classes; kind = \"hdf5\" reads files in this layout of any shape";
         break;
     case DatasetKind::Hdf5:
-        o.numClasses = d.numClasses;
-        o.numClassesFrom = "[dataset] num_classes = " + std::to_string(d.numClasses);
+        o.numClasses = d.numClasses; // 0: from the file
+        if (d.numClasses)
+            o.numClassesFrom = "[dataset] num_classes = " + std::to_string(d.numClasses);
         break;
     case DatasetKind::YinYang:
     case DatasetKind::SyntheticShd:

@@ -255,6 +255,14 @@ TEST_F(CliTrainHdf5, ClassCountFromKeysLabelsOrConfig) {
     EXPECT_EQ(d.train.numClasses(), 4u);
     EXPECT_EQ(d.train.numChannels(), 5u);
     EXPECT_EQ(d.classesFrom, "[dataset] num_classes = 4");
+    // kind "shd" keeps the published 20 classes for a file whose extra/keys agrees.
+    s.keys = 20;
+    const fs::path published = file(s);
+    d = load(std::regex_replace(config(fileKey("train_file", published)),
+                                std::regex("kind = \"hdf5\""), "kind = \"shd\""));
+    EXPECT_EQ(d.train.numClasses(), 20u);
+    ASSERT_EQ(d.warnings.size(), 1u);
+    EXPECT_TRUE(has(d.warnings[0], "classes 3, 4, 5")) << d.warnings[0];
     // The test file is read with the training file's class count.
     const fs::path wide = file(Spec{{{0.001f}}, {{0}}, {3}, 0});
     const std::string m = errorOf<ModelError>(

@@ -40,6 +40,26 @@ std::unique_ptr<EventPropCompiler> makeCompiler(const TrainConfig& cfg,
     return std::make_unique<EventPropCompiler>(cfg.network, cfg.eventprop, prefs);
 }
 
+// Reads the config's sets, prints the reader's warnings to `err` and checks that the readout has
+// a neuron per class (naming where the class count came from).
+TrainData loadData(const TrainConfig& cfg, const TrainCommandOptions& o, std::ostream& err) {
+    const double trialMs = cfg.eventprop.dt * double(cfg.eventprop.exampleTimesteps);
+    TrainData data = loadTrainData(cfg.dataset, inputChannels(cfg.network), o.dataDir, trialMs);
+    for (const std::string& w : data.warnings)
+        err << "warning: " << w << '\n';
+    err << std::flush;
+    const Population* out = readoutPopulation(cfg.network);
+    const uint32_t classes = data.train.numClasses();
+    if (out && classes > out->size)
+        throw ModelError("dataset: " +
+                         (data.classesFrom.empty()
+                              ? "the dataset has " + std::to_string(classes) + " classes"
+                              : data.classesFrom) +
+                         ", but the readout population '" + out->name + "' has only " +
+                         std::to_string(out->size) + " neurons (it needs one per class)");
+    return data;
+}
+
 Metrics evaluateAll(EventPropCompiler& c, const EventDataset& data) {
     c.setDataset(data);
     std::vector<uint32_t> all(data.size());
@@ -115,11 +135,11 @@ void printTrainJson(std::ostream& out, const TrainCommandOptions& o, const Train
         << '\n';
 }
 
-int trainCommand(const TrainCommandOptions& o, std::ostream& out) {
+int trainCommand(const TrainCommandOptions& o, std::ostream& out, std::ostream& err) {
     TrainConfig cfg = loadTrainConfig(o.config, o.sets);
     if (o.epochs) cfg.fit.epochs = *o.epochs;
     checkOutputs(cfg, o);
-    const TrainData data = loadTrainData(cfg.dataset, inputChannels(cfg.network), o.dataDir);
+    const TrainData data = loadData(cfg, o, err);
     auto compiler = makeCompiler(cfg, o);
     const uint32_t start =
         o.resumeDir.empty() ? 0 : resumeFromCheckpoint(*compiler, o.resumeDir, cfg.fit);
@@ -146,9 +166,9 @@ int trainCommand(const TrainCommandOptions& o, std::ostream& out) {
     return exitOk;
 }
 
-int evaluateCommand(const TrainCommandOptions& o, std::ostream& out) {
+int evaluateCommand(const TrainCommandOptions& o, std::ostream& out, std::ostream& err) {
     const TrainConfig cfg = loadTrainConfig(o.config, o.sets);
-    const TrainData data = loadTrainData(cfg.dataset, inputChannels(cfg.network), o.dataDir);
+    const TrainData data = loadData(cfg, o, err);
     const EventDataset* set = data.test ? &*data.test : nullptr;
     const char* which = "test";
     if (!set && data.validation) set = &*data.validation, which = "validation";
@@ -195,11 +215,11 @@ void addCommonOptions(CLI::App* cmd, TrainCommandOptions& o) {
 } // namespace
 
 int runTrain(const TrainCommandOptions& options, std::ostream& out, std::ostream& err) {
-    return runGuarded(err, [&] { return trainCommand(options, out); });
+    return runGuarded(err, [&] { return trainCommand(options, out, err); });
 }
 
 int runEvaluate(const TrainCommandOptions& options, std::ostream& out, std::ostream& err) {
-    return runGuarded(err, [&] { return evaluateCommand(options, out); });
+    return runGuarded(err, [&] { return evaluateCommand(options, out, err); });
 }
 
 std::function<std::optional<int>()> addTrainCommands(CLI::App& app) {

@@ -90,8 +90,9 @@ DatasetConfig readDataset(const Reader& r, const toml::table& root) {
     const toml::table& t = r.table(r.require(root, "dataset", "config"), "dataset");
     const Table d{r, t, "dataset"};
     DatasetConfig c;
-    c.kind = static_cast<DatasetKind>(
-        choice(r, d.require("kind"), "dataset: kind", {"yinyang", "shd", "ssc", "synthetic_shd"}));
+    // In the order of DatasetKind.
+    c.kind = static_cast<DatasetKind>(choice(r, d.require("kind"), "dataset: kind",
+                                             {"yinyang", "shd", "ssc", "synthetic_shd", "hdf5"}));
     const std::vector<std::string> common = {"kind", "validation_size", "validation_seed"};
     std::vector<std::string> allowed = common;
     c.validationSize = d.count("validation_size", 0, 0, kMaxCount);
@@ -99,8 +100,18 @@ DatasetConfig readDataset(const Reader& r, const toml::table& root) {
     switch (c.kind) {
     case DatasetKind::Shd:
     case DatasetKind::Ssc:
+        // The published files have a fixed shape; other shapes are kind "hdf5".
+        for (const char* key : {"num_classes", "num_channels"})
+            if (const toml::node* n = d.get(key))
+                r.fail(*n, d.at(key) + ": kind \"shd\" and \"ssc\" are the published files " +
+                               "(20 and 35 classes); use kind = \"hdf5\" for files in their " +
+                               "layout of other shapes");
+        [[fallthrough]];
+    case DatasetKind::Hdf5:
         allowed.insert(allowed.end(), {"train_file", "validation_file", "test_file", "max_examples",
                                        "duration_ms"});
+        if (c.kind == DatasetKind::Hdf5)
+            allowed.insert(allowed.end(), {"num_classes", "num_channels"});
         r.checkKeys(t, "dataset", allowed);
         c.configDir = std::filesystem::path(r.file()).parent_path().string();
         c.trainFile = r.string(d.require("train_file"), d.at("train_file"));
@@ -111,6 +122,8 @@ DatasetConfig readDataset(const Reader& r, const toml::table& root) {
                    d.at("validation_size") + ": give validation_file or validation_size, not both");
         c.maxExamples = d.count("max_examples", 0, 0, kMaxCount);
         c.durationMs = d.get("duration_ms") ? d.positive("duration_ms", 0.0) : 0.0;
+        c.numClasses = static_cast<uint32_t>(d.count("num_classes", 0, 1, kMaxCount));
+        c.numChannels = static_cast<uint32_t>(d.count("num_channels", 0, 1, kMaxCount));
         return c;
     case DatasetKind::SyntheticShd:
         allowed.insert(allowed.end(), {"duration_ms", "mean_spikes"});
@@ -127,6 +140,31 @@ DatasetConfig readDataset(const Reader& r, const toml::table& root) {
         return c;
     }
     throw InternalError("dataset kind");
+}
+
+// The first population of one of `kinds` (nullptr if none).
+const Population* findPopulation(const Network& net, std::initializer_list<PopulationKind> kinds) {
+    for (const Population& p : net.populations())
+        for (const PopulationKind k : kinds)
+            if (p.kind == k) return &p;
+    return nullptr;
+}
+
+// [dataset] num_channels and num_classes against the network, at the keys' positions.
+void checkDatasetShape(const Reader& r, const toml::table& root, const TrainConfig& cfg) {
+    const toml::table& t = *root.get("dataset")->as_table();
+    const Population* in = findPopulation(cfg.network, {PopulationKind::SpikeInput});
+    if (cfg.dataset.numChannels && in && cfg.dataset.numChannels != in->size)
+        r.fail(*t.get("num_channels"),
+               "dataset: num_channels: " + std::to_string(cfg.dataset.numChannels) +
+                   " but the spike_input population '" + in->name + "' has " +
+                   std::to_string(in->size) + " neurons (they must be equal)");
+    const Population* out = readoutPopulation(cfg.network);
+    if (cfg.dataset.numClasses && out && cfg.dataset.numClasses > out->size)
+        r.fail(*t.get("num_classes"),
+               "dataset: num_classes: " + std::to_string(cfg.dataset.numClasses) +
+                   " but the readout population '" + out->name + "' has only " +
+                   std::to_string(out->size) + " neurons (one per class at least)");
 }
 
 // Network::add* checks what needs only the description; its ModelError is placed at the entry.
@@ -269,7 +307,77 @@ void readOutput(const Reader& r, const toml::table& root, TrainConfig& cfg) {
     if (o.get("metrics_csv")) cfg.metricsCsv = resolve(r.file(), o.string("metrics_csv", ""));
 }
 
+// The class count's origin, for messages.
+std::string classesOrigin(const HeidelbergFile& f, const std::string& options,
+                          const std::string& file) {
+    switch (f.classesFrom) {
+    case ClassCountSource::Options:
+        return options;
+    case ClassCountSource::Keys:
+        return "the training file '" + file + "' has " + std::to_string(f.data.numClasses()) +
+               " classes (the length of its extra/keys)";
+    case ClassCountSource::Labels:
+        return "the training file '" + file + "' has " + std::to_string(f.data.numClasses()) +
+               " classes (its largest label + 1; set [dataset] num_classes for more)";
+    }
+    throw InternalError("class count source");
+}
+
+// shd, ssc, hdf5: the training file, then the validation and test files with its class count.
+TrainData loadHdf5Files(const DatasetConfig& d, uint32_t numChannels, const std::string& dir,
+                        double trialMs) {
+    HeidelbergOptions o;
+    o.numChannels = d.numChannels ? d.numChannels : numChannels;
+    o.maxExamples = d.maxExamples;
+    o.duration = d.durationMs;
+    switch (d.kind) {
+    case DatasetKind::Shd:
+    case DatasetKind::Ssc:
+        o.numClasses = d.kind == DatasetKind::Shd ? 20 : 35;
+        o.numClassesFrom = std::string("kind \"") + (d.kind == DatasetKind::Shd ? "shd" : "ssc") +
+                           "\" has " + std::to_string(o.numClasses) +
+                           " classes; kind = \"hdf5\" reads files in this layout of any shape";
+        break;
+    case DatasetKind::Hdf5:
+        o.numClasses = d.numClasses; // 0: from the file
+        if (d.numClasses)
+            o.numClassesFrom = "[dataset] num_classes = " + std::to_string(d.numClasses);
+        break;
+    case DatasetKind::YinYang:
+    case DatasetKind::SyntheticShd:
+        throw InternalError("not an HDF5 dataset kind");
+    }
+    std::vector<std::string> warnings;
+    auto read = [&](const std::string& name) {
+        const std::string path = resolveIn(dir, name);
+        HeidelbergFile f = readHeidelbergHdf5File(path, o);
+        warnings.insert(warnings.end(), f.warnings.begin(), f.warnings.end());
+        // Kept events later than the trial (when duration_ms is longer or not given).
+        for (std::string& w : lateEventWarnings(f.data, "HDF5 file '" + path + "'", trialMs))
+            warnings.push_back(w + " (the trial is [training] example_timesteps × dt)");
+        return f;
+    };
+    HeidelbergFile first = read(d.trainFile);
+    const std::string from = classesOrigin(first, o.numClassesFrom, resolveIn(dir, d.trainFile));
+    o.numClasses = first.data.numClasses();
+    o.numClassesFrom = from;
+    std::optional<EventDataset> test, validation;
+    if (!d.testFile.empty()) test = read(d.testFile).data;
+    if (!d.validationFile.empty()) validation = read(d.validationFile).data;
+    EventDataset train = std::move(first.data);
+    if (d.validationSize) {
+        auto [rest, split] = splitTrainValidation(train, d.validationSize, d.validationSeed);
+        train = std::move(rest);
+        validation = std::move(split);
+    }
+    return {std::move(train), std::move(validation), std::move(test), from, std::move(warnings)};
+}
+
 } // namespace
+
+const train::Population* readoutPopulation(const train::Network& net) {
+    return findPopulation(net, {PopulationKind::LeakyIntegrate, PopulationKind::FirstSpikeReadout});
+}
 
 TrainConfig parseTrainConfig(std::string_view text, const std::string& sourceName,
                              const std::vector<std::string>& overrides) {
@@ -283,6 +391,7 @@ TrainConfig parseTrainConfig(std::string_view text, const std::string& sourceNam
     cfg.file = sourceName;
     cfg.dataset = readDataset(r, root);
     cfg.network = readNetwork(r, root);
+    checkDatasetShape(r, root, cfg);
     readTraining(r, root, cfg);
     readOutput(r, root, cfg);
     return cfg;
@@ -300,7 +409,8 @@ TrainConfig loadTrainConfig(const std::string& path, const std::vector<std::stri
     return parseTrainConfig(text, path, overrides);
 }
 
-TrainData loadTrainData(const DatasetConfig& d, uint32_t numChannels, const std::string& dataDir) {
+TrainData loadTrainData(const DatasetConfig& d, uint32_t numChannels, const std::string& dataDir,
+                        double trialMs) {
     switch (d.kind) {
     case DatasetKind::YinYang:
     case DatasetKind::SyntheticShd: {
@@ -312,29 +422,15 @@ TrainData loadTrainData(const DatasetConfig& d, uint32_t numChannels, const std:
             o.meanSpikes = d.meanSpikes;
             return makeSyntheticShd(size, seed, o);
         };
-        TrainData data{make(d.trainSize, d.trainSeed), std::nullopt, std::nullopt};
+        TrainData data{make(d.trainSize, d.trainSeed), std::nullopt, std::nullopt, "", {}};
         if (d.validationSize) data.validation = make(d.validationSize, d.validationSeed);
         if (d.testSize) data.test = make(d.testSize, d.testSeed);
         return data;
     }
     case DatasetKind::Shd:
-    case DatasetKind::Ssc: {
-        HeidelbergOptions o;
-        o.numChannels = numChannels;
-        o.numClasses = d.kind == DatasetKind::Shd ? 20 : 35;
-        o.maxExamples = d.maxExamples;
-        o.duration = d.durationMs;
-        const std::string& dir = dataDir.empty() ? d.configDir : dataDir;
-        EventDataset all = readHeidelbergHdf5(resolveIn(dir, d.trainFile), o);
-        std::optional<EventDataset> test;
-        if (!d.testFile.empty()) test = readHeidelbergHdf5(resolveIn(dir, d.testFile), o);
-        if (!d.validationFile.empty())
-            return {std::move(all), readHeidelbergHdf5(resolveIn(dir, d.validationFile), o),
-                    std::move(test)};
-        if (d.validationSize == 0) return {std::move(all), std::nullopt, std::move(test)};
-        auto [train, validation] = splitTrainValidation(all, d.validationSize, d.validationSeed);
-        return {std::move(train), std::move(validation), std::move(test)};
-    }
+    case DatasetKind::Ssc:
+    case DatasetKind::Hdf5:
+        return loadHdf5Files(d, numChannels, dataDir.empty() ? d.configDir : dataDir, trialMs);
     }
     throw InternalError("dataset kind");
 }

@@ -1,5 +1,7 @@
-// The Heidelberg spiking datasets (SHD, SSC) read from their published HDF5 files with the HDF5 C
-// API. Optional: without HDF5 (SPIKEFORGE_HAVE_HDF5 unset) the reader throws a BackendError.
+// The Heidelberg spiking datasets (SHD, SSC), and any file in their HDF5 layout whatever its
+// channels and classes, read with the HDF5 C API (the class-count rule and the warnings:
+// dataset.hpp). Optional: without HDF5 (SPIKEFORGE_HAVE_HDF5 unset) the reader throws a
+// BackendError.
 #include "spikeforge/errors.hpp"
 #include "spikeforge/train/dataset.hpp"
 
@@ -10,7 +12,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <utility>
 #include <vector>
 #endif
@@ -23,10 +27,14 @@ bool haveHdf5() {
     return false;
 }
 
-EventDataset readHeidelbergHdf5(const std::string& path, const HeidelbergOptions&) {
+HeidelbergFile readHeidelbergHdf5File(const std::string& path, const HeidelbergOptions&) {
     throw BackendError("cannot read '" + path +
                        "': this build of spikeforge has no HDF5 support (install libhdf5-dev, "
                        "e.g. with tools/install-deps, and configure again)");
+}
+
+EventDataset readHeidelbergHdf5(const std::string& path, const HeidelbergOptions& options) {
+    return readHeidelbergHdf5File(path, options).data;
 }
 
 #else
@@ -110,7 +118,7 @@ struct Reader {
     HeidelbergOptions options;
 
     [[noreturn]] void fail(const std::string& what) const {
-        throw ModelError("SHD/SSC file '" + path + "': " + what);
+        throw ModelError("HDF5 file '" + path + "': " + what);
     }
     [[noreturn]] void fail(const std::string& dataset, const std::string& what) const {
         fail("dataset '" + dataset + "': " + what);
@@ -163,15 +171,48 @@ struct Reader {
         }
     }
 
-    std::vector<uint32_t> readLabels(hid_t labels, hsize_t n) const {
+    // The length of the optional `extra/keys` (one class name per class); none when absent.
+    std::optional<hsize_t> readKeys(hid_t file) const {
+        if (H5Lexists(file, "extra", H5P_DEFAULT) <= 0 ||
+            H5Lexists(file, "extra/keys", H5P_DEFAULT) <= 0)
+            return std::nullopt;
+        const Handle keys(H5Dopen2(file, "extra/keys", H5P_DEFAULT), H5Dclose);
+        if (!keys.valid()) fail("extra/keys", "not a dataset");
+        const Handle space(H5Dget_space(keys.get()), H5Sclose);
+        if (!space.valid() || H5Sget_simple_extent_ndims(space.get()) != 1)
+            fail("extra/keys", "must be one-dimensional (one class name per class)");
+        hsize_t length = 0;
+        H5Sget_simple_extent_dims(space.get(), &length, nullptr);
+        if (length == 0) fail("extra/keys", "is empty (the file names no classes)");
+        if (length > UINT32_MAX) fail("extra/keys", "more than 2^32 - 1 class names");
+        return length;
+    }
+
+    // What the class count is, for error messages.
+    std::string classesOrigin(ClassCountSource from, uint32_t numClasses) const {
+        switch (from) {
+        case ClassCountSource::Options:
+            return options.numClassesFrom.empty() ? "numClasses is " + std::to_string(numClasses)
+                                                  : options.numClassesFrom;
+        case ClassCountSource::Keys:
+            return std::to_string(numClasses) + " classes: the length of extra/keys";
+        case ClassCountSource::Labels:
+            return "the largest label + 1";
+        }
+        return "";
+    }
+
+    // Labels; each must be below numClasses when that is given (> 0).
+    std::vector<uint32_t> readLabels(hid_t labels, hsize_t n, uint32_t numClasses,
+                                     ClassCountSource from) const {
         std::vector<int64_t> raw(n);
         if (n > 0) read(labels, "labels", H5T_NATIVE_INT64, 0, n, raw.data());
         for (hsize_t i = 0; i < n; i++) {
-            if (raw[i] < 0 ||
-                (options.numClasses > 0 && raw[i] >= static_cast<int64_t>(options.numClasses))) {
+            if (raw[i] < 0 || (numClasses > 0 && raw[i] >= static_cast<int64_t>(numClasses))) {
                 failExample("labels", i,
                             "label " + std::to_string(raw[i]) + " is out of range [0, " +
-                                std::to_string(options.numClasses) + ")");
+                                std::to_string(numClasses) + ") (" +
+                                classesOrigin(from, numClasses) + ")");
             }
             if (raw[i] >= int64_t{UINT32_MAX}) failExample("labels", i, "label too large");
         }
@@ -180,7 +221,7 @@ struct Reader {
 
     // Checks one example's events and appends the kept ones (times in [ms]).
     void addExample(hsize_t i, const hvl_t& t, const hvl_t& u, std::vector<float>& times,
-                    std::vector<uint32_t>& channels) const {
+                    std::vector<uint32_t>& channels, uint64_t& dropped) const {
         if (t.len != u.len) {
             failExample("spikes/times", i,
                         std::to_string(t.len) + " times but spikes/units has " +
@@ -209,13 +250,16 @@ struct Reader {
                                 std::to_string(options.numChannels) + ")");
             }
             const auto ms = static_cast<float>(seconds[k] * 1000.0); // [s] -> [ms]
-            if (options.duration > 0.0 && ms > static_cast<float>(options.duration)) continue;
+            if (options.duration > 0.0 && ms > static_cast<float>(options.duration)) {
+                dropped++;
+                continue;
+            }
             times.push_back(ms);
             channels.push_back(static_cast<uint32_t>(units[k]));
         }
     }
 
-    EventDataset run() const {
+    HeidelbergFile run() const {
         if (options.numChannels == 0) fail("numChannels must be at least 1");
         if (!std::isfinite(options.duration) || options.duration < 0.0) {
             fail("duration must be finite and non-negative");
@@ -237,15 +281,30 @@ struct Reader {
                  ", " + std::to_string(units.length) + " and " + std::to_string(labels.length) +
                  " examples (must be equal)");
         }
+        // The class count (dataset.hpp): the options', else extra/keys', else the labels'.
+        const std::optional<hsize_t> keys = readKeys(file.get());
+        uint32_t numClasses = options.numClasses;
+        ClassCountSource from = ClassCountSource::Options;
+        if (numClasses > 0 && keys && *keys != numClasses) {
+            fail("extra/keys", "names " + std::to_string(*keys) + " classes but " +
+                                   classesOrigin(from, numClasses));
+        }
+        if (numClasses == 0 && keys) {
+            numClasses = static_cast<uint32_t>(*keys);
+            from = ClassCountSource::Keys;
+        } else if (numClasses == 0) {
+            from = ClassCountSource::Labels;
+        }
         const hsize_t n = options.maxExamples > 0
                               ? std::min<hsize_t>(times.length, options.maxExamples)
                               : times.length;
-        return readAll(times.handle.get(), units.handle.get(), readLabels(labels.handle.get(), n));
+        return readAll(times.handle.get(), units.handle.get(),
+                       readLabels(labels.handle.get(), n, numClasses, from), numClasses, from);
     }
 
-    EventDataset readAll(hid_t timesId, hid_t unitsId, std::vector<uint32_t> labels) const {
+    HeidelbergFile readAll(hid_t timesId, hid_t unitsId, std::vector<uint32_t> labels,
+                           uint32_t numClasses, ClassCountSource from) const {
         const auto n = static_cast<hsize_t>(labels.size());
-        uint32_t numClasses = options.numClasses;
         if (numClasses == 0) {
             numClasses = 1 + (labels.empty() ? 0 : *std::max_element(labels.begin(), labels.end()));
         }
@@ -255,6 +314,7 @@ struct Reader {
         std::vector<uint32_t> channels;
         std::vector<uint64_t> offsets;
         std::vector<uint32_t> counts;
+        uint64_t dropped = 0;
         for (hsize_t first = 0; first < n; first += chunkExamples) {
             const hsize_t count = std::min(chunkExamples, n - first);
             VlenBuffer t(timeType.get(), count), u(unitType.get(), count);
@@ -262,7 +322,7 @@ struct Reader {
             read(unitsId, "spikes/units", unitType.get(), first, count, u.data());
             for (hsize_t k = 0; k < count; k++) {
                 offsets.push_back(times.size());
-                addExample(first + k, t[k], u[k], times, channels);
+                addExample(first + k, t[k], u[k], times, channels, dropped);
                 counts.push_back(static_cast<uint32_t>(times.size() - offsets.back()));
             }
         }
@@ -271,9 +331,29 @@ struct Reader {
             for (const float time : times)
                 duration = std::max(duration, double(time));
         }
-        return EventDataset(std::move(times), std::move(channels), std::move(offsets),
-                            std::move(counts), std::move(labels), options.numChannels, numClasses,
-                            duration);
+        const uint64_t inFile = times.size() + dropped;
+        HeidelbergFile result{EventDataset(std::move(times), std::move(channels),
+                                           std::move(offsets), std::move(counts), std::move(labels),
+                                           options.numChannels, numClasses, duration),
+                              from,
+                              inFile,
+                              dropped,
+                              {}};
+        const std::string source = "HDF5 file '" + path + "'";
+        if (2 * dropped > inFile) {
+            char share[32];
+            std::snprintf(share, sizeof share, "%.1f%%", 100.0 * double(dropped) / double(inFile));
+            char ms[32];
+            std::snprintf(ms, sizeof ms, "%g", options.duration);
+            result.warnings.push_back(
+                source + ": " + std::to_string(dropped) + " of " + std::to_string(inFile) +
+                " events (" + share + ") in spikes/times are later than the duration " + ms +
+                " ms and were dropped; were the times written in milliseconds instead of "
+                "seconds?");
+        }
+        for (std::string& w : emptyClassWarnings(result.data, source))
+            result.warnings.push_back(std::move(w));
+        return result;
     }
 };
 
@@ -283,8 +363,12 @@ bool haveHdf5() {
     return true;
 }
 
-EventDataset readHeidelbergHdf5(const std::string& path, const HeidelbergOptions& options) {
+HeidelbergFile readHeidelbergHdf5File(const std::string& path, const HeidelbergOptions& options) {
     return Reader{path, options}.run();
+}
+
+EventDataset readHeidelbergHdf5(const std::string& path, const HeidelbergOptions& options) {
+    return Reader{path, options}.run().data;
 }
 
 #endif

@@ -1,12 +1,13 @@
 // The SHD/SSC reader on small HDF5 files this test writes in the published layout (Cramer et al.
 // 2020): `spikes/times` variable-length float32 [s], `spikes/units` variable-length uint16,
-// `labels` uint8, plus `extra/keys` the reader ignores.
+// `labels` uint8, plus `extra/keys` (class names, whose count is the class count unless given).
 #include "spikeforge/errors.hpp"
 #include "spikeforge/train/dataset.hpp"
 #include "unit/test_dataset_support.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -44,6 +45,7 @@ struct FileSpec {
     bool writeTimes = true, writeUnits = true, writeLabels = true;
     bool timesAsIntegers = false, unitsAsFloats = false, labelsAsFloats = false;
     bool labelsTwoD = false;
+    int keys = 20; // class names in extra/keys; 0: no extra/keys
 };
 
 // Writes one variable-length dataset of `rows` stored as `fileBase`, given in memory as
@@ -79,16 +81,18 @@ void writeLabels(hid_t file, const FileSpec& spec) {
     H5Sclose(space);
 }
 
-// Class names, as the published files carry them (a fixed-length string dataset).
-void writeKeys(hid_t file) {
+// Class names, as the published files carry them (a fixed-length string dataset): "c0", "c1", …
+void writeKeys(hid_t file, int count) {
     const hid_t group = H5Gcreate2(file, "extra", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     const hid_t type = H5Tcopy(H5T_C_S1);
     H5Tset_size(type, 8);
-    const hsize_t n = 2;
+    const auto n = static_cast<hsize_t>(count);
     const hid_t space = H5Screate_simple(1, &n, nullptr);
     const hid_t set = H5Dcreate2(group, "keys", type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    const char names[16] = "zero\0\0\0\0one";
-    H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, names);
+    std::vector<char> names(8 * n, '\0');
+    for (int k = 0; k < count; k++)
+        std::snprintf(names.data() + 8 * k, 8, "c%d", k);
+    H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, names.data());
     H5Dclose(set);
     H5Sclose(space);
     H5Tclose(type);
@@ -125,7 +129,7 @@ protected:
                       H5T_NATIVE_INT, spec.units);
         }
         if (spec.writeLabels) writeLabels(file, spec);
-        writeKeys(file);
+        if (spec.keys > 0) writeKeys(file, spec.keys);
         H5Gclose(spikes);
         H5Fclose(file);
         return path;
@@ -166,9 +170,104 @@ TEST_F(DatasetHdf5File, WellFormedFileRoundTripsExactly) {
             EXPECT_EQ(d.channels(i)[k], static_cast<uint32_t>(spec.units[i][k]));
         }
     }
-    // Duration defaults to the latest spike; classes to the largest label + 1.
+    // Duration defaults to the latest spike; classes to extra/keys' length.
     EXPECT_EQ(d.duration(), static_cast<float>(double(1.3f) * 1000.0));
     EXPECT_EQ(readHeidelbergHdf5(write(spec)).numClasses(), 20u);
+}
+
+TEST_F(DatasetHdf5File, ClassCountComesFromOptionsElseKeysElseLabels) {
+    FileSpec s = good();
+    s.keys = 25; // more names than labels used
+    HeidelbergFile f = readHeidelbergHdf5File(write(s));
+    EXPECT_EQ(f.data.numClasses(), 25u);
+    EXPECT_EQ(f.classesFrom, ClassCountSource::Keys);
+    s.keys = 0; // no extra/keys: the largest label (19) + 1
+    f = readHeidelbergHdf5File(write(s));
+    EXPECT_EQ(f.data.numClasses(), 20u);
+    EXPECT_EQ(f.classesFrom, ClassCountSource::Labels);
+    f = readHeidelbergHdf5File(write(s), {.numClasses = 30});
+    EXPECT_EQ(f.data.numClasses(), 30u);
+    EXPECT_EQ(f.classesFrom, ClassCountSource::Options);
+}
+
+TEST_F(DatasetHdf5File, ClassCountMismatchesAreNamed) {
+    FileSpec s = good();
+    s.keys = 3; // labels go up to 19
+    EXPECT_TRUE(contains(errorFor(s), "dataset 'labels': example 0: label 19 is out of range "
+                                      "[0, 3) (3 classes: the length of extra/keys)"));
+    // Given a count, extra/keys must agree.
+    s = good();
+    EXPECT_TRUE(contains(errorFor(s, {.numClasses = 35}),
+                         "dataset 'extra/keys': names 20 classes but numClasses is 35"));
+    const std::string e =
+        errorFor(s, {.numClasses = 35, .numClassesFrom = "kind \"ssc\" has 35 classes"});
+    EXPECT_TRUE(contains(e, "shd.h5': dataset 'extra/keys': names 20 classes but kind \"ssc\""))
+        << e;
+    s.keys = 0;
+    EXPECT_TRUE(contains(errorFor(s, {.numClasses = 3, .numClassesFrom = "my count"}),
+                         "label 19 is out of range [0, 3) (my count)"));
+}
+
+TEST_F(DatasetHdf5File, AnyShapeReads) {
+    // 5 channels, 3 classes, no extra/keys: not SHD's 700 and 20.
+    FileSpec s;
+    s.keys = 0;
+    for (int i = 0; i < 9; i++) {
+        s.times.push_back({0.001f * float(i), 0.02f});
+        s.units.push_back({i % 3, 4});
+        s.labels.push_back(i % 3);
+    }
+    const HeidelbergFile f = readHeidelbergHdf5File(write(s), {.numChannels = 5});
+    EXPECT_EQ(f.data.size(), 9u);
+    EXPECT_EQ(f.data.numChannels(), 5u);
+    EXPECT_EQ(f.data.numClasses(), 3u);
+    EXPECT_TRUE(f.warnings.empty()) << f.warnings.front();
+    EXPECT_TRUE(contains(errorFor(s, {.numChannels = 4}), "spike 1 has channel 4, not in [0, 4)"));
+}
+
+TEST_F(DatasetHdf5File, TimesInMillisecondsAreWarnedAbout) {
+    FileSpec s;
+    for (int i = 0; i < 4; i++) {
+        s.times.push_back({2.0f, 10.0f, 30.0f}); // meant as ms, read as s
+        s.units.push_back({0, 1, 2});
+        s.labels.push_back(i % 2);
+    }
+    s.keys = 2;
+    const std::string path = write(s);
+    const HeidelbergFile f = readHeidelbergHdf5File(path, {.duration = 1000.0});
+    EXPECT_EQ(f.eventsInFile, 12u);
+    EXPECT_EQ(f.eventsDropped, 12u);
+    ASSERT_EQ(f.warnings.size(), 1u);
+    EXPECT_TRUE(contains(f.warnings[0], "'" + path + "': 12 of 12 events (100.0%)"));
+    EXPECT_TRUE(contains(f.warnings[0], "milliseconds instead of seconds"));
+    // In seconds: nothing dropped, no warning.
+    for (auto& row : s.times)
+        for (float& t : row)
+            t /= 1000.0f;
+    EXPECT_TRUE(readHeidelbergHdf5File(write(s), {.duration = 1000.0}).warnings.empty());
+    // The same check on any dataset, against a window.
+    const EventDataset d = readHeidelbergHdf5(write(s));
+    EXPECT_TRUE(lateEventWarnings(d, "set", 40.0).empty());
+    const auto late = lateEventWarnings(d, "set", 5.0);
+    ASSERT_EQ(late.size(), 1u);
+    EXPECT_TRUE(contains(late[0], "set: 8 of 12 events (66.7%) are later than 5 ms"));
+}
+
+TEST_F(DatasetHdf5File, ClassesWithoutExamplesAreWarnedAbout) {
+    const std::string path = write(good()); // labels 19, 0, 7, 3 of 20 classes
+    const HeidelbergFile f = readHeidelbergHdf5File(path);
+    ASSERT_EQ(f.warnings.size(), 1u);
+    EXPECT_TRUE(contains(f.warnings[0], "HDF5 file '" + path +
+                                            "': classes 1, 2, 4, 5, 6, 8, 9, "
+                                            "10, 11, 12 and 6 more of 20 have no examples"));
+    FileSpec s = good();
+    s.labels = {0, 1, 0, 1};
+    s.keys = 3;
+    const auto one = readHeidelbergHdf5File(write(s)).warnings;
+    ASSERT_EQ(one.size(), 1u);
+    EXPECT_TRUE(contains(one[0], "class 2 of 3 has no examples (among the 4 read)"));
+    s.keys = 2;
+    EXPECT_TRUE(readHeidelbergHdf5File(write(s)).warnings.empty());
 }
 
 TEST_F(DatasetHdf5File, MaxExamplesAndDurationLimitWhatIsRead) {
@@ -242,6 +341,7 @@ TEST_F(DatasetHdf5File, BadExamplesAreNamed) {
                                       "700, not in [0, 700)"));
     s = good();
     EXPECT_TRUE(contains(errorFor(s, {.numChannels = 600}), "example 0: spike 0 has channel 699"));
+    s.keys = 0; // else extra/keys' 20 names disagree with numClasses 10
     EXPECT_TRUE(contains(errorFor(s, {.numClasses = 10}), "dataset 'labels': example 0: label 19 "
                                                           "is out of range [0, 10)"));
     s.labelType = H5T_STD_I8LE;

@@ -118,17 +118,54 @@ int yinYangClass(double x, double y);
 // ---- Spiking Heidelberg Digits / Spiking Speech Commands (Cramer et al. 2020) ----
 // Reads the published HDF5 layout: `spikes/times` (variable-length float arrays [s]),
 // `spikes/units` (variable-length integer arrays, channels) and `labels` (integers), all
-// one-dimensional and of the same length. Times are converted to [ms]. Errors (ModelError) name
-// the file and the dataset or example: a missing file or dataset, a wrong type or rank, lengths
-// that differ, unsorted or negative times, a channel >= numChannels, a label >= numClasses.
-// A build without HDF5 has this function too; it throws a BackendError saying so.
+// one-dimensional and of the same length, and optionally `extra/keys` (one-dimensional, one
+// class name per class). Any number of channels and classes: times are converted to [ms].
+//
+// The class count: options.numClasses when given (then an `extra/keys` of another length is an
+// error); else the length of `extra/keys` when the file has it; else the largest label + 1.
+// A label >= the class count is an error.
+//
+// Errors (ModelError) name the file and the dataset or example: a missing file or dataset, a
+// wrong type or rank, lengths that differ, unsorted or negative times, a channel >=
+// numChannels, a label >= the class count, an `extra/keys` that disagrees with numClasses.
+// A build without HDF5 has these functions too; they throw a BackendError saying so.
 struct HeidelbergOptions {
     uint32_t numChannels = 700; // channels 0 … numChannels−1
-    uint32_t numClasses = 0;    // 0 = max label + 1 (SHD 20, SSC 35)
+    uint32_t numClasses = 0;    // 0 = from the file: extra/keys, else max label + 1
     size_t maxExamples = 0;     // read only the first maxExamples (0 = all)
     double duration = 0.0;      // [ms] 0 = latest spike in the file; else later spikes dropped
+    // Where numClasses comes from, for error messages (e.g. "[dataset] num_classes = 3");
+    // empty: "numClasses is N".
+    std::string numClassesFrom = {};
 };
 EventDataset readHeidelbergHdf5(const std::string& path, const HeidelbergOptions& options = {});
+
+// Where a Heidelberg file's class count came from (the rule above).
+enum class ClassCountSource { Options, Keys, Labels };
+
+// readHeidelbergHdf5's dataset and what else the reading found. Warnings are for a file that is
+// valid but probably not what was meant; each starts with the file's name:
+// - more than half of the events are later than options.duration and were dropped (times in
+//   milliseconds instead of seconds look like this);
+// - classes without examples (among those read).
+struct HeidelbergFile {
+    EventDataset data;
+    ClassCountSource classesFrom = ClassCountSource::Options;
+    uint64_t eventsInFile = 0;  // events of the examples read
+    uint64_t eventsDropped = 0; // of those, later than options.duration
+    std::vector<std::string> warnings;
+};
+HeidelbergFile readHeidelbergHdf5File(const std::string& path,
+                                      const HeidelbergOptions& options = {});
+
+// The warnings above, for any dataset; each starts with `source` (e.g. "file 'x.h5'"). Empty
+// when there is nothing to say.
+// Classes of data.numClasses() with no example, listed (the first 10, then how many more).
+std::vector<std::string> emptyClassWarnings(const EventDataset& data, const std::string& source);
+// More than half of data's events are later than `window` ms (e.g. the trial length): the
+// network never sees them; suggests that the times were written in ms instead of s.
+std::vector<std::string> lateEventWarnings(const EventDataset& data, const std::string& source,
+                                           double window);
 
 // Whether this build can read HDF5 files (readHeidelbergHdf5 throws otherwise).
 bool haveHdf5();

@@ -35,7 +35,8 @@ def run_tool(*args, env=None, tool=TOOL):
 
 
 def read(path):
-    return open(path, "rb").read()
+    with open(path, "rb") as f:
+        return f.read()
 
 
 class MakeSpokenDigits(unittest.TestCase):
@@ -67,22 +68,26 @@ class MakeSpokenDigits(unittest.TestCase):
             }
 
     # ---- determinism --------------------------------------------------------------------------
-    def test_same_seed_gives_byte_identical_files_whatever_jobs(self):
+    def test_same_seed_gives_byte_identical_files(self):
         again = os.path.join(self.tmp, "small-again")
-        res = run_tool("--out", again, "--small", "--seed", "7", "--jobs", "1", "--quiet")
+        res = run_tool("--out", again, "--small", "--seed", "7", "--jobs", "2", "--quiet")
         self.assertEqual(res.returncode, 0, res.stderr)
         for name in (TRAIN, TEST):
             self.assertEqual(read(os.path.join(self.small, name)), read(os.path.join(again, name)),
                              f"{name} differs between two runs with the same seed")
 
-    def test_different_seed_gives_different_files(self):
-        a = os.path.join(self.tmp, "seed1")
-        b = os.path.join(self.tmp, "seed2")
-        for out, seed in ((a, "1"), (b, "2")):
-            res = run_tool("--out", out, "--seed", seed, "--quiet", *TINY)
+    def test_jobs_do_not_change_the_files_and_seeds_do(self):
+        runs = {"seed1-jobs1": ("1", "1"), "seed1-jobs2": ("1", "2"), "seed2": ("2", "2")}
+        for out, (seed, jobs) in runs.items():
+            res = run_tool("--out", os.path.join(self.tmp, out), "--seed", seed, "--jobs", jobs,
+                           "--quiet", *TINY)
             self.assertEqual(res.returncode, 0, res.stderr)
-        for name in (TRAIN, TEST):
-            self.assertNotEqual(read(os.path.join(a, name)), read(os.path.join(b, name)), name)
+        files = {out: [read(os.path.join(self.tmp, out, name)) for name in (TRAIN, TEST)]
+                 for out in runs}
+        self.assertEqual(files["seed1-jobs1"], files["seed1-jobs2"], "--jobs changes the files")
+        for k in range(2):
+            self.assertNotEqual(files["seed1-jobs2"][k], files["seed2"][k],
+                                "seed 1 and seed 2 give the same file")
 
     # ---- layout -------------------------------------------------------------------------------
     def test_shd_layout(self):

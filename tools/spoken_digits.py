@@ -48,7 +48,7 @@ ENGLISH_VOICES = ["en-gb", "en-us", "en-gb-scotland", "en-gb-x-gbclan", "en-gb-x
                   "en-gb-x-gbcwmd", "en-029"]
 
 # Voice variants (espeak-ng-data/voices/!v) = speaker identities. Fixed split: the test
-# variants are never used for a training speaker, whatever the seed. Whisper, robot and
+# variants are never used for a training speaker, whatever the seed. Whisper, robot, novelty and
 # "fast" variants are left out (not speech-like, or they override the speed).
 TRAIN_VARIANTS = [
     "m1", "m2", "m3", "m4", "m5", "m7", "f1", "f2", "f3", "f5", "klatt", "klatt2", "klatt4",

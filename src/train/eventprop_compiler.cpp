@@ -144,8 +144,8 @@ Metrics EventPropCompiler::Impl::run(std::span<const uint32_t> examples, Mode mo
     trialsRun += batches;
     const uint64_t firstCheck = checksRun;
     if (mode != Mode::Evaluate) checksRun += batches;
+    if (mode != Mode::Evaluate) checkFinite(firstCheck); // before the overflow count: worse
     checkDropped();
-    if (mode != Mode::Evaluate) checkFinite(firstCheck);
     const Metrics m = readAccumulators(examples.size());
     if (!std::isfinite(m.loss))
         throw ModelError("the loss is not finite (" + std::to_string(m.loss) +
@@ -167,11 +167,15 @@ void EventPropCompiler::Impl::checkFinite(uint64_t firstCheck) {
         }
         if (count == 0) continue;
         zeroInts(group, "bad");
-        const uint64_t batch = uint64_t(first) - 1 - std::min<uint64_t>(firstCheck, first - 1);
+        // `bad` counts the checked batches since the build: this call's start at firstCheck.
+        const uint64_t at = uint64_t(first) - 1;
+        const std::string where =
+            at >= firstCheck
+                ? "first in batch " + std::to_string(at - firstCheck + 1) + " of this call"
+                : "first in an earlier call";
         report += std::string(report.empty() ? "" : "; ") + "connection '" + c.name +
                   "': " + std::to_string(count) +
-                  " of its weights or gradients became NaN or Inf, " + "first in batch " +
-                  std::to_string(batch + 1) + " of this call (those " +
+                  " of its weights or gradients became NaN or Inf, " + where + " (those " +
                   "gradients were not applied)";
     }
     if (!report.empty())

@@ -1,15 +1,17 @@
 // EventProp's spiking neuron (eventprop_models.hpp) and the synapses leaving it. The discrete
 // system and its exact adjoint are derived in docs/training.md ("Spikes within a step"); in
 // short, per neuron and forward step (u = Isyn, the current after this step's arrivals):
-//   V~ = alpha V + rho u,  I = beta u;  spike if V~ >= vThresh, at the fraction
-//   f = (vThresh - Vprev) / (V~ - Vprev) of the step (linear interpolation; 0 when Vprev was
-//   already above threshold), reset to 0 at that time: V = V~ - vThresh exp(-(1 - f) dt / tauM).
-// A spike reaches each target as a current jump at the crossing time, integrated exactly to the
-// end of the step: w (CA) into the next step's input and w (CB) one step later (CA + CB is the
-// current left, CA the part that also drove V over the rest of the crossing step). Backward,
+//   V~ = alpha V + rho u,  I = beta u;  spike if V~ >= vThresh, at the fraction f of the step
+//   where the exact trajectory V(s) = exp(-s/tauM) Vprev + r(s) u crosses vThresh (0 when Vprev
+//   was already above threshold), reset to 0 at that time: V = V~ - vThresh exp(-(1 - f) dt/tauM).
+// A spike reaches each target as a current jump one step (dt) after its crossing, integrated
+// exactly: w CA into the input of step k+1 and w CB into that of step k+2, so that from the end
+// of step k+1 on the target's V and I are those of the delayed jump, continuous in f across
+// step boundaries. Backward,
 // the loss depends on f through the reset, the targets (Isyn = dL/df from addToPre) and, for a
-// first-spike readout, the spike time; f depends on Vprev and V~ with the slope D = V~ - Vprev,
-// which is never below vThresh - Vprev > 0, so no floor is needed.
+// first-spike readout, the spike time; f depends on Vprev and u through the crossing, with the
+// slope of V at the crossing in the denominator (EventProp's 1/V'), which an upward crossing
+// keeps positive: no floor is needed.
 #include "train/eventprop_models.hpp"
 
 #include "spikeforge/errors.hpp"
@@ -30,38 +32,40 @@ std::string suffix(size_t i) {
 }
 
 // Delivery coefficients of a spike at fraction `f` (a local of the code) for target kind i:
-// CA, CB (the forward weights of the two arrivals) and, with `derivatives`, DA = dCA/df and
-// DB = dCB/df. s1 is the time from the crossing to the end of the step [ms].
-std::string coefficientCode(const TargetKind& t, size_t i, const std::string& f, bool derivatives) {
+// CA, CB (the forward weights of the arrivals at steps k+1 and k+2) and, with `derivatives`,
+// DA = dCA/df and DB = dCB/df. The spike acts on its targets one step (dt) after its crossing:
+// s1 = (1 - f) dt [ms] is the time from that arrival to the end of step k+1.
+std::string coefficientCode(const TargetKind& t, size_t i, const std::string& f,
+                            bool derivatives) {
     const std::string n = suffix(i);
     const std::string tm = "tgtTauM" + n, ts = "tgtTauS" + n;
     std::string c = "    const scalar s1_" + n + " = (1.0 - " + f + ") * dt;\n" +
                     "    const scalar em_" + n + " = exp(-s1_" + n + " / " + tm + ");\n";
     if (t.delta) {
-        // V jumps by w at the crossing and decays to the end of the step.
-        c += "    CA" + n + " = em_" + n + ";\n";
-        if (derivatives) c += "    DA" + n + " = em_" + n + " * dt / " + tm + ";\n";
+        // V jumps by w at the arrival and decays to the end of step k+1 (V <- alpha (V + u)).
+        c += "    CA" + n + " = em_" + n + " / tgtAlpha" + n + ";\n";
+        if (derivatives)
+            c += "    DA" + n + " = em_" + n + " * dt / (" + tm + " * tgtAlpha" + n + ");\n";
         return c;
     }
-    // I at the end of the step: ea; V gained r = rho(s1); b feeds that V gain in as current
-    // over the next step (alpha r = rho b) and is taken back out one step later (-beta b).
+    // By the end of step k+1 the jump has added r = r(s1) to V and left ea of current: r/rho
+    // as input to step k+1 puts exactly r on V, and ea - beta r/rho at k+2 sets the current.
     c += "    const scalar ea_" + n + " = exp(-s1_" + n + " / " + ts + ");\n";
     c += sameTau(t.tauM, t.tauS)
              ? "    const scalar r_" + n + " = s1_" + n + " / " + tm + " * em_" + n + ";\n"
              : "    const scalar r_" + n + " = " + ts + " * (ea_" + n + " - em_" + n + ") / (" +
                    ts + " - " + tm + ");\n";
-    c += "    const scalar b_" + n + " = tgtAlpha" + n + " * r_" + n + " / tgtRho" + n + ";\n" +
-         "    CA" + n + " = ea_" + n + " + b_" + n + ";\n" + "    CB" + n + " = -tgtBeta" + n +
-         " * b_" + n + ";\n";
+    c += "    CA" + n + " = r_" + n + " / tgtRho" + n + ";\n" + "    CB" + n + " = ea_" + n +
+         " - tgtBeta" + n + " * CA" + n + ";\n";
     if (!derivatives) return c;
-    // d rho(s)/ds at s1; ds1/df = -dt.
-    c += sameTau(t.tauM, t.tauS) ? "    const scalar rp_" + n + " = em_" + n + " * (1.0 - s1_" + n +
-                                       " / " + tm + ") / " + tm + ";\n"
-                                 : "    const scalar rp_" + n + " = (em_" + n + " * " + ts + " / " +
-                                       tm + " - ea_" + n + ") / (" + ts + " - " + tm + ");\n";
-    c += "    const scalar db_" + n + " = -dt * tgtAlpha" + n + " * rp_" + n + " / tgtRho" + n +
-         ";\n" + "    DA" + n + " = ea_" + n + " * dt / " + ts + " + db_" + n + ";\n" + "    DB" +
-         n + " = -tgtBeta" + n + " * db_" + n + ";\n";
+    // d r(s)/ds at s1; ds1/df = -dt.
+    c += sameTau(t.tauM, t.tauS)
+             ? "    const scalar rp_" + n + " = em_" + n + " * (1.0 - s1_" + n + " / " + tm +
+                   ") / " + tm + ";\n"
+             : "    const scalar rp_" + n + " = (em_" + n + " * " + ts + " / " + tm + " - ea_" +
+                   n + ") / (" + ts + " - " + tm + ");\n";
+    c += "    DA" + n + " = -dt * rp_" + n + " / tgtRho" + n + ";\n" + "    DB" + n + " = ea_" +
+         n + " * dt / " + ts + " - tgtBeta" + n + " * DA" + n + ";\n";
     return c;
 }
 
@@ -170,16 +174,55 @@ NeuronModel lifModel(uint32_t ringSlots, const std::vector<TargetKind>& targets,
                      "        LambdaV = LambdaV + SilentGrad;\n"
                      "    }\n";
     }
-    const std::string forward = "if (Step < nT) {\n"
-                                "    const scalar vPrev = V;\n"
-                                "    V = alpha * V + rho * Isyn;\n"
-                                "    I = beta * Isyn;\n"
-                                "    if (V >= vThresh) {\n"
-                                "        F = vPrev < vThresh ? (vThresh - vPrev) / (V - vPrev) : "
-                                "0.0;\n"
-                                "        InvD = vPrev < vThresh ? 1.0 / (V - vPrev) : 0.0;\n"
-                                "    }\n" +
-                                firstSpikeForward + "}";
+    // r(s): V at time s into a step started at V = 0 with unit current (rho = r(dt)).
+    const auto response = [](const std::string& s, const std::string& em, const std::string& es) {
+        return "(fabs(tauS - tauM) <= 1e-9 * tauM ? " + s + " / tauM * " + em + " : tauS * (" + es +
+               " - " + em + ") / (tauS - tauM))";
+    };
+    // The crossing within the step: V(s) = exp(-s/tauM) Vprev + r(s) Isyn = vThresh has exactly
+    // one root in (0, dt] (V has at most one extremum); safeguarded Newton from the linear
+    // estimate, inside a shrinking bracket. InvD = 1 / (dt dV/ds) at the root, with
+    // tauM dV/ds = Isyn exp(-s/tauS) - vThresh there (0 for a step that started at or above
+    // threshold, or a tangent: that spike's time is taken as fixed).
+    const std::string forward =
+        "if (Step < nT) {\n"
+        "    const scalar vPrev = V;\n"
+        "    V = alpha * V + rho * Isyn;\n"
+        "    I = beta * Isyn;\n"
+        "    if (V >= vThresh) {\n"
+        "        F = 0.0;\n"
+        "        InvD = 0.0;\n"
+        "        if (vPrev < vThresh) {\n"
+        "            scalar lo = 0.0;\n"
+        "            scalar hi = dt;\n"
+        "            scalar s = dt * (vThresh - vPrev) / (V - vPrev);\n"
+        "            for (int it = 0; it < 30; it++) {\n"
+        "                const scalar em = exp(-s / tauM);\n"
+        "                const scalar es = exp(-s / tauS);\n"
+        "                const scalar vs = em * vPrev + " +
+        response("s", "em", "es") +
+        " * Isyn;\n"
+        "                if (vs < vThresh) {\n"
+        "                    lo = s;\n"
+        "                } else {\n"
+        "                    hi = s;\n"
+        "                }\n"
+        "                const scalar ds = (Isyn * es - vs) / tauM;\n"
+        "                scalar next = ds > 0.0 ? s - (vs - vThresh) / ds : 0.5 * (lo + hi);\n"
+        "                if (!(next >= lo && next <= hi)) {\n"
+        "                    next = 0.5 * (lo + hi);\n"
+        "                }\n"
+        "                if (next == s) {\n"
+        "                    break;\n"
+        "                }\n"
+        "                s = next;\n"
+        "            }\n"
+        "            F = s / dt;\n"
+        "            const scalar slope = (Isyn * exp(-s / tauS) - vThresh) / tauM;\n"
+        "            InvD = slope > 0.0 ? 1.0 / (dt * slope) : 0.0;\n"
+        "        }\n"
+        "    }\n" +
+        firstSpikeForward + "}";
     // The reset to 0 at the crossing, seen at the end of the step, and the delivery
     // coefficients of this spike.
     const std::string resetAndDeliver = "    V = V - vThresh * exp((F - 1.0) * dt / tauM);\n"
@@ -194,8 +237,9 @@ NeuronModel lifModel(uint32_t ringSlots, const std::vector<TargetKind>& targets,
     }
     // Backward step k: LambdaV is dL/dV at the end of forward step k (after its reset). At a
     // spike of step k: dLdf collects the reset's, the targets' (Isyn) and the spike time's
-    // dependence on f; dL/dV~ = LambdaV - dLdf f/D, and dL/dVprev gains -dLdf (1 - f)/D, added
-    // after LambdaI has used dL/dV~ (divided by alpha, which the next step multiplies back).
+    // dependence on f; f depends on Vprev and u through the crossing, df/dVprev =
+    // -exp(-s/tauM) InvD and df/du = -r(s) InvD (implicit function theorem): the first is added
+    // to dL/dVprev (divided by alpha, which the next step multiplies back), the second to dL/du.
     // Spike-count regularisation (the loss-shaping paper's, in this sign convention): each
     // backward spike adds tauM * regStrength * (batch-mean count - regTarget) / batchSize.
     m.simCode = "const int nT = (int)T;\n" + forward +
@@ -204,7 +248,8 @@ NeuronModel lifModel(uint32_t ringSlots, const std::vector<TargetKind>& targets,
                 "    LambdaINext = LambdaI;\n"
                 "    LambdaV = alpha * LambdaV;\n" +
                 silentPush +
-                "    scalar pending = 0.0;\n"
+                "    scalar pendingV = 0.0;\n"
+                "    scalar pendingU = 0.0;\n"
                 "    if (BackSpike != 0) {\n"
                 "        NumSpikes = NumSpikes - 1;\n"
                 "        const scalar f = SpikeF[NumSpikes];\n"
@@ -213,13 +258,19 @@ NeuronModel lifModel(uint32_t ringSlots, const std::vector<TargetKind>& targets,
                 "* LambdaV + Isyn" +
                 firstSpikeTime +
                 ";\n"
-                "        LambdaV = LambdaV - dLdf * f * invD + tauM * regStrength * (SpikeSum / "
-                "batchSize - regTarget) / batchSize;\n"
-                "        pending = -dLdf * (1.0 - f) * invD;\n"
+                "        const scalar sc = f * dt;\n"
+                "        const scalar emc = exp(-sc / tauM);\n"
+                "        const scalar esc = exp(-sc / tauS);\n"
+                "        pendingV = -dLdf * emc * invD;\n"
+                "        pendingU = -dLdf * " +
+                response("sc", "emc", "esc") +
+                " * invD;\n"
+                "        LambdaV = LambdaV + tauM * regStrength * (SpikeSum / batchSize - regTarget) / "
+                "batchSize;\n"
                 "        BackSpike = 0;\n"
                 "    }\n"
-                "    LambdaI = beta * LambdaI + rho * LambdaV;\n"
-                "    LambdaV = LambdaV + pending / alpha;\n"
+                "    LambdaI = beta * LambdaI + rho * LambdaV + pendingU;\n"
+                "    LambdaV = LambdaV + pendingV / alpha;\n"
                 "    while (NumSpikes > 0 && SpikeRing[NumSpikes - 1] >= k) {\n"
                 "        NumSpikes = NumSpikes - 1;\n"
                 "    }\n"
@@ -255,7 +306,7 @@ WeightUpdateModel synapseModel(bool spikingSource, size_t targetKind, bool backw
     m.params = {"T"};
     const std::string n = suffix(targetKind);
     // A spike input's events lie on step boundaries (f = 1): CA = 1, CB = 0, nothing to send
-    // back. A spiking source delivers at its crossing time (the file comment).
+    // back. A spiking source delivers one step after its crossing time (the file comment).
     const std::string ca = spikingSource ? "CA" + n + "_pre" : "1.0";
     const bool twoArrivals = spikingSource && !deltaTarget;
     std::string deliver = "addToPost(g * " + ca + ");\n";

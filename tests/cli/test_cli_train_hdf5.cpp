@@ -16,6 +16,9 @@
 
 #if __has_include(<hdf5.h>)
 #include <hdf5.h>
+
+#include "support/hdf5_files.hpp"
+#include "unit/test_dataset_support.hpp"
 #define SF_TEST_HDF5 1
 #else
 #define SF_TEST_HDF5 0
@@ -24,6 +27,9 @@
 #if SF_TEST_HDF5
 
 using namespace exe;
+using dataset_test::errorOf;
+using hdf5_files::writeKeys;
+using hdf5_files::writeVlen;
 using spikeforge::ModelError;
 using spikeforge::cli::ConfigError;
 using spikeforge::cli::loadTrainData;
@@ -56,23 +62,6 @@ Spec fiveByThree(int n, float scale = 1.0f) {
     return s;
 }
 
-template <class T>
-void writeVlen(hid_t loc, const char* name, hid_t fileBase, hid_t memBase,
-               const std::vector<std::vector<T>>& rows) {
-    std::vector<hvl_t> buffer;
-    for (const auto& row : rows)
-        buffer.push_back(hvl_t{row.size(), (void*)row.data()});
-    const hsize_t n = rows.size();
-    const hid_t fileType = H5Tvlen_create(fileBase), memType = H5Tvlen_create(memBase);
-    const hid_t space = H5Screate_simple(1, &n, nullptr);
-    const hid_t set = H5Dcreate2(loc, name, fileType, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    EXPECT_GE(H5Dwrite(set, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()), 0);
-    H5Dclose(set);
-    H5Sclose(space);
-    H5Tclose(fileType);
-    H5Tclose(memType);
-}
-
 // Writes `spec` in the published layout (float32 times, uint16 units, uint8 labels).
 fs::path writeHdf5(const Spec& spec) {
     const fs::path path = tempPath(".h5");
@@ -83,28 +72,13 @@ fs::path writeHdf5(const Spec& spec) {
     writeVlen(spikes, "units", H5T_STD_U16LE, H5T_NATIVE_INT, spec.units);
     H5Gclose(spikes);
     const hsize_t n = spec.labels.size();
-    hid_t space = H5Screate_simple(1, &n, nullptr);
-    hid_t set =
+    const hid_t space = H5Screate_simple(1, &n, nullptr);
+    const hid_t set =
         H5Dcreate2(file, "labels", H5T_STD_U8LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Dwrite(set, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, spec.labels.data());
     H5Dclose(set);
     H5Sclose(space);
-    if (spec.keys > 0) {
-        const hid_t extra = H5Gcreate2(file, "extra", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        const hid_t type = H5Tcopy(H5T_C_S1);
-        H5Tset_size(type, 8);
-        const auto k = static_cast<hsize_t>(spec.keys);
-        std::vector<char> names(8 * k, '\0');
-        for (int i = 0; i < spec.keys; i++)
-            std::snprintf(names.data() + 8 * i, 8, "c%d", i);
-        space = H5Screate_simple(1, &k, nullptr);
-        set = H5Dcreate2(extra, "keys", type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, names.data());
-        H5Dclose(set);
-        H5Sclose(space);
-        H5Tclose(type);
-        H5Gclose(extra);
-    }
+    if (spec.keys > 0) writeKeys(file, spec.keys);
     H5Fclose(file);
     return path;
 }
@@ -165,16 +139,6 @@ std::string fileKey(const std::string& key, const fs::path& path) {
 TrainData load(const std::string& text) {
     const auto cfg = parseTrainConfig(text, (fs::temp_directory_path() / "t.toml").string(), {});
     return loadTrainData(cfg.dataset, 5, "", cfg.eventprop.dt * cfg.eventprop.exampleTimesteps);
-}
-
-template <class E, class F> std::string errorOf(F&& f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "expected an exception";
-    return "";
 }
 
 double jsonValue(const std::string& line, const std::string& key) {

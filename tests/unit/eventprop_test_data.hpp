@@ -86,4 +86,25 @@ inline EventDataset oneExample(uint32_t channels, uint32_t classes, double durat
     return std::move(b).build();
 }
 
+// Compares where the reference is defined (not NaN), each element within `rel` of the larger of
+// its own size and `floor` times the largest defined reference element; returns how many
+// elements were compared.
+inline size_t expectCloseWhereDefined(const std::vector<double>& got,
+                                      const std::vector<double>& want, double rel,
+                                      double floor = 0.05) {
+    EXPECT_EQ(got.size(), want.size());
+    size_t compared = 0;
+    double largest = 0.0;
+    for (double x : want)
+        if (!std::isnan(x)) largest = std::max(largest, std::fabs(x));
+    for (size_t i = 0; i < got.size() && i < want.size(); i++) {
+        if (std::isnan(want[i])) continue;
+        compared++;
+        EXPECT_NEAR(got[i], want[i], rel * std::max(std::fabs(want[i]), floor * largest))
+            << "element " << i;
+    }
+    EXPECT_TRUE(compared == 0 || largest > 0.0) << "a reference gradient of zero tests nothing";
+    return compared;
+}
+
 } // namespace spikeforge::train::testing

@@ -16,6 +16,8 @@
 
 #if __has_include(<hdf5.h>)
 #include <hdf5.h>
+
+#include "support/hdf5_files.hpp"
 #define SF_TEST_HDF5 1
 #else
 #define SF_TEST_HDF5 0
@@ -25,6 +27,8 @@ using namespace spikeforge;
 using namespace spikeforge::train;
 using dataset_test::contains;
 using dataset_test::errorOf;
+using hdf5_files::writeKeys;
+using hdf5_files::writeVlen;
 
 TEST(DatasetHdf5, WithoutHdf5TheReaderSaysSo) {
     if (haveHdf5()) GTEST_SKIP() << "this build has HDF5 (the other DatasetHdf5 tests run)";
@@ -48,26 +52,6 @@ struct FileSpec {
     int keys = 20; // class names in extra/keys; 0: no extra/keys
 };
 
-// Writes one variable-length dataset of `rows` stored as `fileBase`, given in memory as
-// `memBase`.
-template <class T>
-void writeVlen(hid_t loc, const char* name, hid_t fileBase, hid_t memBase,
-               const std::vector<std::vector<T>>& rows) {
-    std::vector<hvl_t> buffer;
-    for (const auto& row : rows)
-        buffer.push_back(hvl_t{row.size(), (void*)row.data()});
-    const hsize_t n = rows.size();
-    const hid_t fileType = H5Tvlen_create(fileBase), memType = H5Tvlen_create(memBase);
-    const hid_t space = H5Screate_simple(1, &n, nullptr);
-    const hid_t set = H5Dcreate2(loc, name, fileType, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    ASSERT_GE(set, 0);
-    ASSERT_GE(H5Dwrite(set, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()), 0);
-    H5Dclose(set);
-    H5Sclose(space);
-    H5Tclose(fileType);
-    H5Tclose(memType);
-}
-
 void writeLabels(hid_t file, const FileSpec& spec) {
     const hsize_t n = spec.labels.size();
     const hsize_t dims[2] = {spec.labelsTwoD ? 1 : n, spec.labelsTwoD ? n : 1};
@@ -79,24 +63,6 @@ void writeLabels(hid_t file, const FileSpec& spec) {
     ASSERT_GE(H5Dwrite(set, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, spec.labels.data()), 0);
     H5Dclose(set);
     H5Sclose(space);
-}
-
-// Class names, as the published files carry them (a fixed-length string dataset): "c0", "c1", …
-void writeKeys(hid_t file, int count) {
-    const hid_t group = H5Gcreate2(file, "extra", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    const hid_t type = H5Tcopy(H5T_C_S1);
-    H5Tset_size(type, 8);
-    const auto n = static_cast<hsize_t>(count);
-    const hid_t space = H5Screate_simple(1, &n, nullptr);
-    const hid_t set = H5Dcreate2(group, "keys", type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    std::vector<char> names(8 * n, '\0');
-    for (int k = 0; k < count; k++)
-        std::snprintf(names.data() + 8 * k, 8, "c%d", k);
-    H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, names.data());
-    H5Dclose(set);
-    H5Sclose(space);
-    H5Tclose(type);
-    H5Gclose(group);
 }
 
 class DatasetHdf5File : public ::testing::Test {

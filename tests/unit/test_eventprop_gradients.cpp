@@ -80,22 +80,6 @@ TEST(EventPropGradient, BatchGradientIsSumOfExampleGradients) {
     }
 }
 
-// Compares where the reference is defined (not NaN); returns how many elements were compared.
-size_t expectCloseWhereDefined(const std::vector<double>& got, const std::vector<double>& want,
-                               double rel) {
-    size_t compared = 0;
-    double largest = 0.0;
-    for (double x : want)
-        if (!std::isnan(x)) largest = std::max(largest, std::fabs(x));
-    for (size_t i = 0; i < got.size(); i++) {
-        if (std::isnan(want[i])) continue;
-        compared++;
-        EXPECT_NEAR(got[i], want[i], rel * std::max(std::fabs(want[i]), 0.05 * largest))
-            << "element " << i;
-    }
-    return compared;
-}
-
 // The continuous-time reference of an In -> Hid (LIF) -> Out (AvgVar) network built by the
 // tests below, with the engine's current weights and the dataset's only example.
 eventprop_reference::Network referenceOf(EventPropCompiler& c, const EventDataset& data,

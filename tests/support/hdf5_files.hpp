@@ -4,7 +4,8 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
-#include <cstdio>
+#include <algorithm>
+#include <string>
 #include <vector>
 
 namespace hdf5_files {
@@ -37,8 +38,10 @@ inline void writeKeys(hid_t file, int count) {
     const hid_t space = H5Screate_simple(1, &n, nullptr);
     const hid_t set = H5Dcreate2(group, "keys", type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     std::vector<char> names(8 * n, '\0');
-    for (int k = 0; k < count; k++)
-        std::snprintf(names.data() + 8 * k, 8, "c%d", k);
+    for (int k = 0; k < count; k++) {
+        const std::string name = "c" + std::to_string(k % 1000000);
+        std::copy(name.begin(), name.end(), names.begin() + 8 * k);
+    }
     H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, names.data());
     H5Dclose(set);
     H5Sclose(space);

@@ -46,6 +46,9 @@ const CustomUpdateModel& BatchReduceAndZero();
 // params beta1, beta2, epsilon, alpha (learning rate); vars m, v; refs gradient (ReadOnly),
 // variable (ReadWrite). Bias corrections from the device-side run counter.
 const CustomUpdateModel& Adam();
+// Adam with a warm-up: also params warmupStart (> 0) and warmupFactor (>= 1); the rate of step t
+// (its device-side run counter + 1) is min(alpha, warmupStart * warmupFactor^(t-1)).
+const CustomUpdateModel& AdamWarmup();
 const CustomUpdateModel& Transpose(); // ref variable; bind it with a transpose target
 // Softmax of `input` over the population into `output` (both neuron-shaped, per batch element):
 // adds custom updates <name>Max, <name>Sum and <name> to `updateGroup`, run in that order.

@@ -270,7 +270,8 @@ void readTraining(const Reader& r, const toml::table& root, TrainConfig& cfg) {
     const toml::table& t = r.table(r.require(root, "training", "config"), "training");
     r.checkKeys(t, "training",
                 {"dt", "example_timesteps", "batch_size", "precision", "seed", "epochs",
-                 "learning_rate", "beta1", "beta2", "epsilon", "lr_decay", "shuffle_seed", "loss"});
+                 "learning_rate", "beta1", "beta2", "epsilon", "lr_decay", "shuffle_seed", "loss",
+                 "lr_warmup_start", "lr_warmup_factor"});
     const Table s{r, t, "training"};
     EventPropOptions& o = cfg.eventprop;
     o.dt = r.positive(s.require("dt"), s.at("dt"));
@@ -288,6 +289,8 @@ void readTraining(const Reader& r, const toml::table& root, TrainConfig& cfg) {
     o.adam.beta1 = s.between("beta1", o.adam.beta1, 0.0, 1.0);
     o.adam.beta2 = s.between("beta2", o.adam.beta2, 0.0, 1.0);
     o.adam.epsilon = s.positive("epsilon", o.adam.epsilon);
+    o.adam.warmupStart = s.positive("lr_warmup_start", o.adam.warmupStart);
+    o.adam.warmupFactor = s.between("lr_warmup_factor", o.adam.warmupFactor, 1.0, 10.0);
 
     FitOptions& f = cfg.fit;
     f.epochs = static_cast<uint32_t>(r.count(s.require("epochs"), s.at("epochs"), 1, kMaxCount));

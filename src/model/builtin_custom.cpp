@@ -23,11 +23,13 @@ CustomUpdateModel makeBatchReduceAndZero() {
 
 // Adam (Kingma & Ba 2015). The bias corrections use the device-side run counter, so a training
 // loop never writes to the device between batches; alpha (the learning rate) is usually marked
-// dynamic for schedules.
-CustomUpdateModel makeAdam() {
+// dynamic for schedules. With `warmup` the rate of step t is min(alpha, warmupStart *
+// warmupFactor^(t-1)) (the loss-shaping paper's ease-in), from the same counter.
+CustomUpdateModel makeAdam(bool warmup) {
     CustomUpdateModel m;
-    m.name = "Adam";
+    m.name = warmup ? "AdamWarmup" : "Adam";
     m.params = {"beta1", "beta2", "epsilon", "alpha"};
+    if (warmup) m.params.insert(m.params.end(), {"warmupStart", "warmupFactor"});
     // beta = 1 would divide by zero in the bias correction; epsilon guards the division by v
     m.paramDomain = [](const ParamValues& v, Precision) {
         detail::Domain d(v);
@@ -36,16 +38,24 @@ CustomUpdateModel makeAdam() {
                 d.require(v.at(beta) >= 0.0 && v.at(beta) < 1.0,
                           std::string("parameter '") + beta + "' must be in [0, 1) (got " +
                               detail::Domain::format(v.at(beta)) + ")");
+        if (v.count("warmupFactor"))
+            d.require(v.at("warmupFactor") >= 1.0,
+                      "parameter 'warmupFactor' must be >= 1 (got " +
+                          detail::Domain::format(v.at("warmupFactor")) + ")");
+        d.positive("warmupStart");
         return d.positive("epsilon").problem();
     };
     m.vars = {{"m", "scalar", A::ReadWrite}, {"v", "scalar", A::ReadWrite}};
     m.varRefs = {{"gradient", "scalar", A::ReadOnly}, {"variable", "scalar", A::ReadWrite}};
-    m.updateCode = "const scalar step = (scalar)(updateCount + 1u);\n"
+    m.updateCode = std::string("const scalar step = (scalar)(updateCount + 1u);\n") +
+                   (warmup ? "const scalar rate = fmin(alpha, warmupStart * pow(warmupFactor, "
+                             "step - 1.0));\n"
+                           : "const scalar rate = alpha;\n") +
                    "const scalar mScale = 1.0 / (1.0 - pow(beta1, step));\n"
                    "const scalar vScale = 1.0 / (1.0 - pow(beta2, step));\n"
                    "m = beta1 * m + (1.0 - beta1) * gradient;\n"
                    "v = beta2 * v + (1.0 - beta2) * gradient * gradient;\n"
-                   "variable -= alpha * (m * mScale) / (sqrt(v * vScale) + epsilon);\n";
+                   "variable -= rate * (m * mScale) / (sqrt(v * vScale) + epsilon);\n";
     return m;
 }
 
@@ -64,7 +74,12 @@ const CustomUpdateModel& BatchReduceAndZero() {
 }
 
 const CustomUpdateModel& Adam() {
-    static const CustomUpdateModel m = makeAdam();
+    static const CustomUpdateModel m = makeAdam(false);
+    return m;
+}
+
+const CustomUpdateModel& AdamWarmup() {
+    static const CustomUpdateModel m = makeAdam(true);
     return m;
 }
 

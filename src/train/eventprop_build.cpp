@@ -298,13 +298,18 @@ void EventPropCompiler::Impl::addCustomUpdates() {
         model->addCustomUpdateWU(
             kCheck + c.name, kCheck, detail::finiteCheckModel(), {}, {{"bad", 0.0}},
             {{"gradient", {c.name, "ReducedGradient"}}, {"weight", {c.name, "g"}}});
+        const bool warmup = a.warmupStart > 0.0;
+        ParamValues adamParams{{"beta1", a.beta1},
+                               {"beta2", a.beta2},
+                               {"epsilon", a.epsilon},
+                               {"alpha", a.learningRate}};
+        if (warmup) {
+            adamParams["warmupStart"] = a.warmupStart;
+            adamParams["warmupFactor"] = a.warmupFactor;
+        }
         auto& adam = model->addCustomUpdateWU(
-            "EventPropAdam" + c.name, kAdam, models::Adam(),
-            {{"beta1", a.beta1},
-             {"beta2", a.beta2},
-             {"epsilon", a.epsilon},
-             {"alpha", a.learningRate}},
-            {{"m", 0.0}, {"v", 0.0}},
+            "EventPropAdam" + c.name, kAdam, warmup ? models::AdamWarmup() : models::Adam(),
+            adamParams, {{"m", 0.0}, {"v", 0.0}},
             {{"gradient", {c.name, "ReducedGradient"}}, {"variable", {c.name, "g"}}});
         adam.setParamDynamic("alpha");
     }

@@ -222,6 +222,9 @@ TEST(CliTrain, BadConfigsNameTheKeyAndItsPosition) {
         {"weight_sd = 0.1", "weight_sd = 0.1\nprobability = 1.5", "HidOut"},
         {"batch_size = 16", "batch_size = \"16 +\"",
          "t.toml:44:19: training: batch_size: bad expression"},
+        {"epochs = 2", "epochs = 2\nlr_warmup_start = 0",
+         "t.toml:46:19: training: lr_warmup_start: must be greater than 0"},
+        {"epochs = 2", "epochs = 2\nlr_warmup_factor = 0.9", "lr_warmup_factor: must be between"},
     };
     for (const Case& c : cases) {
         const std::string e = configError(replaced(tinyTrain, c.from, c.to));
@@ -266,6 +269,9 @@ TEST(CliTrain, ShippedExamplesLoad) {
         for (const auto& conn : c.network.connections())
             recurrent |= conn.source == "Hidden" && conn.target == "Hidden";
         EXPECT_TRUE(recurrent) << name;
+        // The published recipe's ease-in: from 1e-6, x1.05 per batch.
+        EXPECT_EQ(c.eventprop.adam.warmupStart, 1e-6) << name;
+        EXPECT_EQ(c.eventprop.adam.warmupFactor, 1.05) << name;
     }
 }
 

@@ -246,12 +246,15 @@ TEST(EventPropCoarse, RegulariserScalesWithTheBatchSize) {
 namespace {
 
 // One training batch is computeGradients (the batch-reduced gradient) followed by one Adam step
-// (bias-corrected, step 1) on that gradient; Adam before the reduction would see zeros.
-TEST(EventPropCoarse, OneBatchIsTheReducedGradientThenOneAdamStep) {
+// (bias-corrected, step 1) on that gradient; Adam before the reduction would see zeros. With a
+// warm-up the step's rate is min(learning rate, warmupStart): the device counts the batches.
+void expectOneBatchIsOneAdamStep(double warmupStart, double expectedRate) {
     EventPropOptions opt = coarseOptions();
     opt.recordSpikes = {};
     opt.batchSize = 3;
     opt.adam.learningRate = 1e-2;
+    opt.adam.warmupStart = warmupStart;
+    opt.adam.warmupFactor = 2.0;
     const EventDataset data = randomExamples(4, 3, 3, 80.0, 5, 9);
     const std::vector<uint32_t> batch{0, 1, 2};
     EventPropCompiler gradients(smallNetwork(), opt), trained(smallNetwork(), opt);
@@ -268,11 +271,66 @@ TEST(EventPropCoarse, OneBatchIsTheReducedGradientThenOneAdamStep) {
         for (size_t i = 0; i < w0.size(); i++) {
             const double m = (1.0 - a.beta1) * g[i] / (1.0 - a.beta1);
             const double v = (1.0 - a.beta2) * g[i] * g[i] / (1.0 - a.beta2);
-            const double want = w0[i] - a.learningRate * m / (std::sqrt(v) + a.epsilon);
+            const double want = w0[i] - expectedRate * m / (std::sqrt(v) + a.epsilon);
             EXPECT_NEAR(w1[i], want, 1e-9) << "weight " << i;
             moved += w1[i] != w0[i];
         }
         EXPECT_GT(moved, 0u) << "the step must move weights";
+    }
+}
+
+TEST(EventPropCoarse, OneBatchIsTheReducedGradientThenOneAdamStep) {
+    expectOneBatchIsOneAdamStep(0.0, 1e-2);
+}
+
+TEST(EventPropCoarse, WarmupStartsAtItsRateOnTheDevice) {
+    expectOneBatchIsOneAdamStep(1e-3, 1e-3); // min(1e-2, 1e-3 * 2^0)
+}
+
+// With the warm-up the rate doubles each batch (factor 2) until the learning rate: after three
+// batches of one example the weights equal three reference Adam steps at 1e-3, 2e-3 and 4e-3.
+TEST(EventPropCoarse, WarmupGrowsPerBatchWithoutTheHost) {
+    EventPropOptions opt = coarseOptions();
+    opt.recordSpikes = {};
+    opt.batchSize = 1;
+    opt.adam.learningRate = 3e-3;
+    opt.adam.warmupStart = 1e-3;
+    opt.adam.warmupFactor = 2.0;
+    const EventDataset data = randomExamples(4, 3, 3, 80.0, 5, 9);
+    EventPropCompiler trained(smallNetwork(), opt), reference(smallNetwork(), opt);
+    trained.setDataset(data);
+    reference.setDataset(data);
+    trained.trainEpoch(std::vector<uint32_t>{0, 1, 2}); // one call, three batches
+    // The reference: the same three batches, each gradient applied by a host-side Adam.
+    const AdamParams& a = opt.adam;
+    const char* conns[] = {"InHid", "HidOut"};
+    std::vector<std::vector<double>> w, m, v;
+    for (const char* c : conns) {
+        w.push_back(reference.weights(c));
+        m.emplace_back(w.back().size(), 0.0);
+        v.emplace_back(w.back().size(), 0.0);
+    }
+    const double rates[] = {1e-3, 2e-3, 3e-3};
+    for (uint32_t t = 0; t < 3; t++) {
+        for (size_t c = 0; c < 2; c++)
+            reference.setWeights(conns[c], w[c]);
+        reference.computeGradients(std::vector<uint32_t>{t});
+        for (size_t c = 0; c < 2; c++) {
+            const std::vector<double> g = reference.gradient(conns[c]);
+            for (size_t i = 0; i < g.size(); i++) {
+                m[c][i] = a.beta1 * m[c][i] + (1.0 - a.beta1) * g[i];
+                v[c][i] = a.beta2 * v[c][i] + (1.0 - a.beta2) * g[i] * g[i];
+                const double mHat = m[c][i] / (1.0 - std::pow(a.beta1, t + 1.0));
+                const double vHat = v[c][i] / (1.0 - std::pow(a.beta2, t + 1.0));
+                w[c][i] -= rates[t] * mHat / (std::sqrt(vHat) + a.epsilon);
+            }
+        }
+    }
+    for (size_t c = 0; c < 2; c++) {
+        SCOPED_TRACE(conns[c]);
+        const std::vector<double> got = trained.weights(conns[c]);
+        for (size_t i = 0; i < got.size(); i++)
+            EXPECT_NEAR(got[i], w[c][i], 1e-9) << "weight " << i;
     }
 }
 

@@ -24,6 +24,11 @@ struct AdamParams {
     double beta1 = 0.9;
     double beta2 = 0.999;
     double epsilon = 1e-8;
+    // Warm-up (the loss-shaping paper's ease-in): with warmupStart > 0 the rate of batch t (the
+    // Adam step counter on the device, kept in checkpoints) is min(learning rate,
+    // warmupStart * warmupFactor^(t-1)); no host work per batch. 0 turns it off.
+    double warmupStart = 0.0;
+    double warmupFactor = 1.05;
 };
 
 // The loss on a LeakyIntegrate readout. SparseCategoricalCrossEntropy: of softmax(R) at the

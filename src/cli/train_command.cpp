@@ -27,7 +27,7 @@ using namespace spikeforge::train;
 
 uint32_t inputChannels(const Network& net) {
     for (const Population& p : net.populations())
-        if (p.kind == PopulationKind::SpikeInput) return p.size;
+        if (p.kind == PopulationKind::SpikeInput) return p.input.numChannels;
     throw ModelError("the network has no population of kind 'spike_input'");
 }
 

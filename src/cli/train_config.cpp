@@ -154,11 +154,11 @@ const Population* findPopulation(const Network& net, std::initializer_list<Popul
 void checkDatasetShape(const Reader& r, const toml::table& root, const TrainConfig& cfg) {
     const toml::table& t = *root.get("dataset")->as_table();
     const Population* in = findPopulation(cfg.network, {PopulationKind::SpikeInput});
-    if (cfg.dataset.numChannels && in && cfg.dataset.numChannels != in->size)
+    if (cfg.dataset.numChannels && in && cfg.dataset.numChannels != in->input.numChannels)
         r.fail(*t.get("num_channels"),
                "dataset: num_channels: " + std::to_string(cfg.dataset.numChannels) +
                    " but the spike_input population '" + in->name + "' has " +
-                   std::to_string(in->size) + " neurons (they must be equal)");
+                   std::to_string(in->input.numChannels) + " (its size; they must be equal)");
     const Population* out = readoutPopulation(cfg.network);
     if (cfg.dataset.numClasses && out && cfg.dataset.numClasses > out->size)
         r.fail(*t.get("num_classes"),
@@ -202,10 +202,14 @@ void readPopulation(const Reader& r, const toml::table& t, Network& net) {
                {"spike_input", "lif", "leaky_integrate", "first_spike_readout"}));
     const auto size = static_cast<uint32_t>(r.count(p.require("size"), p.at("size"), 1, kMaxCount));
     switch (kind) {
-    case PopulationKind::SpikeInput:
-        r.checkKeys(t, p.where, {"name", "kind", "size"});
-        atEntry(r, t, [&] { net.addSpikeInput(name, {size}); });
+    case PopulationKind::SpikeInput: {
+        r.checkKeys(t, p.where, {"name", "kind", "size", "delay_copies", "delay_step"});
+        SpikeInputParams in{size};
+        in.delayCopies = static_cast<uint32_t>(p.count("delay_copies", 0, 0, 1000));
+        if (p.get("delay_step")) in.delayStep = p.positive("delay_step", in.delayStep);
+        atEntry(r, t, [&] { net.addSpikeInput(name, in); });
         return;
+    }
     case PopulationKind::Lif: {
         r.checkKeys(t, p.where, kLifKeys);
         const LifParams lif = readLif(p);
@@ -271,7 +275,7 @@ void readTraining(const Reader& r, const toml::table& root, TrainConfig& cfg) {
     r.checkKeys(t, "training",
                 {"dt", "example_timesteps", "batch_size", "precision", "seed", "epochs",
                  "learning_rate", "beta1", "beta2", "epsilon", "lr_decay", "shuffle_seed", "loss",
-                 "lr_warmup_start", "lr_warmup_factor"});
+                 "lr_warmup_start", "lr_warmup_factor", "channel_shift", "silent_boost"});
     const Table s{r, t, "training"};
     EventPropOptions& o = cfg.eventprop;
     o.dt = r.positive(s.require("dt"), s.at("dt"));
@@ -291,12 +295,17 @@ void readTraining(const Reader& r, const toml::table& root, TrainConfig& cfg) {
     o.adam.epsilon = s.positive("epsilon", o.adam.epsilon);
     o.adam.warmupStart = s.positive("lr_warmup_start", o.adam.warmupStart);
     o.adam.warmupFactor = s.between("lr_warmup_factor", o.adam.warmupFactor, 1.0, 10.0);
+    o.channelShift = static_cast<uint32_t>(s.count("channel_shift", o.channelShift, 0, 100000));
 
     FitOptions& f = cfg.fit;
     f.epochs = static_cast<uint32_t>(r.count(s.require("epochs"), s.at("epochs"), 1, kMaxCount));
     f.learningRate = o.adam.learningRate; // one value: the config's learning_rate
     f.learningRateDecay = s.positive("lr_decay", f.learningRateDecay);
     f.shuffleSeed = s.count("shuffle_seed", f.shuffleSeed, 0, kMaxSeed);
+    f.silentBoost = s.number("silent_boost", f.silentBoost);
+    if (!(f.silentBoost >= 0.0 && f.silentBoost < 1e6))
+        r.fail(*s.get("silent_boost"),
+               s.at("silent_boost") + ": must be >= 0, got " + std::to_string(f.silentBoost));
 }
 
 void readOutput(const Reader& r, const toml::table& root, TrainConfig& cfg) {

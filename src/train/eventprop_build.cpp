@@ -136,13 +136,16 @@ void EventPropCompiler::Impl::addPopulation(const Population& p) {
     switch (p.kind) {
     case PopulationKind::SpikeInput:
         model->addNeuronGroup(p.name, p.size, detail::inputModel(backward),
-                              {{"T", T}, {"numChannels", double(p.size)}},
+                              {{"T", T},
+                               {"numChannels", double(p.input.numChannels)},
+                               {"delayStep", p.input.delayStep}},
                               {{"Example", -1.0},
                                {"Start", 0.0},
                                {"Cursor", 0.0},
                                {"End", 0.0},
                                {"Step", 0.0},
-                               {"Fire", 0.0}});
+                               {"Fire", 0.0},
+                               {"Shift", 0.0}});
         return;
     case PopulationKind::Lif:
         model->addNeuronGroup(
@@ -224,10 +227,20 @@ void EventPropCompiler::Impl::addTies(const std::string& var) {
 void EventPropCompiler::Impl::addCustomUpdates() {
     for (const std::string& pop : {input, readout}) {
         const std::string name = "EventPropSelect" + pop;
-        auto& cu = model->addCustomUpdate(name, kTrial, detail::selectExampleModel(),
-                                          {{"trialBase", 0.0}}, {}, {{"example", {pop, "Example"}}},
-                                          {{"perm", {input, "perm"}}});
+        const bool isInput = pop == input;
+        ParamValues params{{"trialBase", 0.0}};
+        VarReferenceMap refs{{"example", {pop, "Example"}}};
+        if (isInput) {
+            params.insert({{"shiftMax", 0.0}, {"shiftSeed", 0.0}});
+            refs.insert({"shift", {pop, "Shift"}});
+        }
+        auto& cu = model->addCustomUpdate(name, kTrial, detail::selectExampleModel(isInput), params,
+                                          {}, refs, {{"perm", {input, "perm"}}});
         cu.setParamDynamic("trialBase");
+        if (isInput) {
+            cu.setParamDynamic("shiftMax");
+            cu.setParamDynamic("shiftSeed");
+        }
         selectUpdates.push_back(name);
     }
     const Population& out = network.population(readout);
@@ -288,6 +301,9 @@ void EventPropCompiler::Impl::addCustomUpdates() {
                                 {"spikeSum", {p.name, "SpikeSum"}}});
         model->addCustomUpdate("EventPropDropped" + p.name, kLoss, detail::droppedModel(), {},
                                {{"total", 0.0}}, {{"dropped", {p.name, "Dropped"}}});
+        // Spikes per neuron over the batches with a backward pass, for boostSilentNeurons.
+        model->addCustomUpdate(kEpochSpikes + p.name, kReduce, detail::epochSpikesModel(), {},
+                               {{"count", 0.0}}, {{"spikeSum", {p.name, "SpikeSum"}}});
         lifPopulations.push_back(p.name);
     }
     const AdamParams& a = options.adam;

@@ -85,7 +85,7 @@ Metrics EventPropCompiler::Impl::readAccumulators(uint64_t examples) {
     return m;
 }
 
-uint64_t EventPropCompiler::Impl::uploadOrder(std::span<const uint32_t> examples) {
+uint64_t EventPropCompiler::Impl::uploadOrder(std::span<const uint32_t> examples, Mode mode) {
     if (datasetSize == 0) throw ModelError("EventPropCompiler: no dataset (call setDataset first)");
     const uint32_t B = options.batchSize;
     const uint64_t batches = (examples.size() + B - 1) / B;
@@ -99,6 +99,11 @@ uint64_t EventPropCompiler::Impl::uploadOrder(std::span<const uint32_t> examples
     }
     if (perm.empty()) return 0;
     sim->setEGP<int32_t>(input, "perm", perm);
+    // Channel shifts only while training (options.channelShift), seeded per call.
+    const std::string selectInput = "EventPropSelect" + input;
+    sim->setDynamicParam(selectInput, "shiftMax",
+                         mode == Mode::Train ? double(options.channelShift) : 0.0);
+    sim->setDynamicParam(selectInput, "shiftSeed", double(augmentSeed & 0xffffffffu));
     for (const auto& name : selectUpdates)
         sim->setDynamicParam(name, "trialBase", double(trialsRun));
     return batches;
@@ -123,7 +128,7 @@ Schedule EventPropCompiler::Impl::batchSchedule(Mode mode) const {
 
 Metrics EventPropCompiler::Impl::run(std::span<const uint32_t> examples, Mode mode,
                                      const Progress& progress) {
-    const uint64_t batches = uploadOrder(examples);
+    const uint64_t batches = uploadOrder(examples, mode);
     clearAccumulators();
     if (mode == Mode::Evaluate && (!recorded.empty() || !recordedVars.empty())) {
         runRecorded(examples, batches, progress);
@@ -298,10 +303,10 @@ EventPropCompiler::~EventPropCompiler() = default;
 void EventPropCompiler::Impl::setDataset(const EventDataset& data) {
     const Population& in = network.population(input);
     const Population& out = network.population(readout);
-    if (data.numChannels() != in.size)
+    if (data.numChannels() != in.input.numChannels)
         throw ModelError("dataset has " + std::to_string(data.numChannels()) +
                          " channels but SpikeInput '" + in.name + "' has " +
-                         std::to_string(in.size));
+                         std::to_string(in.input.numChannels));
     if (data.numClasses() > out.size)
         throw ModelError("dataset has " + std::to_string(data.numClasses()) +
                          " classes but readout '" + out.name + "' has only " +
@@ -415,6 +420,46 @@ void EventPropCompiler::setWeights(const std::string& connection, std::span<cons
 
 std::vector<double> EventPropCompiler::gradient(const std::string& connection) {
     return m_impl->pullMatrix(connection, "ReducedGradient");
+}
+
+void EventPropCompiler::setAugmentationSeed(uint64_t seed) {
+    m_impl->augmentSeed = seed;
+}
+
+uint64_t EventPropCompiler::boostSilentNeurons(double amount) {
+    return m_impl->boostSilentNeurons(amount);
+}
+
+uint64_t EventPropCompiler::Impl::boostSilentNeurons(double amount) {
+    if (!std::isfinite(amount))
+        throw ModelError("boostSilentNeurons: the amount must be a finite number");
+    if (!backward) throw ModelError("boostSilentNeurons needs the training compiler");
+    uint64_t boosted = 0;
+    for (const std::string& pop : lifPopulations) {
+        const std::string counts = kEpochSpikes + pop;
+        const std::vector<double> spikes = pullScalars(counts, "count");
+        zeroScalars(counts, "count");
+        sim->push(counts, "count");
+        for (double n : spikes)
+            boosted += n == 0.0;
+        for (const auto& c : network.connections()) {
+            if (c.source != input || c.target != pop) continue;
+            const size_t numPost = network.population(pop).size;
+            const auto positions = synapsePositions(c);
+            sim->pull(c.name, "g");
+            auto add = [&](auto view) {
+                for (size_t i = 0; i < positions.size(); i++)
+                    if (positions[i] != SIZE_MAX && spikes[positions[i] % numPost] == 0.0)
+                        view[i] += static_cast<typename decltype(view)::value_type>(amount);
+            };
+            if (options.precision == Precision::Double)
+                add(sim->view<double>(c.name, "g"));
+            else
+                add(sim->view<float>(c.name, "g"));
+            sim->push(c.name, "g");
+        }
+    }
+    return boosted;
 }
 
 void EventPropCompiler::setLearningRate(double rate) {

@@ -28,6 +28,7 @@ inline const std::string kSoftmax = "EventPropSoftmax";
 inline const std::string kLossValue = "EventPropLossValue";
 inline const std::string kTies = "EventPropTies";
 inline const std::string kCheck = "EventPropFinite";
+inline const std::string kEpochSpikes = "EventPropEpochSpikes";
 
 enum class Mode { Train, Gradients, Evaluate };
 
@@ -101,7 +102,9 @@ struct EventPropCompiler::Impl {
     Metrics readAccumulators(uint64_t examples);
     // Uploads the trial order (padded with -1 to whole batches) and points the example
     // selection at its start.
-    uint64_t uploadOrder(std::span<const uint32_t> examples);
+    uint64_t uploadOrder(std::span<const uint32_t> examples, Mode mode);
+    uint64_t augmentSeed = 0; // setAugmentationSeed
+    uint64_t boostSilentNeurons(double amount);
     // One batch as a schedule: the device runs it without the host touching any number
     // (Simulation::run(Schedule): one CUDA graph per batch on cuda with cudaGraphSteps >= 2T).
     Schedule batchSchedule(Mode mode) const;

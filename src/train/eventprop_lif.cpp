@@ -35,8 +35,7 @@ std::string suffix(size_t i) {
 // CA, CB (the forward weights of the arrivals at steps k+1 and k+2) and, with `derivatives`,
 // DA = dCA/df and DB = dCB/df. The spike acts on its targets one step (dt) after its crossing:
 // s1 = (1 - f) dt [ms] is the time from that arrival to the end of step k+1.
-std::string coefficientCode(const TargetKind& t, size_t i, const std::string& f,
-                            bool derivatives) {
+std::string coefficientCode(const TargetKind& t, size_t i, const std::string& f, bool derivatives) {
     const std::string n = suffix(i);
     const std::string tm = "tgtTauM" + n, ts = "tgtTauS" + n;
     std::string c = "    const scalar s1_" + n + " = (1.0 - " + f + ") * dt;\n" +
@@ -59,13 +58,12 @@ std::string coefficientCode(const TargetKind& t, size_t i, const std::string& f,
          " - tgtBeta" + n + " * CA" + n + ";\n";
     if (!derivatives) return c;
     // d r(s)/ds at s1; ds1/df = -dt.
-    c += sameTau(t.tauM, t.tauS)
-             ? "    const scalar rp_" + n + " = em_" + n + " * (1.0 - s1_" + n + " / " + tm +
-                   ") / " + tm + ";\n"
-             : "    const scalar rp_" + n + " = (em_" + n + " * " + ts + " / " + tm + " - ea_" +
-                   n + ") / (" + ts + " - " + tm + ");\n";
-    c += "    DA" + n + " = -dt * rp_" + n + " / tgtRho" + n + ";\n" + "    DB" + n + " = ea_" +
-         n + " * dt / " + ts + " - tgtBeta" + n + " * DA" + n + ";\n";
+    c += sameTau(t.tauM, t.tauS) ? "    const scalar rp_" + n + " = em_" + n + " * (1.0 - s1_" + n +
+                                       " / " + tm + ") / " + tm + ";\n"
+                                 : "    const scalar rp_" + n + " = (em_" + n + " * " + ts + " / " +
+                                       tm + " - ea_" + n + ") / (" + ts + " - " + tm + ");\n";
+    c += "    DA" + n + " = -dt * rp_" + n + " / tgtRho" + n + ";\n" + "    DB" + n + " = ea_" + n +
+         " * dt / " + ts + " - tgtBeta" + n + " * DA" + n + ";\n";
     return c;
 }
 
@@ -242,45 +240,46 @@ NeuronModel lifModel(uint32_t ringSlots, const std::vector<TargetKind>& targets,
     // to dL/dVprev (divided by alpha, which the next step multiplies back), the second to dL/du.
     // Spike-count regularisation (the loss-shaping paper's, in this sign convention): each
     // backward spike adds tauM * regStrength * (batch-mean count - regTarget) / batchSize.
-    m.simCode = "const int nT = (int)T;\n" + forward +
-                " else {\n"
-                "    const int k = 2 * nT - 1 - Step;\n"
-                "    LambdaINext = LambdaI;\n"
-                "    LambdaV = alpha * LambdaV;\n" +
-                silentPush +
-                "    scalar pendingV = 0.0;\n"
-                "    scalar pendingU = 0.0;\n"
-                "    if (BackSpike != 0) {\n"
-                "        NumSpikes = NumSpikes - 1;\n"
-                "        const scalar f = SpikeF[NumSpikes];\n"
-                "        const scalar invD = SpikeInvD[NumSpikes];\n"
-                "        const scalar dLdf = -vThresh * exp((f - 1.0) * dt / tauM) * (dt / tauM) "
-                "* LambdaV + Isyn" +
-                firstSpikeTime +
-                ";\n"
-                "        const scalar sc = f * dt;\n"
-                "        const scalar emc = exp(-sc / tauM);\n"
-                "        const scalar esc = exp(-sc / tauS);\n"
-                "        pendingV = -dLdf * emc * invD;\n"
-                "        pendingU = -dLdf * " +
-                response("sc", "emc", "esc") +
-                " * invD;\n"
-                "        LambdaV = LambdaV + tauM * regStrength * (SpikeSum / batchSize - regTarget) / "
-                "batchSize;\n"
-                "        BackSpike = 0;\n"
-                "    }\n"
-                "    LambdaI = beta * LambdaI + rho * LambdaV + pendingU;\n"
-                "    LambdaV = LambdaV + pendingV / alpha;\n"
-                "    while (NumSpikes > 0 && SpikeRing[NumSpikes - 1] >= k) {\n"
-                "        NumSpikes = NumSpikes - 1;\n"
-                "    }\n"
-                "    if (NumSpikes > 0 && SpikeRing[NumSpikes - 1] == k - 1) {\n"
-                "        BackSpike = 1;\n"
-                "        const scalar fb = SpikeF[NumSpikes - 1];\n" +
-                coefficients(targets, "fb", true) +
-                "    }\n"
-                "}\n"
-                "Step = Step + 1;\n";
+    m.simCode =
+        "const int nT = (int)T;\n" + forward +
+        " else {\n"
+        "    const int k = 2 * nT - 1 - Step;\n"
+        "    LambdaINext = LambdaI;\n"
+        "    LambdaV = alpha * LambdaV;\n" +
+        silentPush +
+        "    scalar pendingV = 0.0;\n"
+        "    scalar pendingU = 0.0;\n"
+        "    if (BackSpike != 0) {\n"
+        "        NumSpikes = NumSpikes - 1;\n"
+        "        const scalar f = SpikeF[NumSpikes];\n"
+        "        const scalar invD = SpikeInvD[NumSpikes];\n"
+        "        const scalar dLdf = -vThresh * exp((f - 1.0) * dt / tauM) * (dt / tauM) "
+        "* LambdaV + Isyn" +
+        firstSpikeTime +
+        ";\n"
+        "        const scalar sc = f * dt;\n"
+        "        const scalar emc = exp(-sc / tauM);\n"
+        "        const scalar esc = exp(-sc / tauS);\n"
+        "        pendingV = -dLdf * emc * invD;\n"
+        "        pendingU = -dLdf * " +
+        response("sc", "emc", "esc") +
+        " * invD;\n"
+        "        LambdaV = LambdaV + tauM * regStrength * (SpikeSum / batchSize - regTarget) / "
+        "batchSize;\n"
+        "        BackSpike = 0;\n"
+        "    }\n"
+        "    LambdaI = beta * LambdaI + rho * LambdaV + pendingU;\n"
+        "    LambdaV = LambdaV + pendingV / alpha;\n"
+        "    while (NumSpikes > 0 && SpikeRing[NumSpikes - 1] >= k) {\n"
+        "        NumSpikes = NumSpikes - 1;\n"
+        "    }\n"
+        "    if (NumSpikes > 0 && SpikeRing[NumSpikes - 1] == k - 1) {\n"
+        "        BackSpike = 1;\n"
+        "        const scalar fb = SpikeF[NumSpikes - 1];\n" +
+        coefficients(targets, "fb", true) +
+        "    }\n"
+        "}\n"
+        "Step = Step + 1;\n";
     // A first-spike readout spikes once: later spikes change neither its loss nor any other
     // neuron (it is the last layer), so they would only fill its buffer.
     m.thresholdConditionCode =

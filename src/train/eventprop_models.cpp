@@ -68,18 +68,26 @@ double rhoOf(double tauM, double tauS, double dt) {
 NeuronModel inputModel(bool backward) {
     NeuronModel m;
     m.name = backward ? "EventPropInput" : "EventPropInputForward";
-    m.params = {"T", "numChannels"};
+    m.params = {"T", "numChannels", "delayStep"};
     m.egps = {
         {"evTimes", "float"}, {"rowOffsets", "unsigned int"}, {"perm", "int"}, {"labels", "int"}};
     m.vars = {{"Example", "int"},      {"Start", "unsigned int"}, {"Cursor", "unsigned int"},
-              {"End", "unsigned int"}, {"Step", "int"},           {"Fire", "int"}};
-    // Forward: spike in the step an event falls in (several events in one step: one spike).
-    // Backward step for index k: replay the spike of forward step k-1, walking the events back.
+              {"End", "unsigned int"}, {"Step", "int"},           {"Fire", "int"},
+              {"Shift", "int"}};
+    // Neuron id plays channel id % numChannels, moved by the example's channel shift (Shift,
+    // set with Example: an augmentation), delayed by (id / numChannels) * delayStep [ms] (the
+    // delay line's copies). Forward: spike in the step an event falls in (several events in one
+    // step: one spike). Backward step for index k: replay the spike of forward step k-1,
+    // walking the events back.
+    const std::string at = "(int)floor((evTimes[Cursor] + delay) / dt)";
+    const std::string before = "(int)floor((evTimes[Cursor - 1u] + delay) / dt)";
     m.simCode = "const int nT = (int)T;\n"
+                "const scalar delay = (scalar)(id / (uint32_t)numChannels) * delayStep;\n"
                 "if (Step == 0) {\n"
-                "    if (Example >= 0) {\n"
+                "    const int channel = (int)(id % (uint32_t)numChannels) - Shift;\n"
+                "    if (Example >= 0 && channel >= 0 && channel < (int)numChannels) {\n"
                 "        const uint32_t row = (uint32_t)Example * ((uint32_t)numChannels + 1u) + "
-                "id;\n"
+                "(uint32_t)channel;\n"
                 "        Start = rowOffsets[row];\n"
                 "        End = rowOffsets[row + 1u];\n"
                 "    } else {\n"
@@ -90,25 +98,31 @@ NeuronModel inputModel(bool backward) {
                 "}\n"
                 "Fire = 0;\n"
                 "if (Step < nT) {\n"
-                "    if (Cursor < End && (int)floor(evTimes[Cursor] / dt) <= Step) {\n"
+                "    if (Cursor < End && " +
+                at +
+                " <= Step) {\n"
                 "        Fire = 1;\n"
-                "        while (Cursor < End && (int)floor(evTimes[Cursor] / dt) <= Step) {\n"
+                "        while (Cursor < End && " +
+                at +
+                " <= Step) {\n"
                 "            Cursor = Cursor + 1u;\n"
                 "        }\n"
                 "    }\n"
                 "}" +
-                std::string(backward ? " else {\n"
-                                       "    const int k = 2 * nT - 1 - Step;\n"
-                                       "    while (Cursor > Start && (int)floor(evTimes[Cursor - "
-                                       "1u] / dt) >= k) {\n"
-                                       "        Cursor = Cursor - 1u;\n"
-                                       "    }\n"
-                                       "    if (Cursor > Start && (int)floor(evTimes[Cursor - 1u] "
-                                       "/ dt) == k - 1) {\n"
-                                       "        Fire = 1;\n"
-                                       "    }\n"
-                                       "}\n"
-                                     : "\n") +
+                (backward ? " else {\n"
+                            "    const int k = 2 * nT - 1 - Step;\n"
+                            "    while (Cursor > Start && " +
+                                before +
+                                " >= k) {\n"
+                                "        Cursor = Cursor - 1u;\n"
+                                "    }\n"
+                                "    if (Cursor > Start && " +
+                                before +
+                                " == k - 1) {\n"
+                                "        Fire = 1;\n"
+                                "    }\n"
+                                "}\n"
+                          : std::string("\n")) +
                 "Step = Step + 1;\n";
     m.thresholdConditionCode = "Fire != 0";
     return m;
@@ -201,13 +215,26 @@ PostsynapticModel deltaCurrModel() {
     return m;
 }
 
-CustomUpdateModel selectExampleModel() {
+CustomUpdateModel selectExampleModel(bool withShift) {
     CustomUpdateModel m;
-    m.name = "EventPropSelectExample";
+    m.name = withShift ? "EventPropSelectInput" : "EventPropSelectExample";
     m.params = {"trialBase"};
     m.varRefs = {{"example", "int", CA::ReadWrite}};
     m.egpRefs = {{"perm", "int"}};
-    m.updateCode = "example = perm[(updateCount - (uint32_t)trialBase) * num_batch + batch];\n";
+    m.updateCode = "const uint32_t slot = updateCount - (uint32_t)trialBase;\n"
+                   "example = perm[slot * num_batch + batch];\n";
+    if (!withShift) return m;
+    // The channel shift of this trial, uniform in [-shiftMax, shiftMax]: a hash of the trial's
+    // place in the call and shiftSeed (the same for every neuron of a batch element; fit() sets
+    // the seed from the epoch, so a resumed run repeats the shifts).
+    m.params.insert(m.params.end(), {"shiftMax", "shiftSeed"});
+    m.varRefs.push_back({"shift", "int", CA::ReadWrite});
+    m.updateCode += "uint32_t h = (slot * num_batch + batch) ^ (uint32_t)shiftSeed;\n"
+                    "h = (h ^ (h >> 16)) * 73244475u;\n"
+                    "h = (h ^ (h >> 16)) * 73244475u;\n"
+                    "h = h ^ (h >> 16);\n"
+                    "const int most = (int)shiftMax;\n"
+                    "shift = most > 0 ? (int)(h % (uint32_t)(2 * most + 1)) - most : 0;\n";
     return m;
 }
 
@@ -218,6 +245,15 @@ CustomUpdateModel spikeSumModel() {
                  {"dropped", "int", CA::ReadOnly},
                  {"spikeSum", "scalar", CA::ReduceBatchSum}};
     m.updateCode = "spikeSum = (scalar)(count + dropped);\n";
+    return m;
+}
+
+CustomUpdateModel epochSpikesModel() {
+    CustomUpdateModel m;
+    m.name = "EventPropEpochSpikes";
+    m.vars = {{"count", "scalar", CA::ReadWrite}};
+    m.varRefs = {{"spikeSum", "scalar", CA::ReadOnly}};
+    m.updateCode = "count = count + spikeSum;\n";
     return m;
 }
 

@@ -16,7 +16,9 @@
 
 namespace spikeforge::train::detail {
 
-// Spike input from the device dataset. Params T, numChannels; EGPs evTimes (float [ms], events
+// Spike input from the device dataset. Params T, numChannels (of the dataset), delayStep [ms]
+// (neuron id plays channel id % numChannels delayed by (id / numChannels) delaySteps); var
+// Shift (the example's channel shift, set with Example); EGPs evTimes (float [ms], events
 // sorted by example, channel, time), rowOffsets (uint32, example*(numChannels+1)+channel ->
 // first event), perm (int: the example of each trial slot, -1 = none), labels (int, per example,
 // read by the loss). Var Example is set by
@@ -63,10 +65,14 @@ PostsynapticModel deltaCurrModel();
 // spikeSum (ReduceBatchSum) = count + dropped: the batch's spikes of each LIF neuron in the
 // forward pass, for the spike-count regulariser.
 CustomUpdateModel spikeSumModel();
+// count += spikeSum: a LIF neuron's spikes over the batches, until the host reads and clears it.
+CustomUpdateModel epochSpikesModel();
 // total += dropped: spikes that did not fit in the ring, accumulated until the host reads them.
 CustomUpdateModel droppedModel();
 // Example = perm[(updateCount - trialBase) * num_batch + batch]. Param trialBase (dynamic).
-CustomUpdateModel selectExampleModel();
+// withShift (the input population's): also ref shift, params shiftMax and shiftSeed (dynamic):
+// the trial's channel shift, uniform in [-shiftMax, shiftMax].
+CustomUpdateModel selectExampleModel(bool withShift = false);
 // Cross-entropy on the softmax of the readout: Grad = prob - onehot(label), and per batch
 // element the loss and the count of correct answers accumulated (vars lossSum, correct).
 CustomUpdateModel crossEntropyModel();

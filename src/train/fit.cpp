@@ -37,6 +37,8 @@ void checkOptions(const FitOptions& o, uint32_t startEpoch) {
     if (!std::isfinite(o.learningRateDecay) || o.learningRateDecay <= 0.0)
         throw ModelError("fit: learning rate decay must be a finite number > 0");
     if (o.progressEveryBatches == 0) throw ModelError("fit: progressEveryBatches must be >= 1");
+    if (!std::isfinite(o.silentBoost) || o.silentBoost < 0.0)
+        throw ModelError("fit: silentBoost must be a finite number >= 0");
 }
 
 std::vector<uint32_t> trainOrder(size_t size, const FitOptions& o, uint32_t epoch) {
@@ -85,8 +87,11 @@ std::vector<EpochReport> fit(EventPropCompiler& compiler, const EventDataset& tr
         };
         // A failed epoch (NaN or Inf, a spike buffer overflow) ends the run before onEpochEnd:
         // no checkpoint of it is written, the previous one stays as it was.
+        // The augmentation's draws depend only on the seed and the epoch, like the order.
+        compiler.setAugmentationSeed(detail::mixSeed(options.shuffleSeed, epoch) ^ 0x5f3759dfULL);
         try {
             report.train = compiler.trainEpoch(order, progress);
+            if (options.silentBoost != 0.0) compiler.boostSilentNeurons(options.silentBoost);
             if (validation) report.validation = compiler.evaluate(validationIndices);
         } catch (const ModelError& e) {
             throw ModelError("epoch " + std::to_string(epoch + 1) + " of " +

@@ -49,7 +49,12 @@ void Network::addSpikeInput(const std::string& name, const SpikeInputParams& par
     checkNewName(name, "population");
     if (params.numChannels == 0)
         throw ModelError("population '" + name + "': a SpikeInput needs numChannels >= 1");
-    Population p{name, PopulationKind::SpikeInput, params.numChannels, params, {}, {}, {}};
+    const uint64_t size = uint64_t(params.numChannels) * (uint64_t(params.delayCopies) + 1);
+    if (size > UINT32_MAX)
+        throw ModelError("population '" + name + "': numChannels * (delayCopies + 1) = " +
+                         std::to_string(size) + " neurons is too many (at most 2^32 - 1)");
+    if (params.delayCopies > 0) requirePositive(params.delayStep, name, "delayStep");
+    Population p{name, PopulationKind::SpikeInput, static_cast<uint32_t>(size), params, {}, {}, {}};
     m_populations.push_back(p);
 }
 

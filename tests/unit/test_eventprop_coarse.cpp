@@ -9,8 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include "spikeforge/simulation.hpp"
 #include <cmath>
 #include <limits>
+#include <set>
 #include <vector>
 
 using namespace spikeforge;
@@ -332,6 +334,99 @@ TEST(EventPropCoarse, WarmupGrowsPerBatchWithoutTheHost) {
         for (size_t i = 0; i < got.size(); i++)
             EXPECT_NEAR(got[i], w[c][i], 1e-9) << "weight " << i;
     }
+}
+
+} // namespace
+
+namespace {
+
+// The delay line: copy d of the inputs emits every event d * delayStep later (recorded spikes
+// of the input population in evaluate()).
+TEST(EventPropRecipe, DelayLineCopiesEmitTheEventsLater) {
+    Network net;
+    net.addSpikeInput("In", {3, 2, 5.0}); // 3 channels, 2 delayed copies 5 ms apart
+    net.addLeakyIntegrate("Out", 2, {20.0, Readout::AvgVar});
+    net.addConnection("InOut", "In", "Out", {{0.0, 0.5}, 5.0});
+    EventPropOptions opt = coarseOptions();
+    opt.recordSpikes = {"In"};
+    EventPropCompiler c(net, opt);
+    EXPECT_EQ(net.population("In").size, 9u);
+    c.setDataset(oneExample(3, 2, 80.0, 0, {{1.5f, 0}, {7.2f, 2}, {70.1f, 1}}));
+    c.evaluate(std::vector<uint32_t>{0});
+    std::vector<std::pair<long, uint32_t>> got;
+    for (const SpikeEvent& e : c.spikes("In").at(0))
+        got.emplace_back(std::lround(e.time), e.neuron);
+    std::sort(got.begin(), got.end());
+    // Step of each event (floor(t / dt)), plus 5 ms per copy; 70.1 + 10 is past the 80 ms trial.
+    const std::vector<std::pair<long, uint32_t>> want{{1, 0},  {6, 3},  {7, 2},  {11, 6},
+                                                      {12, 5}, {17, 8}, {70, 1}, {75, 4}};
+    EXPECT_EQ(got, want);
+    EXPECT_THROW(Network().addSpikeInput("X", {3, 2, 0.0}), ModelError) << "delayStep 0";
+}
+
+// The channel shift: drawn on the device per training example, the same for every input neuron
+// of a batch element, within [-channelShift, channelShift], repeated for the same seed, never
+// in evaluate().
+TEST(EventPropRecipe, ChannelShiftIsDrawnPerTrainingExample) {
+    EventPropOptions opt = coarseOptions();
+    opt.recordSpikes = {};
+    opt.batchSize = 8;
+    opt.channelShift = 3;
+    auto shifts = [&](uint64_t seed, bool train) {
+        EventPropCompiler c(smallNetwork(), opt);
+        c.setDataset(randomExamples(4, 3, 8, 80.0, 3, 2));
+        c.setAugmentationSeed(seed);
+        const std::vector<uint32_t> all{0, 1, 2, 3, 4, 5, 6, 7};
+        if (train)
+            c.trainEpoch(all);
+        else
+            c.evaluate(all);
+        c.simulation().pull("In", "Shift");
+        const auto v = c.simulation().view<int32_t>("In", "Shift"); // [batch][neuron]
+        std::vector<int> perBatch;
+        for (size_t b = 0; b < 8; b++) {
+            for (size_t n = 1; n < 4; n++)
+                EXPECT_EQ(v[b * 4 + n], v[b * 4]) << "batch " << b;
+            perBatch.push_back(v[b * 4]);
+        }
+        return perBatch;
+    };
+    const std::vector<int> a = shifts(1, true), b = shifts(1, true), c = shifts(2, true);
+    EXPECT_EQ(a, b) << "the same seed draws the same shifts";
+    EXPECT_NE(a, c) << "another seed draws others";
+    std::set<int> seen(a.begin(), a.end());
+    seen.insert(c.begin(), c.end());
+    for (int s : seen) {
+        EXPECT_GE(s, -3);
+        EXPECT_LE(s, 3);
+    }
+    EXPECT_GE(seen.size(), 3u) << "shifts vary";
+    for (int s : shifts(1, false))
+        EXPECT_EQ(s, 0) << "evaluate never shifts";
+}
+
+// After a training epoch, the input weights of the LIF neurons that did not spike are raised.
+TEST(EventPropRecipe, SilentNeuronsGetTheirInputWeightsBoosted) {
+    Network net;
+    net.addSpikeInput("In", {2});
+    net.addLif("Hid", 3, {20.0, 1.0, 64});
+    net.addLeakyIntegrate("Out", 2, {20.0, Readout::AvgVar});
+    net.addConnection("InHid", "In", "Hid", {{0.0, 0.0}, 5.0});
+    net.addConnection("HidOut", "Hid", "Out", {{0.0, 0.5}, 5.0});
+    EventPropOptions opt = coarseOptions();
+    opt.recordSpikes = {};
+    opt.batchSize = 2;
+    EventPropCompiler c(net, opt);
+    c.setDataset(randomExamples(2, 2, 2, 80.0, 5, 3));
+    // Only hidden neuron 1 is driven (strongly): neurons 0 and 2 stay silent.
+    c.setWeights("InHid", std::vector<double>{0.0, 8.0, 0.0, 0.0, 8.0, 0.0});
+    c.trainEpoch(std::vector<uint32_t>{0, 1});
+    const std::vector<double> before = c.weights("InHid");
+    EXPECT_EQ(c.boostSilentNeurons(0.25), 2u);
+    const std::vector<double> after = c.weights("InHid");
+    for (size_t i = 0; i < after.size(); i++)
+        EXPECT_NEAR(after[i], before[i] + (i % 3 == 1 ? 0.0 : 0.25), 1e-12) << "weight " << i;
+    EXPECT_EQ(c.boostSilentNeurons(0.25), 3u) << "counts start again: no batch since";
 }
 
 } // namespace

@@ -54,6 +54,10 @@ struct EventPropOptions {
     // example; read with spikes() / variables(). Training batches are never recorded.
     std::vector<std::string> recordSpikes;
     std::vector<std::string> recordVariables;
+    // Augmentation (training batches only; the loss-shaping paper's): each example is shifted
+    // by a whole number of channels drawn uniformly from [-channelShift, channelShift] on the
+    // device (channels pushed past an edge are dropped). 0: off.
+    uint32_t channelShift = 0;
 };
 
 // Totals over the examples of one call. The loss is the sparse categorical cross-entropy of the
@@ -112,6 +116,13 @@ public:
     void setWeights(const std::string& connection, std::span<const double> values);
     std::vector<double> gradient(const std::string& connection);
     void setLearningRate(double rate);
+    // The seed of the augmentation's random draws from the next call on (fit() sets it from the
+    // epoch, so a resumed run draws the same shifts).
+    void setAugmentationSeed(uint64_t seed);
+    // Adds `amount` to every weight from the SpikeInput onto each LIF neuron that emitted no
+    // spike in the training batches since the last call (the loss-shaping paper's boost of
+    // silent neurons, once per epoch); returns how many neurons were boosted.
+    uint64_t boostSilentNeurons(double amount);
 
     // The learnable state — every weight, Adam moment and Adam step counter — as named byte
     // arrays, for checkpoints. loadState checks every name and size before writing anything

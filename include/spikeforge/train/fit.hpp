@@ -27,6 +27,10 @@ struct FitOptions {
     // rate of epoch 0: pass the compiler's EventPropOptions::adam.learningRate.
     double learningRate = 1e-3;
     double learningRateDecay = 1.0;
+    // After each epoch's training batches, add this to the input weights of every LIF neuron
+    // that did not spike in them (EventPropCompiler::boostSilentNeurons; the loss-shaping
+    // paper uses 0.002). 0: off.
+    double silentBoost = 0.0;
     // Callbacks hear about progress every this many batches (and at the last batch).
     uint64_t progressEveryBatches = 1;
 };

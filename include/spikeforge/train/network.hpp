@@ -24,8 +24,13 @@ const char* readoutName(Readout r);
 
 // A population of spike sources fed from a dataset: neuron c emits the events of channel c of
 // the current example, at most one spike per step (events are binned to the step they fall in).
+// With a delay line (the loss-shaping paper's) the population has numChannels * (1 +
+// delayCopies) neurons: copy d (neurons d * numChannels ...) emits the events delayed by
+// d * delayStep [ms].
 struct SpikeInputParams {
     uint32_t numChannels = 0;
+    uint32_t delayCopies = 0;
+    double delayStep = 30.0; // [ms]
 };
 
 // Leaky integrate-and-fire neurons with a current synapse (Wunderlich & Pehle 2021):

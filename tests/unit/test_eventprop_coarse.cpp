@@ -5,6 +5,7 @@
 // regulariser's batch scaling (docs/training.md, "Spikes within a step").
 #include "spikeforge/errors.hpp"
 #include "spikeforge/train/eventprop.hpp"
+#include "spikeforge/train/fit.hpp"
 #include "unit/eventprop_test_data.hpp"
 
 #include <gtest/gtest.h>
@@ -289,8 +290,50 @@ TEST(EventPropCoarse, WarmupStartsAtItsRateOnTheDevice) {
     expectOneBatchIsOneAdamStep(1e-3, 1e-3); // min(1e-2, 1e-3 * 2^0)
 }
 
+// Weights after Adam steps applied on the host, one per batch at the given rates, to the
+// gradients the engine computes (reference starts from the same weights as the trained one).
+std::vector<std::vector<double>> hostAdam(EventPropCompiler& reference, const AdamParams& a,
+                                          const std::vector<std::vector<uint32_t>>& batches,
+                                          const std::vector<double>& rates) {
+    const char* conns[] = {"InHid", "HidOut"};
+    std::vector<std::vector<double>> w, m, v;
+    for (const char* c : conns) {
+        w.push_back(reference.weights(c));
+        m.emplace_back(w.back().size(), 0.0);
+        v.emplace_back(w.back().size(), 0.0);
+    }
+    for (size_t t = 0; t < batches.size(); t++) {
+        for (size_t c = 0; c < 2; c++)
+            reference.setWeights(conns[c], w[c]);
+        reference.computeGradients(batches[t]);
+        for (size_t c = 0; c < 2; c++) {
+            const std::vector<double> g = reference.gradient(conns[c]);
+            for (size_t i = 0; i < g.size(); i++) {
+                m[c][i] = a.beta1 * m[c][i] + (1.0 - a.beta1) * g[i];
+                v[c][i] = a.beta2 * v[c][i] + (1.0 - a.beta2) * g[i] * g[i];
+                const double mHat = m[c][i] / (1.0 - std::pow(a.beta1, t + 1.0));
+                const double vHat = v[c][i] / (1.0 - std::pow(a.beta2, t + 1.0));
+                w[c][i] -= rates[t] * mHat / (std::sqrt(vHat) + a.epsilon);
+            }
+        }
+    }
+    return w;
+}
+
+void expectWeights(EventPropCompiler& trained, const std::vector<std::vector<double>>& want) {
+    const char* conns[] = {"InHid", "HidOut"};
+    for (size_t c = 0; c < 2; c++) {
+        SCOPED_TRACE(conns[c]);
+        const std::vector<double> got = trained.weights(conns[c]);
+        ASSERT_EQ(got.size(), want[c].size());
+        for (size_t i = 0; i < got.size(); i++)
+            EXPECT_NEAR(got[i], want[c][i], 1e-9) << "weight " << i;
+    }
+}
+
 // With the warm-up the rate doubles each batch (factor 2) until the learning rate: after three
-// batches of one example the weights equal three reference Adam steps at 1e-3, 2e-3 and 4e-3.
+// batches of one example in one call the weights equal three host Adam steps at 1e-3, 2e-3 and
+// 3e-3 (the learning rate).
 TEST(EventPropCoarse, WarmupGrowsPerBatchWithoutTheHost) {
     EventPropOptions opt = coarseOptions();
     opt.recordSpikes = {};
@@ -303,37 +346,29 @@ TEST(EventPropCoarse, WarmupGrowsPerBatchWithoutTheHost) {
     trained.setDataset(data);
     reference.setDataset(data);
     trained.trainEpoch(std::vector<uint32_t>{0, 1, 2}); // one call, three batches
-    // The reference: the same three batches, each gradient applied by a host-side Adam.
-    const AdamParams& a = opt.adam;
-    const char* conns[] = {"InHid", "HidOut"};
-    std::vector<std::vector<double>> w, m, v;
-    for (const char* c : conns) {
-        w.push_back(reference.weights(c));
-        m.emplace_back(w.back().size(), 0.0);
-        v.emplace_back(w.back().size(), 0.0);
-    }
-    const double rates[] = {1e-3, 2e-3, 3e-3};
-    for (uint32_t t = 0; t < 3; t++) {
-        for (size_t c = 0; c < 2; c++)
-            reference.setWeights(conns[c], w[c]);
-        reference.computeGradients(std::vector<uint32_t>{t});
-        for (size_t c = 0; c < 2; c++) {
-            const std::vector<double> g = reference.gradient(conns[c]);
-            for (size_t i = 0; i < g.size(); i++) {
-                m[c][i] = a.beta1 * m[c][i] + (1.0 - a.beta1) * g[i];
-                v[c][i] = a.beta2 * v[c][i] + (1.0 - a.beta2) * g[i] * g[i];
-                const double mHat = m[c][i] / (1.0 - std::pow(a.beta1, t + 1.0));
-                const double vHat = v[c][i] / (1.0 - std::pow(a.beta2, t + 1.0));
-                w[c][i] -= rates[t] * mHat / (std::sqrt(vHat) + a.epsilon);
-            }
-        }
-    }
-    for (size_t c = 0; c < 2; c++) {
-        SCOPED_TRACE(conns[c]);
-        const std::vector<double> got = trained.weights(conns[c]);
-        for (size_t i = 0; i < got.size(); i++)
-            EXPECT_NEAR(got[i], w[c][i], 1e-9) << "weight " << i;
-    }
+    expectWeights(trained, hostAdam(reference, opt.adam, {{0}, {1}, {2}}, {1e-3, 2e-3, 3e-3}));
+}
+
+// fit() sets the rate of epoch e to learningRate * decay^e, once per epoch, as the device sees
+// it: three epochs of one batch each equal host Adam steps at 4e-3, 2e-3 and 1e-3.
+TEST(EventPropCoarse, FitAppliesTheLearningRateScheduleOncePerEpoch) {
+    EventPropOptions opt = coarseOptions();
+    opt.recordSpikes = {};
+    opt.batchSize = 3;
+    opt.adam.learningRate = 4e-3;
+    const EventDataset data = randomExamples(4, 3, 3, 80.0, 5, 9);
+    EventPropCompiler trained(smallNetwork(), opt), reference(smallNetwork(), opt);
+    reference.setDataset(data);
+    FitOptions f;
+    f.epochs = 3;
+    f.learningRate = 4e-3;
+    f.learningRateDecay = 0.5;
+    const auto reports = fit(trained, data, nullptr, f);
+    ASSERT_EQ(reports.size(), 3u);
+    EXPECT_EQ(reports[2].learningRate, 1e-3);
+    // Each epoch's one batch holds all three examples (in a shuffled order: the same sum).
+    expectWeights(trained, hostAdam(reference, opt.adam, {{0, 1, 2}, {0, 1, 2}, {0, 1, 2}},
+                                    {4e-3, 2e-3, 1e-3}));
 }
 
 } // namespace

@@ -2,9 +2,10 @@
 //   bench_train_eventprop yinyang [options]   Yin-Yang: accuracy per epoch, epoch wall time
 //   bench_train_eventprop shd [options]       synthetic SHD-shaped data: epoch wall time
 // Options: --epochs N --hidden H --dt MS --batch B --readout sum|avg|exp|max|ttfs --lr X --decay X
-//          --graph-steps N (cuda) --duration MS --w-in-mean X --w-in-sd X --w-out-mean X --w-out-sd X --tau0 --tau1
+//          --graph-steps N (cuda) --duration MS --w-in-mean X --w-in-sd X --w-out-mean X --w-out-sd
+//          X --tau0 --tau1
 //          --alpha
-//          --backend NAME --train N --test N --seed S --tau-mem MS --tau-syn MS
+//          --backend NAME --threads N (cpu) --train N --test N --seed S --tau-mem MS --tau-syn MS
 // Prints one line per epoch and a last JSON line with the results. host_fraction is the share of
 // the training epochs' wall time spent outside device work, 1 − Δbusy / Δwall
 // (Simulation::deviceBusySeconds; "n/a" and null where the backend does not measure busy time).
@@ -114,6 +115,7 @@ int run(const Args& a) {
     BackendPreferences prefs;
     prefs.backend = a.str("backend", "cpu");
     prefs.cudaGraphSteps = uint32_t(a.num("graph-steps", 0)); // cuda: one graph per batch at >= 2T
+    prefs.threads = uint32_t(a.num("threads", 0));            // cpu: 0 = every core
     EventPropCompiler c(net, opt, prefs);
     c.setDataset(concatenate(train, test));
     const auto testIdx = iota(test.size(), uint32_t(train.size()));

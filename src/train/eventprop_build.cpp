@@ -144,7 +144,8 @@ void EventPropCompiler::Impl::addPopulation(const Population& p) {
                                {"Cursor", 0.0},
                                {"End", 0.0},
                                {"Step", 0.0},
-                               {"Fire", 0.0},
+                               {"NextStep", 0.0},
+                               {"Fired", -2.0},
                                {"Shift", 0.0}});
         return;
     case PopulationKind::Lif:

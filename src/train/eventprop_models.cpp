@@ -72,17 +72,20 @@ NeuronModel inputModel(bool backward) {
     m.egps = {
         {"evTimes", "float"}, {"rowOffsets", "unsigned int"}, {"perm", "int"}, {"labels", "int"}};
     m.vars = {{"Example", "int"},      {"Start", "unsigned int"}, {"Cursor", "unsigned int"},
-              {"End", "unsigned int"}, {"Step", "int"},           {"Fire", "int"},
-              {"Shift", "int"}};
+              {"End", "unsigned int"}, {"Step", "int"},           {"NextStep", "int"},
+              {"Fired", "int"},        {"Shift", "int"}};
     // Neuron id plays channel id % numChannels, moved by the example's channel shift (Shift,
     // set with Example: an augmentation), delayed by (id / numChannels) * delayStep [ms] (the
     // delay line's copies). Forward: spike in the step an event falls in (several events in one
     // step: one spike). Backward step for index k: replay the spike of forward step k-1,
-    // walking the events back.
-    const std::string at = "(int)floor((evTimes[Cursor] + delay) / dt)";
-    const std::string before = "(int)floor((evTimes[Cursor - 1u] + delay) / dt)";
+    // walking the events back. NextStep caches the step of the event at the cursor (forward) or
+    // before it (backward), so a step without an event costs one comparison: most of the
+    // population is silent in most steps. Fired is the last step with a spike.
+    const std::string bin = "(int)floor((evTimes[Cursor] + (scalar)(id / (uint32_t)numChannels) "
+                            "* delayStep) / dt)";
+    const std::string binBefore = "(int)floor((evTimes[Cursor - 1u] + (scalar)(id / "
+                                  "(uint32_t)numChannels) * delayStep) / dt)";
     m.simCode = "const int nT = (int)T;\n"
-                "const scalar delay = (scalar)(id / (uint32_t)numChannels) * delayStep;\n"
                 "if (Step == 0) {\n"
                 "    const int channel = (int)(id % (uint32_t)numChannels) - Shift;\n"
                 "    if (Example >= 0 && channel >= 0 && channel < (int)numChannels) {\n"
@@ -95,36 +98,43 @@ NeuronModel inputModel(bool backward) {
                 "        End = 0u;\n"
                 "    }\n"
                 "    Cursor = Start;\n"
+                "    NextStep = Cursor < End ? " +
+                bin +
+                " : 2147483647;\n"
                 "}\n"
-                "Fire = 0;\n"
                 "if (Step < nT) {\n"
-                "    if (Cursor < End && " +
-                at +
-                " <= Step) {\n"
-                "        Fire = 1;\n"
+                "    if (NextStep <= Step) {\n"
+                "        Fired = Step;\n"
                 "        while (Cursor < End && " +
-                at +
+                bin +
                 " <= Step) {\n"
                 "            Cursor = Cursor + 1u;\n"
                 "        }\n"
+                "        NextStep = Cursor < End ? " +
+                bin +
+                " : 2147483647;\n"
                 "    }\n"
                 "}" +
                 (backward ? " else {\n"
                             "    const int k = 2 * nT - 1 - Step;\n"
-                            "    while (Cursor > Start && " +
-                                before +
-                                " >= k) {\n"
-                                "        Cursor = Cursor - 1u;\n"
+                            "    if (Step == nT) {\n"
+                            "        NextStep = Cursor > Start ? " +
+                                binBefore +
+                                " : -1;\n"
                                 "    }\n"
-                                "    if (Cursor > Start && " +
-                                before +
-                                " == k - 1) {\n"
-                                "        Fire = 1;\n"
+                                "    while (NextStep >= k) {\n"
+                                "        Cursor = Cursor - 1u;\n"
+                                "        NextStep = Cursor > Start ? " +
+                                binBefore +
+                                " : -1;\n"
+                                "    }\n"
+                                "    if (NextStep == k - 1) {\n"
+                                "        Fired = Step;\n"
                                 "    }\n"
                                 "}\n"
                           : std::string("\n")) +
                 "Step = Step + 1;\n";
-    m.thresholdConditionCode = "Fire != 0";
+    m.thresholdConditionCode = "Fired + 1 == Step";
     return m;
 }
 

@@ -124,8 +124,8 @@ NeuronModel lifModel(uint32_t ringSlots, const std::vector<TargetKind>& targets,
         {"beta", [](const ParamValues& p, double dt) { return betaOf(p.at("tauS"), dt); }},
         {"rho",
          [](const ParamValues& p, double dt) { return rhoOf(p.at("tauM"), p.at("tauS"), dt); }}};
-    // F: the crossing fraction of the latest spike; InvD: 1 / (V~ - Vprev) at it (0 when the
-    // step started above threshold: that spike's time does not move).
+    // F: the crossing fraction of the latest spike; InvD: 1 / (dt dV/ds) at its crossing (0 when
+    // the step started above threshold or the crossing is a tangent: that spike's time is fixed).
     m.vars = {{"V"},
               {"I"},
               {"F"},

@@ -122,7 +122,7 @@ NeuronModel inputModel(bool backward) {
                                 binBefore +
                                 " : -1;\n"
                                 "    }\n"
-                                "    while (NextStep >= k) {\n"
+                                "    while (Cursor > Start && NextStep >= k) {\n"
                                 "        Cursor = Cursor - 1u;\n"
                                 "        NextStep = Cursor > Start ? " +
                                 binBefore +

@@ -158,7 +158,8 @@ void checkDatasetShape(const Reader& r, const toml::table& root, const TrainConf
         r.fail(*t.get("num_channels"),
                "dataset: num_channels: " + std::to_string(cfg.dataset.numChannels) +
                    " but the spike_input population '" + in->name + "' has " +
-                   std::to_string(in->input.numChannels) + " (its size; they must be equal)");
+                   std::to_string(in->input.numChannels) +
+                   " channels (its size; they must be equal)");
     const Population* out = readoutPopulation(cfg.network);
     if (cfg.dataset.numClasses && out && cfg.dataset.numClasses > out->size)
         r.fail(*t.get("num_classes"),

@@ -259,7 +259,10 @@ TEST(CliTrain, ShippedExamplesLoad) {
     EXPECT_EQ(yy.fit.learningRate, yy.eventprop.adam.learningRate);
     for (const char* name : {"shd", "ssc"}) {
         const auto c = loadTrainConfig(dir + name + ".toml", {});
-        EXPECT_EQ(c.network.population("In").size, 700u) << name;
+        // 700 channels and the published delay line of 10 more copies, 30 ms apart.
+        EXPECT_EQ(c.network.population("In").input.numChannels, 700u) << name;
+        EXPECT_EQ(c.network.population("In").input.delayCopies, 10u) << name;
+        EXPECT_EQ(c.network.population("In").size, 7700u) << name;
         EXPECT_EQ(c.network.population("Hidden").size, 256u) << name;
         EXPECT_EQ(c.network.population("Hidden").kind, PopulationKind::Lif) << name;
         EXPECT_EQ(c.network.population("Out").size, std::string(name) == "shd" ? 20u : 35u);

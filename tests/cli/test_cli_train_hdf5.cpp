@@ -279,7 +279,7 @@ TEST_F(CliTrainHdf5, MismatchesAreErrorsNamingTheFileOrKey) {
         parseTrainConfig(config(fileKey("train_file", good) + "num_channels = 6"), "t.toml");
     });
     EXPECT_TRUE(has(m, "t.toml:4:16: dataset: num_channels: 6 but the spike_input population "
-                       "'In' has 5 neurons"))
+                       "'In' has 5 channels (its size; they must be equal)"))
         << m;
     s = fiveByThree(9);
     s.units[2][0] = 5;

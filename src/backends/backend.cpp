@@ -41,11 +41,20 @@ void checkKernelForm(const BackendPreferences& prefs) {
                          prefs.backend + "' has none (leave it Auto)");
 }
 
+// BackendPreferences::cpuStepOrder, likewise.
+void checkStepOrder(const BackendPreferences& prefs) {
+    if (prefs.cpuStepOrder != BackendPreferences::StepOrder::Auto && prefs.backend != "cpu")
+        throw ModelError("BackendPreferences::cpuStepOrder orders the cpu backend's steps; "
+                         "backend '" +
+                         prefs.backend + "' has no such choice (leave it Auto)");
+}
+
 } // namespace
 
 std::unique_ptr<Backend> makeBackend(const BackendPreferences& prefs) {
     checkCudaGraphSteps(prefs);
     checkKernelForm(prefs);
+    checkStepOrder(prefs);
     if (prefs.backend == "cpu") {
         if (!prefs.device.empty())
             throw ModelError("BackendPreferences::device ('" + prefs.device +

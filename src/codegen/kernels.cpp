@@ -141,4 +141,15 @@ std::vector<size_t> stepKernels(const Plan& plan) {
     return synapse;
 }
 
+bool stepsAreBatchLocal(const Plan& plan) {
+    if (plan.batchSize < 2) return false;
+    std::set<std::string> shared;
+    for (const ArrayDecl& a : plan.arrays)
+        if (a.egp) shared.insert(a.name);
+    for (size_t k : stepKernels(plan))
+        for (const std::string& written : plan.kernels.at(k).writes)
+            if (shared.count(written)) return false;
+    return true;
+}
+
 } // namespace spikeforge::codegen

@@ -11,6 +11,7 @@ std::string Lowerer::render(const std::string& group, const std::string& field, 
     const auto& scanned = analysis::of(model, group, field);
     if (scanned.tokens.empty()) return "";
     usesRng = usesRng || scanned.usesRng;
+    assigned.insert(scanned.assignedNames.begin(), scanned.assignedNames.end());
     snippet::RenderOptions o;
     o.precision = model.precision();
     o.lineLabel = group + "." + field;

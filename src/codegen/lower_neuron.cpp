@@ -9,9 +9,23 @@ namespace spikeforge::codegen {
 
 namespace {
 
-// Load/store of a block of variables into locals named prefix+name.
+// Load/store of a block of variables into locals named prefix+name. The stores are known only
+// once the code using the locals is rendered (VarBlock::stores).
 struct VarBlock {
-    std::string loads, stores;
+    struct Store {
+        std::string name, statement;
+    };
+    std::string loads;
+    std::vector<Store> writable;
+    // Stores back the writable variables that code rendered through `e` so far assigns: one no
+    // code assigns still holds its loaded value (an input population's example index, a
+    // parameter-like variable), and skipping its store saves memory traffic every step.
+    std::string stores(const Lowerer& e) const {
+        std::string s;
+        for (const Store& w : writable)
+            if (e.assigned.count(w.name)) s += w.statement;
+        return s;
+    }
 };
 
 VarBlock loadVars(Lowerer& e, const std::vector<VarDecl>& vars, const std::string& owner,
@@ -27,7 +41,8 @@ VarBlock loadVars(Lowerer& e, const std::vector<VarDecl>& vars, const std::strin
         const std::string local = localPrefix + v.name;
         b.loads += type + " " + local + " = " + arr + "[" + idx + "];\n";
         if (!isReadOnly(v.access))
-            b.stores += "if (sfWrite) " + arr + "[" + idx + "] = " + local + ";\n";
+            b.writable.push_back(
+                {v.name, "if (sfWrite) " + arr + "[" + idx + "] = " + local + ";\n"});
         subs[v.name] = local;
     }
     return b;
@@ -75,7 +90,10 @@ SnippetBlock snippetBlock(Lowerer& e, const SnippetRef& s, const std::string& lo
     e.bindParams(scanned, contexts::evaluateParams(s.model, s.params, e.model.dt()), s.dynamic,
                  s.owner, fieldPrefix + "p_");
     e.bindEGPs(scanned, s.model, s.owner, fieldPrefix + "e_");
-    SnippetBlock b{v.loads, e.render(s.owner, s.field, extra), v.stores};
+    // Only this field sees the block's locals; names assigned before it count too (a
+    // conservative over-approximation: storing an unchanged value is harmless).
+    SnippetBlock b{v.loads, e.render(s.owner, s.field, extra), ""};
+    b.stores = v.stores(e);
     e.subs = saved;
     return b;
 }
@@ -204,7 +222,9 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng) {
                        ", id, batch, a->rngStep);\n";
     b.perNeuron += vars.loads + inputs + dynamics + sim;
     b.onSpike = reset + "l_st = sf_t;\n" + spikeCode;
-    b.store = "if (sfWrite) " + st + "[(size_t)batch * sfN + sfId] = l_st;\n" + vars.stores;
+    // Every snippet that sees the neuron's locals is rendered by now (its own fields and the
+    // input, dynamics and spike blocks above, which may name its variables).
+    b.store = "if (sfWrite) " + st + "[(size_t)batch * sfN + sfId] = l_st;\n" + vars.stores(e);
     if (ng.spikeRecording())
         b.recordSpk = e.env.array("recordSpk", "uint32_t", name + ".recordSpk", Use::Write);
     return e.finish(name, std::move(b), ng.size());

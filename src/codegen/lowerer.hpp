@@ -38,6 +38,9 @@ public:
     // saves and restores it with the substitutions.
     Subs subs;
     bool usesRng = false; // some code rendered so far draws random numbers (Scanned::usesRng)
+    // Names some code rendered so far assigns (Scanned::assignedNames): a variable none of them
+    // assigns keeps the value it was loaded with, so it is not stored back.
+    std::set<std::string> assigned;
 
     std::string scalar() const {
         return model.precision() == Precision::Float ? "float" : "double";

@@ -111,4 +111,11 @@ struct Plan {
 // the runtime and for a device that runs many steps at once (backends::Device::runSteps).
 std::vector<size_t> stepKernels(const Plan& plan);
 
+// Whether the step kernels may run one batch element at a time through a whole stretch of steps
+// (batch element b's steps 0..n, then b+1's...) with the same result as step by step: batch
+// size above one and no step kernel writes state shared by the batch elements. Writable
+// variables always have a batch dimension; extra global parameters never do (snippets may not
+// assign them today; the check keeps the order safe should that change).
+bool stepsAreBatchLocal(const Plan& plan);
+
 } // namespace spikeforge::codegen

@@ -96,13 +96,35 @@ size_t hostMemoryCapacity() {
 // The entry-point signature of generated code (cpu_generator.cpp prints it): the step
 // arguments, the merged-group tables, and the thread count, which is this backend's own option.
 using EntryFn = void (*)(const codegen::abi::StepArgs*, void* const*, unsigned);
+// codegen::abi::kBatchStepsEntry: first step, step count, dt [ms], tables, threads.
+using BatchStepsFn = void (*)(const codegen::abi::StepArgs*, uint64_t, double, void* const*,
+                              unsigned);
+
+// The batch-major entry point when `order` and the plan allow it (BackendPreferences::
+// cpuStepOrder), else none: Auto takes it when every thread gets a whole batch element.
+bool useBatchSteps(BackendPreferences::StepOrder order, const codegen::Plan& plan,
+                   unsigned threads) {
+    const bool allowed = codegen::stepsAreBatchLocal(plan);
+    switch (order) {
+    case BackendPreferences::StepOrder::Auto:
+        return allowed && plan.batchSize >= threads;
+    case BackendPreferences::StepOrder::ByStep:
+        return false;
+    case BackendPreferences::StepOrder::ByBatch:
+        if (!allowed)
+            throw ModelError("cpuStepOrder ByBatch needs a batched model (batch size above 1) "
+                             "whose step code writes no extra global parameter");
+        return true;
+    }
+    throw InternalError("unknown step order");
+}
 
 static_assert(sizeof(void*) == 8, "merged-group structs hold 8-byte pointers (codegen/layout)");
 
 class CpuDevice : public backends::Device {
 public:
-    CpuDevice(void* handle, unsigned threads, const codegen::Plan& plan)
-        : m_handle(handle), m_threads(threads) {
+    CpuDevice(void* handle, unsigned threads, const codegen::Plan& plan, bool batchSteps)
+        : m_handle(handle), m_threads(threads), m_stepKernels(codegen::stepKernels(plan)) {
         auto numTables = reinterpret_cast<unsigned (*)()>(dlsym(handle, "sf_num_tables"));
         if (!numTables) throw InternalError("generated code lacks sf_num_tables");
         if (numTables() != plan.mergedGroups.size())
@@ -121,6 +143,13 @@ public:
         // Every entry point is resolved now: a missing one is a generator bug, found at build.
         for (const auto& k : plan.kernels)
             m_entries.push_back(entry(k.entry));
+        if (batchSteps) {
+            m_batchSteps =
+                reinterpret_cast<BatchStepsFn>(dlsym(m_handle, codegen::abi::kBatchStepsEntry));
+            if (!m_batchSteps)
+                throw InternalError(std::string("generated code lacks ") +
+                                    codegen::abi::kBatchStepsEntry);
+        }
     }
     // The library stays loaded (RTLD_NODELETE): OpenMP worker threads it started may outlive
     // this object, and unmapping their code under them would crash.
@@ -167,6 +196,11 @@ public:
     }
     void runSteps(const std::vector<size_t>& kernels, const codegen::abi::StepArgs& first,
                   uint64_t steps, double dt) override {
+        if (m_batchSteps && kernels == m_stepKernels) {
+            void* const* t = m_tablePtrs.data();
+            timed([&] { m_batchSteps(&first, steps, dt, t, m_threads); });
+            return;
+        }
         timed([&] { Device::runSteps(kernels, first, steps, dt); });
     }
     void runSequence(const std::vector<backends::SequenceItem>& items) override {
@@ -230,11 +264,13 @@ private:
     }
     void* m_handle;
     unsigned m_threads;
-    std::vector<Table> m_tables;    // merged-group structs, one table per plan table
-    std::vector<void*> m_tablePtrs; // what entry points receive
-    std::vector<EntryFn> m_entries; // per plan kernel
-    double m_busySeconds = 0.0;     // [s] wall time inside timed calls
-    bool m_timing = false;          // inside a timed call
+    std::vector<Table> m_tables;         // merged-group structs, one table per plan table
+    std::vector<void*> m_tablePtrs;      // what entry points receive
+    std::vector<EntryFn> m_entries;      // per plan kernel
+    std::vector<size_t> m_stepKernels;   // codegen::stepKernels of the plan
+    BatchStepsFn m_batchSteps = nullptr; // set when steps run batch-major
+    double m_busySeconds = 0.0;          // [s] wall time inside timed calls
+    bool m_timing = false;               // inside a timed call
 };
 
 // SPIKEFORGE_DEBUG_CODE=1 builds generated code for a debugger without touching the program.
@@ -378,6 +414,7 @@ std::unique_ptr<backends::Device> CpuBackend::build(const codegen::Plan& plan, B
     if (!std::isfinite(timeout) || timeout < 0)
         throw ModelError("compileTimeout must be a number of seconds ≥ 0 (0 = no limit), not " +
                          timeoutText(timeout));
+    const bool batchSteps = useBatchSteps(m_prefs.cpuStepOrder, plan, m_threads);
     const fs::path dir = cache::prepare(m_prefs);
     const std::string compiler = resolveProgram(compilerName(m_prefs.compiler));
     const std::vector<std::string> flags = compileFlags(m_prefs);
@@ -397,12 +434,12 @@ std::unique_ptr<backends::Device> CpuBackend::build(const codegen::Plan& plan, B
     bool poisoned = false;
     std::string why;
     if (void* h = loadChecked(lib, key, false, poisoned, why))
-        return std::make_unique<CpuDevice>(h, m_threads, plan);
+        return std::make_unique<CpuDevice>(h, m_threads, plan, batchSteps);
     // Build under the key's lock; whoever waited for it finds the library built.
     cache::KeyLock lock(dir, key, timeout);
     if (lock.held()) cache::removeStaleTemps(dir, key, std::chrono::hours(1));
     if (void* h = loadChecked(lib, key, lock.held(), poisoned, why))
-        return std::make_unique<CpuDevice>(h, m_threads, plan);
+        return std::make_unique<CpuDevice>(h, m_threads, plan, batchSteps);
     const auto t0 = std::chrono::steady_clock::now();
     compile(compiler, flags, source + cache::keySymbolSource(key), dir, key, src, lib, timeout);
     info.compileSeconds =
@@ -410,7 +447,7 @@ std::unique_ptr<backends::Device> CpuBackend::build(const codegen::Plan& plan, B
     info.cacheHit = false;
     void* handle = loadChecked(lib, key, lock.held(), poisoned, why);
     if (!handle) throw BackendError("the freshly compiled library cannot be used: " + why);
-    return std::make_unique<CpuDevice>(handle, m_threads, plan);
+    return std::make_unique<CpuDevice>(handle, m_threads, plan, batchSteps);
 }
 
 std::string compilerStatus(const BackendPreferences& prefs) {

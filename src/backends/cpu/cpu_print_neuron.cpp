@@ -14,7 +14,7 @@ void printNeuronUpdate(Writer& w, const codegen::NeuronUpdateBody& b) {
     // Stores are unconditional and the spike bit is data, not control flow, so that a loop
     // without per-spike synapse code can be if-converted and vectorised.
     const std::string update =
-        "for (uint32_t batch = 0; batch < SF_BATCH; batch++)\n"
+        "for (uint32_t batch = sfB0; batch < sfB1; batch++)\n"
         "for (uint32_t sfW = 0; sfW < sfWords; sfW++) {\n"
         "uint32_t sfBits = 0;\n"
         "const uint32_t sfEnd = (sfW + 1u) * 32u < sfN ? (sfW + 1u) * 32u : sfN;\n"
@@ -25,10 +25,10 @@ void printNeuronUpdate(Writer& w, const codegen::NeuronUpdateBody& b) {
         "[(size_t)batch * sfWords + sfW] = sfBits;\n}\n";
     // Small groups run serially: one step of a few thousand neurons takes microseconds, less
     // than a fork/join of threads costs on a busy machine.
-    parallelFor(w, "(uint64_t)SF_BATCH * sfN", 16384, "collapse(2) schedule(static)", update);
+    parallelFor(w, "(uint64_t)(sfB1 - sfB0) * sfN", 16384, "collapse(2) schedule(static)", update);
     // Compaction keeps spikes in neuron order whatever the thread count, so summation order
     // downstream (and hence the result) never depends on scheduling.
-    std::string compact = "for (uint32_t batch = 0; batch < SF_BATCH; batch++) {\n"
+    std::string compact = "for (uint32_t batch = sfB0; batch < sfB1; batch++) {\n"
                           "const uint32_t* sfB = " +
                           b.spkBits +
                           " + (size_t)batch * sfWords;\n"
@@ -52,8 +52,8 @@ void printNeuronUpdate(Writer& w, const codegen::NeuronUpdateBody& b) {
                    "sfWords, sfB, sfWords * sizeof(uint32_t));\n";
     compact += "}\n";
     // Parallel over batch elements only: at batch 1 there is nothing to share.
-    parallelFor(w, "(SF_BATCH > 1u ? (uint64_t)SF_BATCH * sfN : 0u)", 16384, "schedule(static)",
-                compact);
+    parallelFor(w, "(sfB1 - sfB0 > 1u ? (uint64_t)(sfB1 - sfB0) * sfN : 0u)", 16384,
+                "schedule(static)", compact);
 }
 
 } // namespace spikeforge::cpu

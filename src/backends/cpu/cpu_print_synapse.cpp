@@ -37,7 +37,7 @@ void printPropagation(Writer& w, const codegen::PropagationBody& b) {
     w << b.setup << "const uint32_t sfSlot = " + b.slot + ";\n";
     // The work of this step: its spikes times the synapses of one spike (a bound).
     w << "uint64_t sfSpikes = 0;\n"
-         "for (uint32_t batch = 0; batch < SF_BATCH; batch++) sfSpikes += " +
+         "for (uint32_t batch = sfB0; batch < sfB1; batch++) sfSpikes += " +
              b.spkCnt + "[(size_t)batch * " + b.delaySlots +
              " + sfSlot];\n"
              "const unsigned sfT = sf_team(sfThreads, sfSpikes * (uint64_t)(" +
@@ -47,9 +47,9 @@ void printPropagation(Writer& w, const codegen::PropagationBody& b) {
         // One team: (batch element, part of the targets) pairs, as many parts per batch element
         // as there are threads for it, so batch 1 and batch < threads use every thread.
         w << "if (sfT > 1u) {\n"
-             "const uint32_t sfParts = sfT > SF_BATCH ? sfT / SF_BATCH : 1u;\n"
+             "const uint32_t sfParts = sfT > sfB1 - sfB0 ? sfT / (sfB1 - sfB0) : 1u;\n"
              "#pragma omp parallel for collapse(2) schedule(static) num_threads(sfT)\n"
-             "for (uint32_t batch = 0; batch < SF_BATCH; batch++)\n"
+             "for (uint32_t batch = sfB0; batch < sfB1; batch++)\n"
              "for (uint32_t sfPart = 0; sfPart < sfParts; sfPart++) {\n"
              "const uint32_t sfLo = (uint32_t)((uint64_t)" +
                  b.numTargets +
@@ -59,12 +59,12 @@ void printPropagation(Writer& w, const codegen::PropagationBody& b) {
           << spikeLoops(b, true) << "}\n}";
     } else {
         // Synapse code that writes presynaptic state: batch elements are the only safe split.
-        w << "if (sfT > 1u && SF_BATCH > 1u) {\n"
+        w << "if (sfT > 1u && sfB1 - sfB0 > 1u) {\n"
              "#pragma omp parallel for schedule(static) num_threads(sfT)\n"
-             "for (uint32_t batch = 0; batch < SF_BATCH; batch++) {\n"
+             "for (uint32_t batch = sfB0; batch < sfB1; batch++) {\n"
           << spikeLoops(b, false) << "}\n}";
     }
-    w << " else {\nfor (uint32_t batch = 0; batch < SF_BATCH; batch++) {\n"
+    w << " else {\nfor (uint32_t batch = sfB0; batch < sfB1; batch++) {\n"
       << spikeLoops(b, false) << "}\n}\n";
 }
 

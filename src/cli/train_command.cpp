@@ -141,8 +141,9 @@ int trainCommand(const TrainCommandOptions& o, std::ostream& out, std::ostream& 
     checkOutputs(cfg, o);
     const TrainData data = loadData(cfg, o, err);
     auto compiler = makeCompiler(cfg, o);
-    const uint32_t start =
-        o.resumeDir.empty() ? 0 : resumeFromCheckpoint(*compiler, o.resumeDir, cfg.fit);
+    const ResumePoint resume =
+        o.resumeDir.empty() ? ResumePoint{} : resumeFromCheckpoint(*compiler, o.resumeDir, cfg.fit);
+    const uint32_t start = resume.epoch;
     const auto owned = makeCallbacks(cfg, o, *compiler, start, out);
     std::vector<Callback*> callbacks;
     for (const auto& c : owned)
@@ -154,7 +155,7 @@ int trainCommand(const TrainCommandOptions& o, std::ostream& out, std::ostream& 
         << std::flush;
     const std::vector<EpochReport> reports =
         fit(*compiler, data.train, data.validation ? &*data.validation : nullptr, cfg.fit,
-            callbacks, start);
+            callbacks, resume);
 
     std::optional<Metrics> test;
     if (data.test) {

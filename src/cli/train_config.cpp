@@ -274,9 +274,26 @@ Network readNetwork(const Reader& r, const toml::table& root) {
 void readTraining(const Reader& r, const toml::table& root, TrainConfig& cfg) {
     const toml::table& t = r.table(r.require(root, "training", "config"), "training");
     r.checkKeys(t, "training",
-                {"dt", "example_timesteps", "batch_size", "precision", "seed", "epochs",
-                 "learning_rate", "beta1", "beta2", "epsilon", "lr_decay", "shuffle_seed", "loss",
-                 "lr_warmup_start", "lr_warmup_factor", "channel_shift", "silent_boost"});
+                {"dt",
+                 "example_timesteps",
+                 "batch_size",
+                 "precision",
+                 "seed",
+                 "epochs",
+                 "learning_rate",
+                 "beta1",
+                 "beta2",
+                 "epsilon",
+                 "lr_decay",
+                 "shuffle_seed",
+                 "loss",
+                 "lr_warmup_start",
+                 "lr_warmup_factor",
+                 "channel_shift",
+                 "silent_boost",
+                 "lr_plateau_patience",
+                 "lr_plateau_factor",
+                 "blend"});
     const Table s{r, t, "training"};
     EventPropOptions& o = cfg.eventprop;
     o.dt = r.positive(s.require("dt"), s.at("dt"));
@@ -303,6 +320,10 @@ void readTraining(const Reader& r, const toml::table& root, TrainConfig& cfg) {
     f.learningRate = o.adam.learningRate; // one value: the config's learning_rate
     f.learningRateDecay = s.positive("lr_decay", f.learningRateDecay);
     f.shuffleSeed = s.count("shuffle_seed", f.shuffleSeed, 0, kMaxSeed);
+    f.plateauPatience =
+        static_cast<uint32_t>(s.count("lr_plateau_patience", f.plateauPatience, 0, kMaxCount));
+    f.plateauFactor = s.between("lr_plateau_factor", f.plateauFactor, 0.0, 1.0);
+    if (const toml::node* n = s.get("blend")) f.blend = r.boolean(*n, s.at("blend"));
     f.silentBoost = s.number("silent_boost", f.silentBoost);
     if (!(f.silentBoost >= 0.0 && f.silentBoost < 1e6))
         r.fail(*s.get("silent_boost"),

@@ -14,16 +14,33 @@
 
 namespace spikeforge::train {
 
-EventDataset concatenate(const EventDataset& first, const EventDataset& second) {
-    if (first.numChannels() != second.numChannels())
-        throw ModelError("cannot join datasets of " + std::to_string(first.numChannels()) +
-                         " and " + std::to_string(second.numChannels()) + " channels");
-    EventDatasetBuilder b(first.numChannels(), std::max(first.numClasses(), second.numClasses()),
-                          std::max(first.duration(), second.duration()));
-    for (const EventDataset* d : {&first, &second})
-        for (size_t i = 0; i < d->size(); i++)
-            b.add(d->label(i), d->times(i), d->channels(i));
+namespace {
+
+// The sets in order as one dataset (null entries skipped).
+EventDataset concatenateAll(std::initializer_list<const EventDataset*> sets) {
+    const EventDataset* first = *sets.begin();
+    uint32_t classes = 0;
+    double duration = 0.0;
+    for (const EventDataset* d : sets) {
+        if (!d) continue;
+        if (d->numChannels() != first->numChannels())
+            throw ModelError("cannot join datasets of " + std::to_string(first->numChannels()) +
+                             " and " + std::to_string(d->numChannels()) + " channels");
+        classes = std::max(classes, d->numClasses());
+        duration = std::max(duration, d->duration());
+    }
+    EventDatasetBuilder b(first->numChannels(), classes, duration);
+    for (const EventDataset* d : sets)
+        if (d)
+            for (size_t i = 0; i < d->size(); i++)
+                b.add(d->label(i), d->times(i), d->channels(i));
     return std::move(b).build();
+}
+
+} // namespace
+
+EventDataset concatenate(const EventDataset& first, const EventDataset& second) {
+    return concatenateAll({&first, &second});
 }
 
 namespace {
@@ -39,6 +56,8 @@ void checkOptions(const FitOptions& o, uint32_t startEpoch) {
     if (o.progressEveryBatches == 0) throw ModelError("fit: progressEveryBatches must be >= 1");
     if (!std::isfinite(o.silentBoost) || o.silentBoost < 0.0)
         throw ModelError("fit: silentBoost must be a finite number >= 0");
+    if (!std::isfinite(o.plateauFactor) || o.plateauFactor <= 0.0 || o.plateauFactor > 1.0)
+        throw ModelError("fit: plateauFactor must be a number in (0, 1]");
 }
 
 std::vector<uint32_t> trainOrder(size_t size, const FitOptions& o, uint32_t epoch) {
@@ -48,21 +67,41 @@ std::vector<uint32_t> trainOrder(size_t size, const FitOptions& o, uint32_t epoc
 
 } // namespace
 
+PlateauState nextPlateauState(const PlateauState& before, double loss, const FitOptions& options) {
+    PlateauState s = before;
+    if (options.plateauPatience == 0) return s;
+    // Relative threshold as in the common "reduce on plateau" rule: noise-level gains do not
+    // count as progress.
+    if (s.epochs == 0 || loss < s.best - 1e-4 * std::abs(s.best)) {
+        s.best = loss;
+        s.sinceBest = 0;
+    } else if (++s.sinceBest >= options.plateauPatience) {
+        s.halvings++;
+        s.sinceBest = 0;
+    }
+    s.epochs++;
+    return s;
+}
+
 std::vector<EpochReport> fit(EventPropCompiler& compiler, const EventDataset& train,
                              const EventDataset* validation, const FitOptions& options,
-                             std::span<Callback* const> callbacks, uint32_t startEpoch) {
+                             std::span<Callback* const> callbacks, ResumePoint start) {
+    const uint32_t startEpoch = start.epoch;
+    PlateauState plateau = start.plateau;
     checkOptions(options, startEpoch);
     if (train.size() == 0) throw ModelError("fit: the training set is empty");
     if (validation && validation->size() == 0) validation = nullptr;
-    if (train.size() + (validation ? validation->size() : 0) > UINT32_MAX)
+    // One upload for the whole run, the validation examples after the training examples; with
+    // blending one per epoch, the epoch's blends between the two.
+    const size_t trainSize = options.blend ? 2 * train.size() : train.size();
+    if (trainSize + (validation ? validation->size() : 0) > UINT32_MAX)
         throw ModelError("fit: more than 2^32 - 1 examples");
-    // One upload for the whole run: the validation examples follow the training examples.
-    compiler.setDataset(validation ? concatenate(train, *validation) : train);
+    if (!options.blend) compiler.setDataset(validation ? concatenate(train, *validation) : train);
     std::vector<uint32_t> validationIndices;
     if (validation) {
         validationIndices.resize(validation->size());
         std::iota(validationIndices.begin(), validationIndices.end(),
-                  static_cast<uint32_t>(train.size()));
+                  static_cast<uint32_t>(trainSize));
     }
 
     for (Callback* c : callbacks)
@@ -74,10 +113,16 @@ std::vector<EpochReport> fit(EventPropCompiler& compiler, const EventDataset& tr
         const auto start = std::chrono::steady_clock::now();
         EpochReport report;
         report.epoch = epoch;
-        report.learningRate = options.learningRate * std::pow(options.learningRateDecay, epoch);
+        report.learningRate = options.learningRate * std::pow(options.learningRateDecay, epoch) *
+                              std::pow(options.plateauFactor, plateau.halvings);
         compiler.setLearningRate(report.learningRate);
 
-        const std::vector<uint32_t> order = trainOrder(train.size(), options, epoch);
+        if (options.blend) {
+            const EventDataset blends =
+                blendSameClass(train, detail::mixSeed(options.shuffleSeed, epoch) ^ 0xb1e7dULL);
+            compiler.setDataset(concatenateAll({&train, &blends, validation}));
+        }
+        const std::vector<uint32_t> order = trainOrder(trainSize, options, epoch);
         for (Callback* c : callbacks)
             c->onEpochBegin(epoch, order.size());
         auto progress = [&](uint64_t done, uint64_t total) {
@@ -102,6 +147,10 @@ std::vector<EpochReport> fit(EventPropCompiler& compiler, const EventDataset& tr
         report.seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (busyBefore && busyAfter) report.deviceSeconds = *busyAfter - *busyBefore;
+        plateau = nextPlateauState(
+            plateau, report.validation ? report.validation->meanLoss() : report.train.meanLoss(),
+            options);
+        report.plateau = plateau;
         for (Callback* c : callbacks)
             c->onEpochEnd(report);
         reports.push_back(report);

@@ -2,6 +2,9 @@
 //   "spikeforge checkpoint\n"  magic (22 bytes)
 //   u32 format version
 //   u32 next epoch, u64 shuffle seed, f64 learning rate, f64 learning-rate decay
+//   (version 2 on) u32 plateau patience, f64 plateau factor, f64 best loss, u32 epochs seen,
+//   u32 epochs since the best, u32 halvings (FitOptions::plateauPatience, PlateauState),
+//   u32 flags (bit 0: FitOptions::blend)
 //   u32 array count, then per array: u32 name length, name, u64 byte count, bytes
 //   u64 FNV-1a hash of everything before it
 // Integers little-endian, doubles as their IEEE-754 bits; the state arrays are the compiler's
@@ -20,7 +23,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::string_view kMagic = "spikeforge checkpoint\n";
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
+constexpr uint32_t kOldestVersion = 1; // read as plateau rule off
 const std::string kTempSuffix = ".tmp";
 
 uint64_t fnv1a(std::string_view bytes) {
@@ -101,6 +105,13 @@ void writeCheckpoint(const fs::path& file, const CheckpointInfo& info,
     w.integer<uint64_t>(info.shuffleSeed);
     w.real(info.learningRate);
     w.real(info.learningRateDecay);
+    w.integer<uint32_t>(info.plateauPatience);
+    w.real(info.plateauFactor);
+    w.real(info.plateau.best);
+    w.integer<uint32_t>(info.plateau.epochs);
+    w.integer<uint32_t>(info.plateau.sinceBest);
+    w.integer<uint32_t>(info.plateau.halvings);
+    w.integer<uint32_t>(info.blend ? 1u : 0u);
     w.integer<uint32_t>(static_cast<uint32_t>(state.size()));
     for (const auto& a : state) {
         w.integer<uint32_t>(static_cast<uint32_t>(a.name.size()));
@@ -131,14 +142,26 @@ readCheckpoint(const fs::path& file) {
     Parser p(data, file);
     if (data.size() < kMagic.size() || p.bytes(kMagic.size()) != kMagic)
         p.fail("not a spikeforge checkpoint (wrong header)");
-    if (const auto v = p.integer<uint32_t>(); v != kVersion)
-        p.fail("format version " + std::to_string(v) + ", this build reads version " +
-               std::to_string(kVersion));
+    const auto version = p.integer<uint32_t>();
+    if (version < kOldestVersion || version > kVersion)
+        p.fail("format version " + std::to_string(version) + ", this build reads versions " +
+               std::to_string(kOldestVersion) + " to " + std::to_string(kVersion));
     CheckpointInfo info;
     info.nextEpoch = p.integer<uint32_t>();
     info.shuffleSeed = p.integer<uint64_t>();
     info.learningRate = p.real();
     info.learningRateDecay = p.real();
+    if (version >= 2) {
+        info.plateauPatience = p.integer<uint32_t>();
+        info.plateauFactor = p.real();
+        info.plateau.best = p.real();
+        info.plateau.epochs = p.integer<uint32_t>();
+        info.plateau.sinceBest = p.integer<uint32_t>();
+        info.plateau.halvings = p.integer<uint32_t>();
+        const auto flags = p.integer<uint32_t>();
+        if (flags > 1u) p.fail("unknown flags " + std::to_string(flags));
+        info.blend = (flags & 1u) != 0;
+    }
     const uint32_t count = p.integer<uint32_t>();
     std::vector<EventPropCompiler::StateArray> state; // no reserve: `count` is not checked yet
     for (uint32_t i = 0; i < count; i++) {
@@ -191,13 +214,19 @@ void Checkpoint::onTrainBegin(uint32_t, uint32_t epochs) {
 
 void Checkpoint::onEpochEnd(const EpochReport& report) {
     if ((report.epoch + 1) % m_every != 0 && report.epoch != m_lastEpoch) return;
-    CheckpointInfo info{report.epoch + 1, m_options.shuffleSeed, m_options.learningRate,
-                        m_options.learningRateDecay};
+    CheckpointInfo info{report.epoch + 1,
+                        m_options.shuffleSeed,
+                        m_options.learningRate,
+                        m_options.learningRateDecay,
+                        m_options.plateauPatience,
+                        m_options.plateauFactor,
+                        report.plateau,
+                        m_options.blend};
     writeCheckpoint(m_dir / kFileName, info, m_compiler.saveState());
 }
 
-uint32_t resumeFromCheckpoint(EventPropCompiler& compiler, const fs::path& dir,
-                              const FitOptions& options) {
+ResumePoint resumeFromCheckpoint(EventPropCompiler& compiler, const fs::path& dir,
+                                 const FitOptions& options) {
     const fs::path file = dir / Checkpoint::kFileName;
     auto [info, state] = readCheckpoint(file);
     auto mismatch = [&](const std::string& what, const std::string& saved, const std::string& now) {
@@ -214,12 +243,20 @@ uint32_t resumeFromCheckpoint(EventPropCompiler& compiler, const fs::path& dir,
     if (info.learningRateDecay != options.learningRateDecay)
         mismatch("learning rate decay", std::to_string(info.learningRateDecay),
                  std::to_string(options.learningRateDecay));
+    if (info.plateauPatience != options.plateauPatience)
+        mismatch("plateau patience", std::to_string(info.plateauPatience),
+                 std::to_string(options.plateauPatience));
+    if (info.plateauPatience != 0 && info.plateauFactor != options.plateauFactor)
+        mismatch("plateau factor", std::to_string(info.plateauFactor),
+                 std::to_string(options.plateauFactor));
+    if (info.blend != options.blend)
+        mismatch("blending", info.blend ? "on" : "off", options.blend ? "on" : "off");
     if (info.nextEpoch > options.epochs)
         throw ModelError("checkpoint '" + file.string() + "' is after epoch " +
                          std::to_string(info.nextEpoch) + ", past the " +
                          std::to_string(options.epochs) + " epochs of this run");
     loadInto(compiler, file, state);
-    return info.nextEpoch;
+    return {info.nextEpoch, info.plateau};
 }
 
 CheckpointInfo loadCheckpoint(EventPropCompiler& compiler, const fs::path& dir) {

@@ -225,6 +225,9 @@ TEST(CliTrain, BadConfigsNameTheKeyAndItsPosition) {
         {"epochs = 2", "epochs = 2\nlr_warmup_start = 0",
          "t.toml:46:19: training: lr_warmup_start: must be greater than 0"},
         {"epochs = 2", "epochs = 2\nlr_warmup_factor = 0.9", "lr_warmup_factor: must be between"},
+        {"epochs = 2", "epochs = 2\nlr_plateau_patience = -1", "lr_plateau_patience"},
+        {"epochs = 2", "epochs = 2\nlr_plateau_factor = 1.5", "lr_plateau_factor: must be between"},
+        {"epochs = 2", "epochs = 2\nblend = 1", "t.toml:46:9: training: blend"},
     };
     for (const Case& c : cases) {
         const std::string e = configError(replaced(tinyTrain, c.from, c.to));
@@ -275,6 +278,10 @@ TEST(CliTrain, ShippedExamplesLoad) {
         // The published recipe's ease-in: from 1e-6, x1.05 per batch.
         EXPECT_EQ(c.eventprop.adam.warmupStart, 1e-6) << name;
         EXPECT_EQ(c.eventprop.adam.warmupFactor, 1.05) << name;
+        // Halving on plateaus and same-class blending.
+        EXPECT_EQ(c.fit.plateauPatience, 3u) << name;
+        EXPECT_EQ(c.fit.plateauFactor, 0.5) << name;
+        EXPECT_TRUE(c.fit.blend) << name;
     }
 }
 

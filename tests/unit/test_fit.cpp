@@ -61,7 +61,8 @@ void expectSameMetrics(const Metrics& a, const Metrics& b, const std::string& wh
 TEST(Fit, CheckpointThenResumeInANewCompilerRepeatsTheUninterruptedRun) {
     const EventDataset train = makeYinYang(96, 1);
     const EventDataset validation = makeYinYang(30, 2);
-    const FitOptions options = fitOptions(3);
+    FitOptions options = fitOptions(3);
+    options.plateauPatience = 1; // its state must travel in the checkpoint
 
     // Uninterrupted: three epochs.
     auto full = yinYangCompiler();
@@ -79,8 +80,10 @@ TEST(Fit, CheckpointThenResumeInANewCompilerRepeatsTheUninterruptedRun) {
         fit(*first, train, &validation, stopEarly, callbacks);
     }
     auto resumed = yinYangCompiler();
-    const uint32_t start = resumeFromCheckpoint(*resumed, dir.path(), options);
-    ASSERT_EQ(start, 1u);
+    const ResumePoint start = resumeFromCheckpoint(*resumed, dir.path(), options);
+    ASSERT_EQ(start.epoch, 1u);
+    EXPECT_EQ(start.plateau, fullReports[0].plateau);
+    EXPECT_EQ(start.plateau.epochs, 1u);
     const auto resumedReports = fit(*resumed, train, &validation, options, {}, start);
 
     ASSERT_EQ(fullReports.size(), 3u);
@@ -90,6 +93,7 @@ TEST(Fit, CheckpointThenResumeInANewCompilerRepeatsTheUninterruptedRun) {
         const EpochReport& b = resumedReports[i];
         EXPECT_EQ(a.epoch, b.epoch);
         EXPECT_EQ(a.learningRate, b.learningRate);
+        EXPECT_EQ(a.plateau, b.plateau);
         expectSameMetrics(a.train, b.train, "train, epoch " + std::to_string(a.epoch));
         ASSERT_TRUE(a.validation && b.validation);
         expectSameMetrics(*a.validation, *b.validation,
@@ -131,6 +135,62 @@ TEST(Fit, CallbacksHearEveryEpochAndBatch) {
         EXPECT_FALSE(e.validation);
         EXPECT_DOUBLE_EQ(e.learningRate, options.learningRate * std::pow(0.9, e.epoch));
         EXPECT_GT(e.seconds, 0.0);
+    }
+}
+
+TEST(Fit, PlateauRuleHalvesAfterPatienceEpochsWithoutProgress) {
+    FitOptions o;
+    o.plateauPatience = 2;
+    PlateauState s;
+    // (loss, halvings after it): the first loss is the best; 1.0 - 5e-5 is noise, not progress.
+    const std::vector<std::pair<double, uint32_t>> steps = {
+        {1.0, 0}, {1.2, 0}, {1.0 - 5e-5, 1}, {0.9, 1}, {0.95, 1}, {0.91, 2}, {0.5, 2}};
+    for (size_t i = 0; i < steps.size(); i++) {
+        s = nextPlateauState(s, steps[i].first, o);
+        EXPECT_EQ(s.halvings, steps[i].second) << "after loss " << i;
+        EXPECT_EQ(s.epochs, i + 1);
+    }
+    EXPECT_EQ(s.best, 0.5);
+    EXPECT_EQ(s.sinceBest, 0u);
+    o.plateauPatience = 0; // off: nothing changes
+    EXPECT_EQ(nextPlateauState(PlateauState{}, 1.0, o), PlateauState{});
+}
+
+TEST(Fit, PlateauHalvingsSetTheNextEpochsRate) {
+    // A rate far too large makes the loss stall or rise: halvings must follow.
+    const EventDataset train = makeYinYang(48, 5);
+    auto c = yinYangCompiler();
+    FitOptions options = fitOptions(5);
+    options.learningRateDecay = 1.0;
+    options.learningRate = 0.3;
+    options.plateauPatience = 1;
+    options.plateauFactor = 0.5;
+    const auto reports = fit(*c, train, nullptr, options);
+    ASSERT_EQ(reports.size(), 5u);
+    PlateauState s;
+    for (const EpochReport& r : reports) {
+        EXPECT_DOUBLE_EQ(r.learningRate, options.learningRate * std::pow(0.5, s.halvings))
+            << "epoch " << r.epoch;
+        s = nextPlateauState(s, r.train.meanLoss(), options);
+        EXPECT_EQ(r.plateau, s) << "epoch " << r.epoch;
+    }
+    EXPECT_GT(s.halvings, 0u) << "the rule never fired: the test shows nothing";
+}
+
+TEST(Fit, BlendingDoublesEachEpochsTrainingSetButNotValidation) {
+    const EventDataset train = makeYinYang(40, 3), validation = makeYinYang(10, 4);
+    auto c = yinYangCompiler();
+    FitOptions options = fitOptions(2);
+    options.blend = true;
+    Recorder r;
+    Callback* callbacks[] = {&r};
+    const auto reports = fit(*c, train, &validation, options, callbacks);
+    EXPECT_EQ(r.epochExamples, (std::vector<uint64_t>{80, 80}));
+    ASSERT_EQ(reports.size(), 2u);
+    for (const EpochReport& e : reports) {
+        EXPECT_EQ(e.train.examples, 80u);
+        ASSERT_TRUE(e.validation);
+        EXPECT_EQ(e.validation->examples, 10u);
     }
 }
 

@@ -18,7 +18,16 @@ std::vector<EventPropCompiler::StateArray> sampleState() {
 }
 
 CheckpointInfo sampleInfo() {
-    return {3, 0x1234567890abcdefULL, 5e-3, 0.95};
+    return {3, 0x1234567890abcdefULL, 5e-3, 0.95, 4, 0.25, {2.75, 3, 1, 2}, true};
+}
+
+uint64_t fnv1a(std::string_view bytes) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const char c : bytes) {
+        h ^= static_cast<unsigned char>(c);
+        h *= 0x100000001b3ULL;
+    }
+    return h;
 }
 
 std::string readBytes(const fs::path& p) {
@@ -46,6 +55,9 @@ FitOptions optionsOf(const CheckpointInfo& info) {
     o.shuffleSeed = info.shuffleSeed;
     o.learningRate = info.learningRate;
     o.learningRateDecay = info.learningRateDecay;
+    o.plateauPatience = info.plateauPatience;
+    o.plateauFactor = info.plateauFactor;
+    o.blend = info.blend;
     return o;
 }
 
@@ -59,6 +71,10 @@ TEST(FitCheckpoint, RoundTripKeepsEveryField) {
     EXPECT_EQ(info.shuffleSeed, 0x1234567890abcdefULL);
     EXPECT_EQ(info.learningRate, 5e-3);
     EXPECT_EQ(info.learningRateDecay, 0.95);
+    EXPECT_EQ(info.plateauPatience, 4u);
+    EXPECT_EQ(info.plateauFactor, 0.25);
+    EXPECT_EQ(info.plateau, sampleInfo().plateau);
+    EXPECT_TRUE(info.blend);
     const auto expected = sampleState();
     ASSERT_EQ(state.size(), expected.size());
     for (size_t i = 0; i < state.size(); i++) {
@@ -66,6 +82,36 @@ TEST(FitCheckpoint, RoundTripKeepsEveryField) {
         EXPECT_EQ(state[i].bytes, expected[i].bytes);
     }
     EXPECT_FALSE(fs::exists(file.path().string() + ".tmp")) << "the temporary file is renamed";
+}
+
+TEST(FitCheckpoint, AVersionOneFileReadsWithThePlateauRuleOff) {
+    // Version 1 had no plateau fields: magic, version, epoch, seed, rate, decay, then the state.
+    TempPath file(".sfck");
+    writeCheckpoint(file.path(), sampleInfo(), sampleState());
+    std::string bytes = readBytes(file.path());
+    const size_t versionAt = 22, plateauAt = 22 + 4 + 4 + 8 + 8 + 8,
+                 plateauBytes = 4 + 8 + 8 + 12 + 4;
+    ASSERT_EQ(bytes.substr(0, 22), "spikeforge checkpoint\n");
+    ASSERT_EQ(bytes[versionAt], 2) << "this test edits a version-2 file";
+    bytes[versionAt] = 1;
+    bytes.erase(plateauAt, plateauBytes);
+    bytes.resize(bytes.size() - 8); // the old hash
+    const uint64_t h = fnv1a(bytes);
+    for (int i = 0; i < 8; i++)
+        bytes.push_back(static_cast<char>((h >> (8 * i)) & 0xff));
+    writeBytes(file.path(), bytes);
+    const auto [info, state] = readCheckpoint(file.path());
+    EXPECT_EQ(info.nextEpoch, 3u);
+    EXPECT_EQ(info.learningRateDecay, 0.95);
+    EXPECT_EQ(info.plateauPatience, 0u);
+    EXPECT_EQ(info.plateau, PlateauState{});
+    EXPECT_FALSE(info.blend);
+    EXPECT_EQ(state.size(), sampleState().size());
+    // A version this build does not know is refused.
+    bytes[versionAt] = 3;
+    writeBytes(file.path(), bytes);
+    EXPECT_NE(errorOf([&] { readCheckpoint(file.path()); }).find("format version 3"),
+              std::string::npos);
 }
 
 TEST(FitCheckpoint, EveryTruncationIsRefusedNamingTheFile) {
@@ -149,5 +195,19 @@ TEST(FitCheckpoint, CheckpointOfAnotherNetworkOrOtherOptionsIsRefused) {
     changed.epochs = 2; // the checkpoint is after epoch 3
     e = errorOf([&] { resumeFromCheckpoint(*c, dir.path(), changed); });
     EXPECT_NE(e.find("past the 2 epochs"), std::string::npos) << e;
-    EXPECT_EQ(resumeFromCheckpoint(*c, dir.path(), optionsOf(sampleInfo())), 3u);
+    changed = optionsOf(sampleInfo());
+    changed.plateauPatience = 0;
+    e = errorOf([&] { resumeFromCheckpoint(*c, dir.path(), changed); });
+    EXPECT_NE(e.find("plateau patience"), std::string::npos) << e;
+    changed = optionsOf(sampleInfo());
+    changed.plateauFactor = 0.5;
+    e = errorOf([&] { resumeFromCheckpoint(*c, dir.path(), changed); });
+    EXPECT_NE(e.find("plateau factor"), std::string::npos) << e;
+    changed = optionsOf(sampleInfo());
+    changed.blend = false;
+    e = errorOf([&] { resumeFromCheckpoint(*c, dir.path(), changed); });
+    EXPECT_NE(e.find("blending"), std::string::npos) << e;
+    const ResumePoint start = resumeFromCheckpoint(*c, dir.path(), optionsOf(sampleInfo()));
+    EXPECT_EQ(start.epoch, 3u);
+    EXPECT_EQ(start.plateau, sampleInfo().plateau);
 }

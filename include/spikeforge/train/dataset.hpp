@@ -88,6 +88,15 @@ private:
 // whose algorithm differs between standard libraries).
 std::vector<size_t> shuffledIndices(size_t n, uint64_t seed);
 
+// Same-class blending (the loss-shaping SHD recipe's augmentation): example i of the result has
+// example i's label and mixes example i with a partner j of the same class, drawn uniformly among
+// the others of that class (i itself when it is alone). Both are moved so that their mean event
+// time and mean channel meet halfway (times by the real difference [ms], channels by the rounded
+// one), then every event of either is kept with probability `keep`; events moved outside
+// [0, duration] or the channel range are dropped. Deterministic from `seed` (example i's draws come
+// from its own stream of (seed, i)); the result has data.size() examples.
+EventDataset blendSameClass(const EventDataset& data, uint64_t seed, double keep = 0.5);
+
 // Splits `data` into (train, validation): validationSize examples picked by
 // shuffledIndices(size, seed) go to validation, the rest to train; each part keeps the original
 // order of its examples. validationSize > size() is a ModelError.

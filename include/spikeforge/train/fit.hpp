@@ -27,6 +27,19 @@ struct FitOptions {
     // rate of epoch 0: pass the compiler's EventPropOptions::adam.learningRate.
     double learningRate = 1e-3;
     double learningRateDecay = 1.0;
+    // Halving on plateaus (the loss-shaping SHD recipe): after an epoch whose monitored loss
+    // (the validation loss, or the training loss without a validation set) is not below the
+    // best so far by a relative 1e-4, a counter grows; when it reaches plateauPatience the
+    // rate is multiplied by plateauFactor from the next epoch on and the counter restarts.
+    // 0: off. The state travels in checkpoints, so a resumed run halves where the
+    // uninterrupted one would.
+    uint32_t plateauPatience = 0;
+    double plateauFactor = 0.5;
+    // Same-class blending (the loss-shaping SHD recipe): each epoch trains on the training set
+    // plus as many blends of two same-class examples (blendSameClass, each event kept with
+    // probability 0.5), drawn afresh every epoch from the shuffle seed and the epoch number and
+    // uploaded once per epoch with the rest of the data (nothing per batch).
+    bool blend = false;
     // After each epoch's training batches, add this to the input weights of every LIF neuron
     // that did not spike in them (EventPropCompiler::boostSilentNeurons; the loss-shaping
     // paper uses 0.002). 0: off.
@@ -35,12 +48,30 @@ struct FitOptions {
     uint64_t progressEveryBatches = 1;
 };
 
+// Where the plateau rule stands after an epoch (FitOptions::plateauPatience).
+struct PlateauState {
+    double best = 0.0;      // lowest monitored loss so far (meaningless while epochs is 0)
+    uint32_t epochs = 0;    // epochs seen
+    uint32_t sinceBest = 0; // epochs without improvement since the best or the last halving
+    uint32_t halvings = 0;  // the rate is learningRate * decay^epoch * factor^halvings
+    bool operator==(const PlateauState&) const = default;
+};
+
+// Where fit() starts: the epoch and the plateau rule's state after the epoch before it
+// (resumeFromCheckpoint returns both; a plain epoch number starts a fresh rule).
+struct ResumePoint {
+    ResumePoint(uint32_t epoch = 0, PlateauState plateau = {}) : epoch(epoch), plateau(plateau) {}
+    uint32_t epoch;
+    PlateauState plateau;
+};
+
 struct EpochReport {
     uint32_t epoch = 0; // 0-based
     Metrics train;
     std::optional<Metrics> validation;
     double seconds = 0.0;      // [s] wall time of the epoch, validation included
     double learningRate = 0.0; // used in this epoch
+    PlateauState plateau;      // after this epoch (what the next epoch's rate follows)
     // [s] device busy time in the epoch (Simulation::deviceBusySeconds; nullopt where the
     // backend cannot measure it): host_fraction = 1 - deviceSeconds / seconds.
     std::optional<double> deviceSeconds;
@@ -72,7 +103,10 @@ public:
 // the epochs run. ModelError for an empty training set, a bad option or startEpoch > epochs.
 std::vector<EpochReport> fit(EventPropCompiler& compiler, const EventDataset& train,
                              const EventDataset* validation, const FitOptions& options,
-                             std::span<Callback* const> callbacks = {}, uint32_t startEpoch = 0);
+                             std::span<Callback* const> callbacks = {}, ResumePoint start = {});
+
+// The plateau rule's state after an epoch whose monitored loss is `loss`.
+PlateauState nextPlateauState(const PlateauState& before, double loss, const FitOptions& options);
 
 // `first` followed by `second` as one dataset (same channels; classes and duration the larger).
 EventDataset concatenate(const EventDataset& first, const EventDataset& second);
@@ -122,6 +156,10 @@ struct CheckpointInfo {
     uint64_t shuffleSeed = 0;
     double learningRate = 0.0;
     double learningRateDecay = 0.0;
+    uint32_t plateauPatience = 0; // format 2 on; files of format 1 read as 0 (off)
+    double plateauFactor = 0.5;
+    PlateauState plateau;
+    bool blend = false; // FitOptions::blend (format 2 on)
 };
 
 // Writes `dir`/checkpoint.sfck after every `everyEpochs`-th epoch and after the last one:
@@ -161,10 +199,11 @@ readCheckpoint(const std::filesystem::path& file);
 // checkpoint of another network is a ModelError naming the file; the compiler is then unchanged.
 CheckpointInfo loadCheckpoint(EventPropCompiler& compiler, const std::filesystem::path& dir);
 
-// Loads `dir`'s checkpoint into `compiler` and returns the epoch to start from. A checkpoint of
-// another network, or written with another shuffle seed, learning rate or decay than `options`
-// (resuming would not repeat the uninterrupted run), is a ModelError naming the file.
-uint32_t resumeFromCheckpoint(EventPropCompiler& compiler, const std::filesystem::path& dir,
-                              const FitOptions& options);
+// Loads `dir`'s checkpoint into `compiler` and returns where to start (pass it to fit). A
+// checkpoint of another network, or written with another shuffle seed, learning rate, decay,
+// plateau rule or blending than `options` (resuming would not repeat the uninterrupted run), is a
+// ModelError naming the file.
+ResumePoint resumeFromCheckpoint(EventPropCompiler& compiler, const std::filesystem::path& dir,
+                                 const FitOptions& options);
 
 } // namespace spikeforge::train

@@ -97,6 +97,8 @@ struct PropagationBody {
     // for backends that run spikes or synapses in parallel: variables of the spiking neuron's
     // side (one spike's own), of the other side, or anything else (EGPs: shared by all).
     bool writesSpikeSide = false, writesOtherSide = false, writesShared = false;
+    // The per-synapse code calls SF_ADD_TO_PRE (addToPre): it adds to sfOutPre[id_pre].
+    bool addsToPre = false;
     // How a GPU backend shares out a presynaptic update (SynapseGroup::setSpanType): Auto lets
     // the backend's rule choose; threadsPerSpike 0 lets it choose the count.
     enum class Span { Auto, Postsynaptic, Presynaptic } span = Span::Auto;

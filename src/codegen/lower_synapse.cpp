@@ -117,6 +117,7 @@ Writes writesOf(const SynapseGroup& sg, const snippet::Scanned& scanned, bool pr
 void bindAddToPre(Lowerer& e, const SynapseGroup& sg, const snippet::Scanned& scanned,
                   PropagationBody& b) {
     if (!scanned.calledFunctions.count("addToPre")) return;
+    b.addsToPre = true;
     e.subs["addToPre"] = hookName(Hook::AddToPre);
     const std::string outPre =
         e.env.array("outPre", e.scalar(), sg.name() + ".outPre", Use::ReadWrite);

@@ -122,10 +122,10 @@ ParamValues EventPropCompiler::Impl::lifParams(const std::string& name,
 }
 
 VarInitMap EventPropCompiler::Impl::lifVars(const std::string& name) const {
-    VarInitMap vars{{"V", 0.0},           {"I", 0.0},       {"F", 0.0},
-                    {"InvD", 0.0},        {"LambdaV", 0.0}, {"LambdaI", 0.0},
-                    {"LambdaINext", 0.0}, {"Step", 0.0},    {"BackSpike", 0.0},
-                    {"NumSpikes", 0.0},   {"Dropped", 0.0}, {"SpikeSum", 0.0}};
+    VarInitMap vars{{"V", 0.0},         {"I", 0.0},         {"F", 0.0},           {"InvD", 0.0},
+                    {"LambdaV", 0.0},   {"LambdaI", 0.0},   {"LambdaINext", 0.0}, {"Step", 0.0},
+                    {"BackSpike", 0.0}, {"NumSpikes", 0.0}, {"Dropped", 0.0},     {"SpikeSum", 0.0},
+                    {"BackNext", -1.0}};
     for (const std::string& v : targetVarNames(targetKinds(name), backward))
         vars.insert({v, 0.0});
     return vars;

@@ -126,6 +126,8 @@ NeuronModel lifModel(uint32_t ringSlots, const std::vector<TargetKind>& targets,
          [](const ParamValues& p, double dt) { return rhoOf(p.at("tauM"), p.at("tauS"), dt); }}};
     // F: the crossing fraction of the latest spike; InvD: 1 / (dt dV/ds) at its crossing (0 when
     // the step started above threshold or the crossing is a tangent: that spike's time is fixed).
+    // BackNext: SpikeRing[NumSpikes - 1], or -1 without spikes: the backward pass compares it
+    // every step, and the ring (one row per neuron, far apart in memory) is read only at spikes.
     m.vars = {{"V"},
               {"I"},
               {"F"},
@@ -136,6 +138,7 @@ NeuronModel lifModel(uint32_t ringSlots, const std::vector<TargetKind>& targets,
               {"Step", "int"},
               {"BackSpike", "int"},
               {"NumSpikes", "int"},
+              {"BackNext", "int"},
               {"Dropped", "int"},
               {"SpikeSum", "scalar", VarAccess::ReadOnly}};
     addTargetDecls(m, targets, backward);
@@ -251,6 +254,7 @@ NeuronModel lifModel(uint32_t ringSlots, const std::vector<TargetKind>& targets,
         "    scalar pendingU = 0.0;\n"
         "    if (BackSpike != 0) {\n"
         "        NumSpikes = NumSpikes - 1;\n"
+        "        BackNext = NumSpikes > 0 ? SpikeRing[NumSpikes - 1] : -1;\n"
         "        const scalar f = SpikeF[NumSpikes];\n"
         "        const scalar invD = SpikeInvD[NumSpikes];\n"
         "        const scalar dLdf = -vThresh * exp((f - 1.0) * dt / tauM) * (dt / tauM) "
@@ -270,10 +274,11 @@ NeuronModel lifModel(uint32_t ringSlots, const std::vector<TargetKind>& targets,
         "    }\n"
         "    LambdaI = beta * LambdaI + rho * LambdaV + pendingU;\n"
         "    LambdaV = LambdaV + pendingV / alpha;\n"
-        "    while (NumSpikes > 0 && SpikeRing[NumSpikes - 1] >= k) {\n"
+        "    while (NumSpikes > 0 && BackNext >= k) {\n"
         "        NumSpikes = NumSpikes - 1;\n"
+        "        BackNext = NumSpikes > 0 ? SpikeRing[NumSpikes - 1] : -1;\n"
         "    }\n"
-        "    if (NumSpikes > 0 && SpikeRing[NumSpikes - 1] == k - 1) {\n"
+        "    if (NumSpikes > 0 && BackNext == k - 1) {\n"
         "        BackSpike = 1;\n"
         "        const scalar fb = SpikeF[NumSpikes - 1];\n" +
         coefficients(targets, "fb", true) +
@@ -292,6 +297,7 @@ NeuronModel lifModel(uint32_t ringSlots, const std::vector<TargetKind>& targets,
                   "        SpikeF[NumSpikes] = F;\n"
                   "        SpikeInvD[NumSpikes] = InvD;\n"
                   "        NumSpikes = NumSpikes + 1;\n"
+                  "        BackNext = Step - 1;\n"
                   "    } else {\n"
                   "        Dropped = Dropped + 1;\n"
                   "    }\n" +

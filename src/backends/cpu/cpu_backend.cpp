@@ -22,6 +22,7 @@
 #include <sstream>
 #include <thread>
 #include <unistd.h>
+#include <unordered_map>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -156,14 +157,29 @@ public:
     ~CpuDevice() override = default;
 
     std::string name() const override { return "cpu"; }
+    // Each buffer starts at a different cache-line offset within a page (its colour): a neuron
+    // update reads and writes one element of a dozen or more arrays per neuron, and arrays that
+    // all start on a page boundary put those lines in the same L1 set, more than its ways hold,
+    // so they would evict one another every few neurons.
     backends::Buffer allocate(size_t bytes) override {
         if (bytes == 0) return nullptr;
-        void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-        if (!p) throw BackendError("out of memory allocating " + std::to_string(bytes) + " bytes");
+        const size_t colour = 64 * (m_nextColour++ % kColours);
+        auto* base = static_cast<unsigned char*>(
+            std::aligned_alloc(4096, (bytes + colour + 4095) / 4096 * 4096));
+        if (!base)
+            throw BackendError("out of memory allocating " + std::to_string(bytes) + " bytes");
+        unsigned char* p = base + colour;
         std::memset(p, 0, bytes);
+        m_bases.emplace(p, base);
         return p;
     }
-    void release(backends::Buffer p) override { std::free(p); }
+    void release(backends::Buffer p) override {
+        if (!p) return;
+        const auto it = m_bases.find(p);
+        if (it == m_bases.end()) throw InternalError("releasing a buffer this device did not make");
+        std::free(it->second);
+        m_bases.erase(it);
+    }
     size_t memoryCapacity() const override { return hostMemoryCapacity(); }
     void zero(backends::Buffer p, size_t bytes) override {
         if (p) timed([&] { std::memset(p, 0, bytes); });
@@ -264,13 +280,16 @@ private:
     }
     void* m_handle;
     unsigned m_threads;
-    std::vector<Table> m_tables;         // merged-group structs, one table per plan table
-    std::vector<void*> m_tablePtrs;      // what entry points receive
-    std::vector<EntryFn> m_entries;      // per plan kernel
-    std::vector<size_t> m_stepKernels;   // codegen::stepKernels of the plan
-    BatchStepsFn m_batchSteps = nullptr; // set when steps run batch-major
-    double m_busySeconds = 0.0;          // [s] wall time inside timed calls
-    bool m_timing = false;               // inside a timed call
+    std::vector<Table> m_tables;           // merged-group structs, one table per plan table
+    std::vector<void*> m_tablePtrs;        // what entry points receive
+    std::vector<EntryFn> m_entries;        // per plan kernel
+    static constexpr size_t kColours = 61; // cache-line offsets used (prime: no short cycles)
+    size_t m_nextColour = 0;
+    std::unordered_map<void*, void*> m_bases; // buffer -> its allocation
+    std::vector<size_t> m_stepKernels;        // codegen::stepKernels of the plan
+    BatchStepsFn m_batchSteps = nullptr;      // set when steps run batch-major
+    double m_busySeconds = 0.0;               // [s] wall time inside timed calls
+    bool m_timing = false;                    // inside a timed call
 };
 
 // SPIKEFORGE_DEBUG_CODE=1 builds generated code for a debugger without touching the program.

@@ -20,6 +20,18 @@ std::string spikeLoops(const codegen::PropagationBody& b, bool partitioned) {
     } else if (partitioned) {
         filter = "if (" + l.target + " < sfLo || " + l.target + " >= sfHi) continue;\n";
     }
+    // addToPre (SF_ADD_TO_PRE adds to sfPreAcc): a presynaptic spike's row sums into a
+    // register, added to its source's slot once after the row (the slot is zero before it: the
+    // source's update cleared it and a neuron spikes once per step, so the sum is the same bit
+    // for bit, without a store and a reload per synapse); postsynaptic learning, whose rows run
+    // over sources, adds to each source's slot directly.
+    std::string rowBegin, rowEnd, synapseBegin;
+    if (b.addsToPre && b.presynaptic) {
+        rowBegin = "scalar sfPreAcc = 0;\n";
+        rowEnd = "sfOutPre[id_pre] += sfPreAcc;\n";
+    } else if (b.addsToPre) {
+        synapseBegin = "scalar& sfPreAcc = sfOutPre[id_pre];\n";
+    }
     return "const uint32_t sfCnt = " + b.spkCnt + "[(size_t)batch * " + b.delaySlots +
            " + sfSlot];\n"
            "const uint32_t* sfSpk = " +
@@ -27,8 +39,9 @@ std::string spikeLoops(const codegen::PropagationBody& b, bool partitioned) {
            b.perBatch +
            "for (uint32_t sfS = 0; sfS < sfCnt; sfS++) {\n"
            "const uint32_t " +
-           b.spikeId + " = sfSpk[sfS];\n" + l.setup + "for (uint32_t sfK = " + begin + "; sfK < " +
-           end + "; sfK++) {\n" + l.perIter + filter + b.perSynapse + "}\n}\n";
+           b.spikeId + " = sfSpk[sfS];\n" + l.setup + rowBegin + "for (uint32_t sfK = " + begin +
+           "; sfK < " + end + "; sfK++) {\n" + l.perIter + filter + synapseBegin + b.perSynapse +
+           "}\n" + rowEnd + "}\n";
 }
 
 } // namespace

@@ -78,6 +78,11 @@ struct NeuronArrayDecl {
     std::string name;
     std::string type = "scalar";
     uint32_t slots = 1;
+    // false: scratch storage the code writes before it reads it in every trial (a buffer whose
+    // fill count is a variable, reset with the variables): resetState leaves it as it is and
+    // BackendPreferences::keepInitialState keeps no copy of it, which saves a copy of the whole
+    // array per trial and its memory (EventProp's spike buffers: 147 MB per copy at SHD size).
+    bool trialState = true;
 };
 
 struct NeuronModel : SnippetBase {

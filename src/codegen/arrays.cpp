@@ -112,7 +112,7 @@ void addNeuronArrays(ArrayList& l, const NeuronGroup& ng, unsigned B, Precision 
     l.out.push_back({n + ".recordSpk", "uint32_t", 0}); // sized by the recording window
     l.addVars(n, ng.model().vars, N, B, p, true);
     for (const auto& a : ng.model().arrays)
-        l.add(n, a.name, resolveType(a.type, p), {B, N, a.slots}, true);
+        l.add(n, a.name, resolveType(a.type, p), {B, N, a.slots}, a.trialState);
     l.addEGPs(n, ng.model(), p);
 }
 

@@ -99,6 +99,8 @@ struct PropagationBody {
     bool writesSpikeSide = false, writesOtherSide = false, writesShared = false;
     // The per-synapse code calls SF_ADD_TO_PRE (addToPre): it adds to sfOutPre[id_pre].
     bool addsToPre = false;
+    // writesSpikeSide for a reason other than addToPre (a variable of the spiking side).
+    bool writesSpikeVars = false;
     // How a GPU backend shares out a presynaptic update (SynapseGroup::setSpanType): Auto lets
     // the backend's rule choose; threadsPerSpike 0 lets it choose the count.
     enum class Span { Auto, Postsynaptic, Presynaptic } span = Span::Auto;

@@ -11,10 +11,14 @@ std::string Lowerer::render(const std::string& group, const std::string& field, 
     const auto& scanned = analysis::of(model, group, field);
     if (scanned.tokens.empty()) return "";
     usesRng = usesRng || scanned.usesRng;
-    assigned.insert(scanned.assignedNames.begin(), scanned.assignedNames.end());
+    // Every assigned name whose store does not follow its assignments is stored at the end.
+    const std::set<std::string> outside = snippet::assignedOutsideStatements(scanned);
+    for (const std::string& n : scanned.assignedNames)
+        if (!writeThrough.count(n) || outside.count(n)) writtenBack.insert(n);
     snippet::RenderOptions o;
     o.precision = model.precision();
     o.lineLabel = group + "." + field;
+    o.writeThrough = writeThrough;
     for (const Subs* m : std::initializer_list<const Subs*>{&subs, &extra})
         for (const auto& [k, v] : *m)
             (k.rfind("#size:", 0) == 0 ? o.arraySizes[k.substr(6)] : o.substitutions[k]) = v;

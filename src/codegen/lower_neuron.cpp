@@ -17,13 +17,15 @@ struct VarBlock {
     };
     std::string loads;
     std::vector<Store> writable;
-    // Stores back the writable variables that code rendered through `e` so far assigns: one no
-    // code assigns still holds its loaded value (an input population's example index, a
-    // parameter-like variable), and skipping its store saves memory traffic every step.
+    // Stores back the writable variables that code rendered through `e` so far assigns where
+    // no store could follow (Lowerer::writtenBack). Every other assignment was followed by its
+    // store (write-through), so a step that leaves a variable alone (a backward-pass variable
+    // in the forward pass, an input's cursor between events) stores nothing for it, and one
+    // no code assigns is never stored.
     std::string stores(const Lowerer& e) const {
         std::string s;
         for (const Store& w : writable)
-            if (e.assigned.count(w.name)) s += w.statement;
+            if (e.writtenBack.count(w.name)) s += w.statement;
         return s;
     }
 };
@@ -40,9 +42,12 @@ VarBlock loadVars(Lowerer& e, const std::vector<VarDecl>& vars, const std::strin
         const std::string idx = neuronVarIndex(v.access, "sfId", nExpr);
         const std::string local = localPrefix + v.name;
         b.loads += type + " " + local + " = " + arr + "[" + idx + "];\n";
-        if (!isReadOnly(v.access))
-            b.writable.push_back(
-                {v.name, "if (sfWrite) " + arr + "[" + idx + "] = " + local + ";\n"});
+        const std::string store = "if (sfWrite) " + arr + "[" + idx + "] = " + local + ";";
+        e.writeThrough.erase(v.name); // a name it shadows is not stored through it
+        if (!isReadOnly(v.access)) {
+            b.writable.push_back({v.name, store + "\n"});
+            if (e.storeWhereAssigned) e.writeThrough[v.name] = store;
+        }
         subs[v.name] = local;
     }
     return b;
@@ -85,16 +90,19 @@ SnippetBlock snippetBlock(Lowerer& e, const SnippetRef& s, const std::string& lo
                           const std::string& fieldPrefix, const Subs& extra = {}) {
     const auto& scanned = analysis::of(e.model, s.owner, s.field);
     Subs saved = e.subs;
+    const auto savedWriteThrough = e.writeThrough;
     const auto v =
         loadVars(e, s.vars, s.owner, localPrefix + "v_", "l_" + localPrefix, "sfN", e.subs);
     e.bindParams(scanned, contexts::evaluateParams(s.model, s.params, e.model.dt()), s.dynamic,
                  s.owner, fieldPrefix + "p_");
     e.bindEGPs(scanned, s.model, s.owner, fieldPrefix + "e_");
-    // Only this field sees the block's locals; names assigned before it count too (a
-    // conservative over-approximation: storing an unchanged value is harmless).
+    // Only this field sees the block's locals, and its assignments are written through; names
+    // written back for fields before it count too (a conservative over-approximation: storing
+    // an unchanged value is harmless).
     SnippetBlock b{v.loads, e.render(s.owner, s.field, extra), ""};
     b.stores = v.stores(e);
     e.subs = saved;
+    e.writeThrough = savedWriteThrough;
     return b;
 }
 
@@ -180,6 +188,14 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng) {
 
     e.subs = {{"t", "sf_t"},  {"dt", e.lit(m.dt())},  {"Isyn", "sfIsyn"},
               {"st", "l_st"}, {"num_neurons", "sfN"}, {"injectCurrent", "sfIsyn += "}};
+    // Where the neuron's code has loops (an event cursor, a root finder), no compiler
+    // vectorises the neuron loop, and unconditional stores at the end would only cost: each
+    // variable is then stored where it is assigned, so a step that leaves it alone (an input
+    // between events, a backward variable in the forward pass) stores nothing. Loop-free code
+    // keeps one unconditional store per variable, which vectorised loops need.
+    for (const char* f : {"simCode", "thresholdConditionCode", "resetCode"})
+        e.storeWhereAssigned =
+            e.storeWhereAssigned || snippet::containsLoop(analysis::of(m, name, f));
     const auto vars = loadVars(e, nm.vars, name, "v_", "l_", "sfN", e.subs);
     for (const char* f : {"simCode", "thresholdConditionCode", "resetCode"}) {
         const auto& scanned = analysis::of(m, name, f);

@@ -127,6 +127,7 @@ void bindAddToPre(Lowerer& e, const SynapseGroup& sg, const snippet::Scanned& sc
 
 void setWrites(PropagationBody& b, const Writes& w) {
     b.writesSpikeSide = !w.spikeSide.empty();
+    b.writesSpikeVars = w.spikeSide.size() > w.spikeSide.count("addToPre");
     b.writesOtherSide = !w.otherSide.empty();
     b.writesShared = !w.shared.empty();
 }

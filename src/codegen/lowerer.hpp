@@ -38,9 +38,14 @@ public:
     // saves and restores it with the substitutions.
     Subs subs;
     bool usesRng = false; // some code rendered so far draws random numbers (Scanned::usesRng)
-    // Names some code rendered so far assigns (Scanned::assignedNames): a variable none of them
-    // assigns keeps the value it was loaded with, so it is not stored back.
-    std::set<std::string> assigned;
+    // Variables stored where code assigns them (snippet::RenderOptions::writeThrough): name →
+    // store statement, for the locals in `subs` that hold writable variables, when
+    // storeWhereAssigned is set (neuron code with loops, see lower_neuron.cpp).
+    bool storeWhereAssigned = false;
+    std::map<std::string, std::string> writeThrough;
+    // Names some code rendered so far assigns with no store after the assignment (not written
+    // through, or assigned inside an expression): such a variable is stored once at the end.
+    std::set<std::string> writtenBack;
 
     std::string scalar() const {
         return model.precision() == Precision::Float ? "float" : "double";

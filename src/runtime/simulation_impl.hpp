@@ -429,7 +429,8 @@ struct Simulation::Impl {
                 if (!isState(entry))
                     throw ModelError("resetState: '" + entry +
                                      "' is not trial state (weights, connectivity, custom-update "
-                                     "state and extra global parameters keep their values)");
+                                     "state, extra global parameters and scratch neuron arrays "
+                                     "keep their values)");
                 out.push_back(entry);
                 continue;
             }

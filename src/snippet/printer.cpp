@@ -5,8 +5,10 @@
 // #line directive a compiler diagnostic points at the user's line.
 #include "snippet/parser.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 
 namespace spikeforge::snippet {
 
@@ -29,6 +31,88 @@ std::string safeLabel(const std::string& label) {
     for (char c : label)
         out += isWordChar(c) || c == '.' ? c : '_';
     return out;
+}
+
+const Expr& withoutParens(const Expr& e) {
+    const Expr* x = &e;
+    while (x->kind == ExprKind::Paren)
+        x = x->kids[0].get();
+    return *x;
+}
+
+// The context name an expression assigns as a whole (`x = e`, `x += e`, `x++`, `--x`), or null.
+const Expr* assignedName(const Expr& whole) {
+    const Expr& e = withoutParens(whole);
+    const bool assigns = e.kind == ExprKind::Assign || e.kind == ExprKind::Postfix ||
+                         (e.kind == ExprKind::Unary && (e.op == "++" || e.op == "--"));
+    if (!assigns) return nullptr;
+    const Expr& target = withoutParens(*e.kids[0]);
+    return target.kind == ExprKind::Name && target.ref == Ref::Context ? &target : nullptr;
+}
+
+// Every context name assigned within `e` (all of it: `e` is not a whole statement).
+void collectAssigned(const Expr& e, std::set<std::string>& out) {
+    if (const Expr* n = assignedName(e)) out.insert(n->name);
+    for (const auto& k : e.kids)
+        collectAssigned(*k, out);
+}
+
+// Names assigned other than as a whole expression statement (assignedOutsideStatements).
+void collectOutside(const Stmt& s, std::set<std::string>& out) {
+    const auto exprs = [&](const ExprPtr& e) {
+        if (e) collectAssigned(*e, out);
+    };
+    switch (s.kind) {
+    case StmtKind::Expr:
+        // The whole expression's own target is written through; its operands are not.
+        if (assignedName(*s.expr)) {
+            for (const auto& k : withoutParens(*s.expr).kids)
+                collectAssigned(*k, out);
+        } else {
+            collectAssigned(*s.expr, out);
+        }
+        return;
+    case StmtKind::For:
+        // The header's statement and step are printed inside `for (…)`: no store can follow.
+        if (s.init) {
+            if (s.init->kind == StmtKind::Expr)
+                collectAssigned(*s.init->expr, out);
+            else
+                collectOutside(*s.init, out);
+        }
+        exprs(s.expr);
+        exprs(s.step);
+        collectOutside(*s.body, out);
+        return;
+    case StmtKind::Decl:
+        for (const auto& d : s.decls) {
+            exprs(d.bound);
+            exprs(d.init);
+            for (const auto& e : d.initList)
+                exprs(e);
+        }
+        return;
+    case StmtKind::Block:
+        for (const auto& c : s.stmts)
+            collectOutside(*c, out);
+        return;
+    case StmtKind::If:
+    case StmtKind::While:
+    case StmtKind::DoWhile:
+    case StmtKind::Switch:
+        exprs(s.expr);
+        if (s.body) collectOutside(*s.body, out);
+        if (s.orElse) collectOutside(*s.orElse, out);
+        return;
+    case StmtKind::Case:
+        exprs(s.caseValue);
+        return;
+    case StmtKind::Default:
+    case StmtKind::Break:
+    case StmtKind::Continue:
+    case StmtKind::Empty:
+        return;
+    }
 }
 
 class Printer {
@@ -78,13 +162,23 @@ private:
 
     // ---- statements -----------------------------------------------------------------------------
 
-    void statement(const Stmt& s) {
+    void statement(const Stmt& s, bool inForHeader = false) {
         at(s.line);
         switch (s.kind) {
-        case StmtKind::Expr:
+        case StmtKind::Expr: {
+            const Expr* target = inForHeader ? nullptr : assignedName(*s.expr);
+            const auto store =
+                target ? m_o.writeThrough.find(target->name) : m_o.writeThrough.end();
+            // Braces: the pair stays one statement after an `if`, `else` or loop header.
+            if (store != m_o.writeThrough.end()) emit("{");
             expr(*s.expr, true);
             emit(";");
+            if (store != m_o.writeThrough.end()) {
+                emit(store->second);
+                emit("}");
+            }
             return;
+        }
         case StmtKind::Decl:
             declaration(s);
             return;
@@ -110,7 +204,7 @@ private:
             if (!s.init) {
                 emit(";");
             } else {
-                statement(*s.init);
+                statement(*s.init, true);
             }
             if (s.expr) expr(*s.expr, true);
             emit(";");
@@ -346,6 +440,52 @@ private:
 
 std::string render(const Scanned& scanned, const RenderOptions& options) {
     return Printer(scanned, options).run();
+}
+
+namespace {
+
+bool hasLoop(const Stmt& s) {
+    switch (s.kind) {
+    case StmtKind::For:
+    case StmtKind::While:
+    case StmtKind::DoWhile:
+        return true;
+    case StmtKind::Block:
+        return std::any_of(s.stmts.begin(), s.stmts.end(),
+                           [](const StmtPtr& c) { return hasLoop(*c); });
+    case StmtKind::If:
+    case StmtKind::Switch:
+        return (s.body && hasLoop(*s.body)) || (s.orElse && hasLoop(*s.orElse));
+    case StmtKind::Expr:
+    case StmtKind::Decl:
+    case StmtKind::Case:
+    case StmtKind::Default:
+    case StmtKind::Break:
+    case StmtKind::Continue:
+    case StmtKind::Empty:
+        return false;
+    }
+    return false;
+}
+
+} // namespace
+
+bool containsLoop(const Scanned& scanned) {
+    return scanned.program && hasLoop(*scanned.program);
+}
+
+std::set<std::string> assignedOutsideStatements(const Scanned& scanned) {
+    std::set<std::string> out;
+    if (!scanned.program) return out;
+    // An expression field is one expression, not a statement: nothing follows it.
+    if (scanned.expression) {
+        for (const auto& st : scanned.program->stmts)
+            if (st->expr) collectAssigned(*st->expr, out);
+        return out;
+    }
+    for (const auto& st : scanned.program->stmts)
+        collectOutside(*st, out);
+    return out;
 }
 
 std::string render(const Scanned& scanned, const std::map<std::string, std::string>& substitutions,

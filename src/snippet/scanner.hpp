@@ -95,7 +95,20 @@ struct RenderOptions {
     // Expression of a `uint32_t*` where an out-of-range index reports its ordinal; required
     // when the scanned code needsIndexChecks().
     std::string errorFlag;
+    // Context name → a statement storing its value back to memory, printed (both in one pair
+    // of braces) right after every statement whose whole expression assigns the name (`x = e;`,
+    // `x += e;`, `x++;`, `--x;`): the store happens where the value changes, so a path that does
+    // not assign it stores nothing. Assignments anywhere else (inside an expression, a for
+    // header) are not followed by a store: assignedOutsideStatements lists those names, which
+    // the caller must store itself.
+    std::map<std::string, std::string> writeThrough;
 };
+
+// Context names the code assigns somewhere other than as a whole expression statement (see
+// RenderOptions::writeThrough).
+std::set<std::string> assignedOutsideStatements(const Scanned& scanned);
+// Whether the code has a for, while or do loop (which keeps a compiler from vectorising it).
+bool containsLoop(const Scanned& scanned);
 
 // Prints the checked tree. Context names found in `substitutions` are replaced by their value
 // (a function's substitution is printed before its parenthesised arguments); locals are printed

@@ -142,9 +142,11 @@ NeuronModel lifModel(uint32_t ringSlots, const std::vector<TargetKind>& targets,
               {"Dropped", "int"},
               {"SpikeSum", "scalar", VarAccess::ReadOnly}};
     addTargetDecls(m, targets, backward);
-    m.arrays = {{"SpikeRing", "int", ringSlots},
-                {"SpikeF", "scalar", ringSlots},
-                {"SpikeInvD", "scalar", ringSlots}};
+    // Scratch (not trial state): a trial writes slot n before reading it (NumSpikes counts the
+    // filled slots and is reset with the variables), so resetState need not copy the buffers.
+    m.arrays = {{"SpikeRing", "int", ringSlots, false},
+                {"SpikeF", "scalar", ringSlots, false},
+                {"SpikeInvD", "scalar", ringSlots, false}};
     // A first-spike readout also keeps its first spike time (TFirst = (Step + F) dt, 1e30
     // until it spikes), hands -TFirst/tau0 to the softmax (Logit) and receives dLoss/dTFirst
     // (DLdt). While it has not spiked it keeps its largest V and that step (MaxV, MaxStep): a

@@ -72,6 +72,26 @@ TEST_P(NeuronArrayTest, RingsHoldEachNeuronsLastWritesAndReadBack) {
         ASSERT_EQ(v, 0.0) << "resetState did not restore the ring";
 }
 
+TEST_P(NeuronArrayTest, ScratchArraysAreNotTrialState) {
+    NeuronModel model = ringModel();
+    model.arrays[0].trialState = false;
+    Model m("neuron_arrays_scratch");
+    build(m, model);
+    auto p = prefs();
+    p.keepInitialState = true;
+    Simulation sim(m, p);
+    sim.run(5);
+    sim.resetState(); // every trial-state array: n and prev go back, the ring stays
+    sim.pull("Pop", "ring");
+    sim.pull("Pop", "n");
+    const auto ring = sim.view<double>("Pop", "ring");
+    EXPECT_EQ(ring[0], 3 * kDt) << "resetState restored a scratch array";
+    for (uint32_t n : sim.view<uint32_t>("Pop", "n"))
+        ASSERT_EQ(n, 0u) << "the variables are still trial state";
+    expectContains(errorOf<ModelError>([&] { sim.resetState({"Pop.ring"}); }),
+                   {"Pop.ring", "not trial state"});
+}
+
 TEST_P(NeuronArrayTest, AnIndexOutOfRangeIsReportedWithTheGroupAndField) {
     Model m("neuron_arrays_range");
     build(m, ringModel("n")); // n = 3 is past the 3 slots

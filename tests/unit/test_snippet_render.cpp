@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
 
 using namespace spikeforge;
@@ -134,4 +135,25 @@ TEST(SnippetRender, ExpressionFields) {
     EXPECT_EQ(render(scan("V >= Vthresh && V > 0.5", c), {}, Precision::Float, ""),
               "((V >= Vthresh) && (V > 0.5f))\n");
     EXPECT_EQ(render(scan("", c), {}, Precision::Float, ""), "\n");
+}
+
+TEST(SnippetRender, WriteThroughStoresRightAfterEachWholeAssignment) {
+    const Scanned s = scan("if (V > 1.0) V = 0.0; else U += 1.0;\n"
+                           "for (int i = 0; i < 2; i++) V++;\n"
+                           "--U;\n"
+                           "V = (U = 2.0) + 1.0;\n"
+                           "for (V = 0.0; V < 1.0; V += 0.5) { }",
+                           context());
+    RenderOptions o;
+    o.writeThrough = {{"V", "sV;"}, {"U", "sU;"}};
+    EXPECT_EQ(render(s, o), "if (V > 1.0f) { V = 0.0f; sV; } else { U += 1.0f; sU; }\n"
+                            "for (int32_t u_i = 0; u_i < 2; (u_i)++) { (V)++; sV; }\n"
+                            "{ --(U); sU; }\n"
+                            "{ V = (U = 2.0f) + 1.0f; sV; }\n"
+                            "for (V = 0.0f; V < 1.0f; V += 0.5f) { }\n");
+    // Where no store follows: U inside an expression, V in a for header.
+    EXPECT_EQ(assignedOutsideStatements(s), (std::set<std::string>{"U", "V"}));
+    EXPECT_TRUE(assignedOutsideStatements(scan("V = 1.0; U -= V;", context())).empty());
+    // Without write-through entries nothing changes.
+    EXPECT_EQ(render(scan("V = 1.0;", context()), RenderOptions{}), "V = 1.0f;\n");
 }

@@ -25,13 +25,21 @@ std::string spikeLoops(const codegen::PropagationBody& b, bool partitioned) {
     // source's update cleared it and a neuron spikes once per step, so the sum is the same bit
     // for bit, without a store and a reload per synapse); postsynaptic learning, whose rows run
     // over sources, adds to each source's slot directly.
-    std::string rowBegin, rowEnd, synapseBegin;
+    std::string rowBegin, rowEnd, synapseBegin, simd;
     if (b.addsToPre && b.presynaptic) {
         rowBegin = "scalar sfPreAcc = 0;\n";
         rowEnd = "sfOutPre[id_pre] += sfPreAcc;\n";
     } else if (b.addsToPre) {
         synapseBegin = "scalar& sfPreAcc = sfOutPre[id_pre];\n";
     }
+    // A dense row of a presynaptic spike: every synapse has its own target, and code that
+    // writes no state of the spike's side (addToPre aside, a sum) or shared state leaves the
+    // synapses independent, so the row may run as SIMD lanes (the row's addToPre sum then adds
+    // in lanes, a fixed order for a given build: results still do not depend on threads or
+    // step order).
+    if (b.presynaptic && l.indexIsTarget && !partitioned && !b.writesSpikeVars && !b.writesShared)
+        simd = std::string("#pragma omp simd") + (b.addsToPre ? " reduction(+ : sfPreAcc)" : "") +
+               "\n";
     return "const uint32_t sfCnt = " + b.spkCnt + "[(size_t)batch * " + b.delaySlots +
            " + sfSlot];\n"
            "const uint32_t* sfSpk = " +
@@ -39,9 +47,9 @@ std::string spikeLoops(const codegen::PropagationBody& b, bool partitioned) {
            b.perBatch +
            "for (uint32_t sfS = 0; sfS < sfCnt; sfS++) {\n"
            "const uint32_t " +
-           b.spikeId + " = sfSpk[sfS];\n" + l.setup + rowBegin + "for (uint32_t sfK = " + begin +
-           "; sfK < " + end + "; sfK++) {\n" + l.perIter + filter + synapseBegin + b.perSynapse +
-           "}\n" + rowEnd + "}\n";
+           b.spikeId + " = sfSpk[sfS];\n" + l.setup + rowBegin + simd +
+           "for (uint32_t sfK = " + begin + "; sfK < " + end + "; sfK++) {\n" + l.perIter + filter +
+           synapseBegin + b.perSynapse + "}\n" + rowEnd + "}\n";
 }
 
 } // namespace

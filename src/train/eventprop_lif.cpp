@@ -332,21 +332,32 @@ WeightUpdateModel synapseModel(bool spikingSource, size_t targetKind, bool backw
               {"ReducedGradient", "scalar", VarAccess::ReadOnly}};
     // A spike emitted at step s arrives at step s+1, when the source's Step is s+1: forward
     // spikes arrive while Step_pre <= T. Backward, at the replay of that spike, LambdaI_post is
-    // dL/du of the target at s+1 and LambdaINext_post at s+2.
-    std::string gradient = "    Gradient = Gradient + LambdaI_post * " + ca;
+    // dL/du of the target at s+1 and LambdaINext_post at s+2. The source's values are read once
+    // into locals before the branch: the same for every synapse of the row, and read outside
+    // it they leave the row loop free of conditional loads, so it can run as SIMD lanes.
+    std::string pre = "const int preStep = Step_pre;\n";
+    if (spikingSource) pre += "const scalar preCA = CA" + n + "_pre;\n";
+    if (twoArrivals)
+        pre += "const scalar preCB = CB" + n + "_pre;\nconst scalar preDA = DA" + n +
+               "_pre;\nconst scalar preDB = DB" + n + "_pre;\n";
+    else if (spikingSource)
+        pre += "const scalar preDA = DA" + n + "_pre;\n";
+    const std::string preCa = spikingSource ? "preCA" : "1.0";
+    std::string backwardDeliver = "addToPost(g * " + preCa + ");\n";
+    if (twoArrivals) backwardDeliver += "addToPostDelay(g * preCB, 1);\n";
+    std::string gradient = "    Gradient = Gradient + LambdaI_post * " + preCa;
     std::string sendBack;
     if (twoArrivals) {
-        gradient += " + LambdaINext_post * CB" + n + "_pre";
-        sendBack = "    addToPre(g * (LambdaI_post * DA" + n + "_pre + LambdaINext_post * DB" + n +
-                   "_pre));\n";
+        gradient += " + LambdaINext_post * preCB";
+        sendBack = "    addToPre(g * (LambdaI_post * preDA + LambdaINext_post * preDB));\n";
     } else if (spikingSource) {
         // A Delta target's V jumps, and the loss samples V at step ends: a jump moving within a
         // step changes no sample, so the continuous-time term of the loss the jump passes over
         // (-w dl/dV per ms, per ms of delay) is added (docs/training.md).
-        sendBack = "    addToPre(g * (LambdaI_post * DA" + n + "_pre - dt * LossDensity_post));\n";
+        sendBack = "    addToPre(g * (LambdaI_post * preDA - dt * LossDensity_post));\n";
     }
-    m.preSpikeSynCode = "if (Step_pre <= (int)T) {\n    " + deliver + "} else {\n" + gradient +
-                        ";\n" + sendBack + "}\n";
+    m.preSpikeSynCode = pre + "if (preStep <= (int)T) {\n    " + backwardDeliver + "} else {\n" +
+                        gradient + ";\n" + sendBack + "}\n";
     return m;
 }
 

@@ -422,6 +422,19 @@ fs::path cacheDirectory(const BackendPreferences& prefs) {
     return cache::locate(prefs);
 }
 
+namespace {
+// OpenMP threads spin a long time by default before sleeping; with per-step kernels of
+// microseconds on a shared machine that spinning starves the threads doing the work. A short spin
+// is the better default; the user's own OMP_WAIT_POLICY / GOMP_SPINCOUNT win. libgomp reads these
+// when the first generated library pulls it in. The variable is set here, while the program (or
+// the library, when it is loaded) starts: setenv races with getenv in any other thread, and two
+// simulations built at once from two threads crashed when it was set at build time.
+const bool kShortOpenMpSpinSet = [] {
+    if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return false;
+    return setenv("GOMP_SPINCOUNT", "10000", 0) == 0;
+}();
+} // namespace
+
 CpuBackend::CpuBackend(BackendPreferences prefs) : m_prefs(std::move(prefs)) {
     if (m_prefs.threads < 0) throw ModelError("threads must be 0 (all cores) or positive");
     m_threads = m_prefs.threads > 0 ? static_cast<unsigned>(m_prefs.threads)
@@ -444,12 +457,6 @@ std::unique_ptr<backends::Device> CpuBackend::build(const codegen::Plan& plan, B
     info.sourcePath = src.string();
     info.cacheHit = true;
     info.compileSeconds = 0.0;
-    // OpenMP threads spin a long time by default before sleeping; with per-step kernels of
-    // microseconds on a shared machine that spinning starves the threads doing the work. A short
-    // spin is the better default; the user's own OMP_WAIT_POLICY / GOMP_SPINCOUNT win. libgomp
-    // reads these when the first generated library pulls it in, i.e. at this dlopen.
-    if (!std::getenv("OMP_WAIT_POLICY") && !std::getenv("GOMP_SPINCOUNT"))
-        setenv("GOMP_SPINCOUNT", "10000", 0);
     bool poisoned = false;
     std::string why;
     if (void* h = loadChecked(lib, key, false, poisoned, why))

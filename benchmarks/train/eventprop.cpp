@@ -6,6 +6,7 @@
 //          X --tau0 --tau1
 //          --alpha
 //          --backend NAME --threads N (cpu) --train N --test N --seed S --tau-mem MS --tau-syn MS
+//          --reg X --reg-target N (hidden spike-count regulariser, LifParams::regStrength)
 // Prints one line per epoch and a last JSON line with the results. host_fraction is the share of
 // the training epochs' wall time spent outside device work, 1 − Δbusy / Δwall
 // (Simulation::deviceBusySeconds; "n/a" and null where the backend does not measure busy time).
@@ -82,8 +83,11 @@ int run(const Args& a) {
     const double duration = a.num("duration", yy ? 60.0 : 1000.0);
     Network net;
     net.addSpikeInput("In", {train.numChannels()});
-    net.addLif("Hid", uint32_t(a.num("hidden", yy ? 200 : 256)),
-               {a.num("tau-mem", 20.0), 1.0, uint32_t(a.num("ring", yy ? 64 : 1500))});
+    LifParams hid{a.num("tau-mem", 20.0), 1.0, uint32_t(a.num("ring", yy ? 64 : 1500))};
+    hid.regStrength = a.num("reg", 0.0);
+    hid.regTarget = a.num("reg-target", 14.0);
+    const uint32_t numHidden = uint32_t(a.num("hidden", yy ? 200 : 256));
+    net.addLif("Hid", numHidden, hid);
     const std::string readout = a.str("readout", yy ? "avg" : "exp");
     if (readout == "ttfs") {
         FirstSpikeReadoutParams fs;
@@ -122,6 +126,17 @@ int run(const Args& a) {
     const int epochs = int(a.num("epochs", 10));
     const double decay = a.num("decay", yy ? 0.95 : 1.0);
     double lr = opt.adam.learningRate, epochSum = 0.0, testAcc = 0.0, trainAcc = 0.0;
+    double lastRate = 0.0; // hidden spikes per neuron and training example, last epoch
+    // The epoch's hidden spikes, from the counter boostSilentNeurons reads (summed over epochs).
+    auto hiddenSpikes = [&] {
+        Simulation& sim = c.simulation();
+        sim.pull("EventPropEpochSpikesHid", "count");
+        double sum = 0.0;
+        for (float n : sim.view<float>("EventPropEpochSpikesHid", "count"))
+            sum += n;
+        return sum;
+    };
+    double spikesBefore = hiddenSpikes();
     std::optional<double> busySum = 0.0; // [s] device busy time over the training epochs
     for (int e = 0; e < epochs; e++) {
         const auto order = shuffledIndices(train.size(), 1000 + e);
@@ -141,18 +156,22 @@ int run(const Args& a) {
         Metrics t;
         if (!testIdx.empty()) t = c.evaluate(testIdx);
         testAcc = t.accuracy();
+        const double spikesAfter = hiddenSpikes();
+        lastRate = (spikesAfter - spikesBefore) / (double(numHidden) * double(o.size()));
+        spikesBefore = spikesAfter;
         std::printf("epoch %d: train loss %.4f acc %.4f | test loss %.4f acc %.4f | %.2f s | "
-                    "host_fraction %s\n",
+                    "host_fraction %s | hidden spikes/neuron/example %.2f\n",
                     e, m.meanLoss(), m.accuracy(), t.meanLoss(), t.accuracy(), secs,
-                    fractionText(busy, secs, "n/a").c_str());
+                    fractionText(busy, secs, "n/a").c_str(), lastRate);
         std::fflush(stdout);
         lr *= decay;
     }
     std::printf("{\"task\": \"%s\", \"backend\": \"%s\", \"train_accuracy\": %.4f, "
                 "\"test_accuracy\": %.4f, \"epochs\": %d, \"epoch_s\": %.3f, "
-                "\"host_fraction\": %s}\n",
+                "\"host_fraction\": %s, \"hidden_spikes_per_neuron\": %.3f}\n",
                 a.task.c_str(), prefs.backend.c_str(), trainAcc, testAcc, epochs,
-                epochs ? epochSum / epochs : 0.0, fractionText(busySum, epochSum, "null").c_str());
+                epochs ? epochSum / epochs : 0.0, fractionText(busySum, epochSum, "null").c_str(),
+                lastRate);
     return 0;
 }
 

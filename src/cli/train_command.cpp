@@ -120,6 +120,10 @@ void printTrainJson(std::ostream& out, const TrainCommandOptions& o, const Train
         epochSeconds = total / double(reports.size());
     }
     if (test) testAcc = test->accuracy(), testLoss = test->meanLoss();
+    JsonObject spikes; // the last epoch's mean spikes per neuron and training example
+    if (!reports.empty())
+        for (const PopulationActivity& a : reports.back().activity)
+            spikes.addNumber(a.population, a.spikesPerNeuron);
     out << JsonObject()
                .addString("backend", o.backend)
                .addInteger("epochs", cfg.fit.epochs)
@@ -131,6 +135,7 @@ void printTrainJson(std::ostream& out, const TrainCommandOptions& o, const Train
                .addRaw("test_accuracy", jsonOr(testAcc))
                .addRaw("epoch_s", jsonOr(epochSeconds))
                .addRaw("host_fraction", jsonOr(hostFraction(reports)))
+               .addObject("spikes_per_neuron", spikes)
                .str()
         << '\n';
 }

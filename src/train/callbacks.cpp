@@ -77,6 +77,10 @@ void ProgressBar::onEpochEnd(const EpochReport& r) {
     std::string line = epochText(r.epoch, m_epochs) + "  train " + metricsText(r.train);
     if (r.validation) line += "  validation " + metricsText(*r.validation);
     line += "  " + format("%.3g", r.seconds) + " s  lr " + format("%.3g", r.learningRate);
+    for (const PopulationActivity& a : r.activity) { // a runaway or dying layer shows here
+        line += "  " + a.population + " " + format("%.3g", a.spikesPerNeuron) + " spikes/neuron";
+        if (a.silent > 0) line += " (" + std::to_string(a.silent) + " silent)";
+    }
     if (m_interactive)
         m_out << '\r' << line << "\x1b[K\n" << std::flush;
     else

@@ -427,24 +427,45 @@ void EventPropCompiler::setAugmentationSeed(uint64_t seed) {
 }
 
 uint64_t EventPropCompiler::boostSilentNeurons(double amount) {
-    return m_impl->boostSilentNeurons(amount);
+    return m_impl->boostSilentNeurons(amount, m_impl->takeTrainingSpikeCounts());
 }
 
-uint64_t EventPropCompiler::Impl::boostSilentNeurons(double amount) {
+uint64_t EventPropCompiler::boostSilentNeurons(double amount, const SpikeCounts& counts) {
+    return m_impl->boostSilentNeurons(amount, counts);
+}
+
+EventPropCompiler::SpikeCounts EventPropCompiler::takeTrainingSpikeCounts() {
+    return m_impl->takeTrainingSpikeCounts();
+}
+
+EventPropCompiler::SpikeCounts EventPropCompiler::Impl::takeTrainingSpikeCounts() {
+    if (!backward) throw ModelError("takeTrainingSpikeCounts needs the training compiler");
+    SpikeCounts out;
+    for (const std::string& pop : lifPopulations) {
+        const std::string counts = kEpochSpikes + pop;
+        out[pop] = pullScalars(counts, "count");
+        zeroScalars(counts, "count");
+        sim->push(counts, "count");
+    }
+    return out;
+}
+
+uint64_t EventPropCompiler::Impl::boostSilentNeurons(double amount, const SpikeCounts& counts) {
     if (!std::isfinite(amount))
         throw ModelError("boostSilentNeurons: the amount must be a finite number");
     if (!backward) throw ModelError("boostSilentNeurons needs the training compiler");
     uint64_t boosted = 0;
     for (const std::string& pop : lifPopulations) {
-        const std::string counts = kEpochSpikes + pop;
-        const std::vector<double> spikes = pullScalars(counts, "count");
-        zeroScalars(counts, "count");
-        sim->push(counts, "count");
+        const auto found = counts.find(pop);
+        const size_t numPost = network.population(pop).size;
+        if (found == counts.end() || found->second.size() != numPost)
+            throw ModelError("boostSilentNeurons: no spike count for each neuron of '" + pop +
+                             "' (pass takeTrainingSpikeCounts())");
+        const std::vector<double>& spikes = found->second;
         for (double n : spikes)
             boosted += n == 0.0;
         for (const auto& c : network.connections()) {
             if (c.source != input || c.target != pop) continue;
-            const size_t numPost = network.population(pop).size;
             const auto positions = synapsePositions(c);
             sim->pull(c.name, "g");
             auto add = [&](auto view) {

@@ -104,7 +104,8 @@ struct EventPropCompiler::Impl {
     // selection at its start.
     uint64_t uploadOrder(std::span<const uint32_t> examples, Mode mode);
     uint64_t augmentSeed = 0; // setAugmentationSeed
-    uint64_t boostSilentNeurons(double amount);
+    SpikeCounts takeTrainingSpikeCounts();
+    uint64_t boostSilentNeurons(double amount, const SpikeCounts& counts);
     // One batch as a schedule: the device runs it without the host touching any number
     // (Simulation::run(Schedule): one CUDA graph per batch on cuda with cudaGraphSteps >= 2T).
     Schedule batchSchedule(Mode mode) const;

@@ -65,6 +65,24 @@ std::vector<uint32_t> trainOrder(size_t size, const FitOptions& o, uint32_t epoc
     return {order.begin(), order.end()};
 }
 
+std::vector<PopulationActivity> activityOf(const EventPropCompiler::SpikeCounts& counts,
+                                           uint64_t examples) {
+    std::vector<PopulationActivity> out;
+    for (const auto& [population, perNeuron] : counts) {
+        PopulationActivity a;
+        a.population = population;
+        double sum = 0.0;
+        for (double n : perNeuron) {
+            sum += n;
+            a.silent += n == 0.0;
+        }
+        if (!perNeuron.empty() && examples > 0)
+            a.spikesPerNeuron = sum / (double(perNeuron.size()) * double(examples));
+        out.push_back(a);
+    }
+    return out;
+}
+
 } // namespace
 
 PlateauState nextPlateauState(const PlateauState& before, double loss, const FitOptions& options) {
@@ -136,7 +154,9 @@ std::vector<EpochReport> fit(EventPropCompiler& compiler, const EventDataset& tr
         compiler.setAugmentationSeed(detail::mixSeed(options.shuffleSeed, epoch) ^ 0x5f3759dfULL);
         try {
             report.train = compiler.trainEpoch(order, progress);
-            if (options.silentBoost != 0.0) compiler.boostSilentNeurons(options.silentBoost);
+            const EventPropCompiler::SpikeCounts counts = compiler.takeTrainingSpikeCounts();
+            report.activity = activityOf(counts, report.train.examples);
+            if (options.silentBoost != 0.0) compiler.boostSilentNeurons(options.silentBoost, counts);
             if (validation) report.validation = compiler.evaluate(validationIndices);
         } catch (const ModelError& e) {
             throw ModelError("epoch " + std::to_string(epoch + 1) + " of " +

@@ -464,4 +464,52 @@ TEST(EventPropRecipe, SilentNeuronsGetTheirInputWeightsBoosted) {
     EXPECT_EQ(c.boostSilentNeurons(0.25), 3u) << "counts start again: no batch since";
 }
 
+// The per-neuron counts of the training batches equal the spikes a forward pass records with
+// the same weights, and fit() reports their mean per neuron and example.
+TEST(EventPropRecipe, TrainingSpikeCountsMatchTheRecordedSpikes) {
+    Network net;
+    net.addSpikeInput("In", {3});
+    net.addLif("Hid", 4, {20.0, 1.0, 64});
+    net.addLeakyIntegrate("Out", 2, {20.0, Readout::AvgVar});
+    net.addConnection("InHid", "In", "Hid", {{0.0, 0.0}, 5.0});
+    net.addConnection("HidOut", "Hid", "Out", {{0.0, 0.5}, 5.0});
+    EventPropOptions opt = coarseOptions();
+    opt.batchSize = 3;
+    EventPropCompiler c(net, opt);
+    const EventDataset data = randomExamples(3, 2, 3, 80.0, 12, 5);
+    c.setDataset(data);
+    // Neuron 3 gets no input and stays silent; the others fire at different rates.
+    c.setWeights("InHid", std::vector<double>{3.0, 0.0, 1.5, 0.0, 0.0, 4.0, 1.0, 0.0, 2.0, 2.5,
+                                              0.0, 0.0});
+    const std::vector<uint32_t> batch = {0, 1, 2};
+    c.evaluate(batch);
+    std::vector<double> recorded(4, 0.0);
+    for (const auto& example : c.spikes("Hid"))
+        for (const SpikeEvent& s : example)
+            recorded[s.neuron] += 1.0;
+    ASSERT_GT(recorded[0] + recorded[1] + recorded[2], 3.0) << "the test needs spikes";
+    ASSERT_EQ(recorded[3], 0.0);
+    EXPECT_TRUE(c.takeTrainingSpikeCounts().at("Hid") == std::vector<double>(4, 0.0))
+        << "evaluate() is not training";
+    c.trainEpoch(batch); // one batch: its forward pass runs on the weights above
+    EXPECT_EQ(c.takeTrainingSpikeCounts().at("Hid"), recorded);
+    EXPECT_EQ(c.takeTrainingSpikeCounts().at("Hid"), std::vector<double>(4, 0.0))
+        << "the counters restart";
+
+    EventPropCompiler f(net, opt);
+    f.setWeights("InHid", c.weights("InHid"));
+    FitOptions fo;
+    fo.learningRate = 1e-12; // the epoch's weights stay those of the evaluation
+    const auto reports = fit(f, data, nullptr, fo);
+    ASSERT_EQ(reports.size(), 1u);
+    double sum = 0.0;
+    c.evaluate(batch);
+    for (const auto& example : c.spikes("Hid"))
+        sum += double(example.size());
+    ASSERT_EQ(reports[0].activity.size(), 1u);
+    EXPECT_EQ(reports[0].activity[0].population, "Hid");
+    EXPECT_NEAR(reports[0].activity[0].spikesPerNeuron, sum / (4.0 * 3.0), 1e-12);
+    EXPECT_EQ(reports[0].activity[0].silent, 1u);
+}
+
 } // namespace

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -119,10 +120,16 @@ public:
     // The seed of the augmentation's random draws from the next call on (fit() sets it from the
     // epoch, so a resumed run draws the same shifts).
     void setAugmentationSeed(uint64_t seed);
+    // Spikes of each neuron of every spiking population (LIF, first-spike readout), summed over
+    // the training batches since the last call; the counters restart at 0. One read from the
+    // device per call (fit() calls it once per epoch).
+    using SpikeCounts = std::map<std::string, std::vector<double>>;
+    SpikeCounts takeTrainingSpikeCounts();
     // Adds `amount` to every weight from the SpikeInput onto each LIF neuron that emitted no
-    // spike in the training batches since the last call (the loss-shaping paper's boost of
-    // silent neurons, once per epoch); returns how many neurons were boosted.
+    // spike in `counts` (the loss-shaping paper's boost of silent neurons, once per epoch);
+    // returns how many neurons were boosted. Without `counts` it takes them itself.
     uint64_t boostSilentNeurons(double amount);
+    uint64_t boostSilentNeurons(double amount, const SpikeCounts& counts);
 
     // The learnable state — every weight, Adam moment and Adam step counter — as named byte
     // arrays, for checkpoints. loadState checks every name and size before writing anything

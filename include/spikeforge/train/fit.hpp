@@ -65,6 +65,13 @@ struct ResumePoint {
     PlateauState plateau;
 };
 
+// A spiking population's activity in an epoch's training batches.
+struct PopulationActivity {
+    std::string population;
+    double spikesPerNeuron = 0.0; // mean spikes per neuron and training example
+    uint64_t silent = 0;          // neurons that did not spike in the whole epoch
+};
+
 struct EpochReport {
     uint32_t epoch = 0; // 0-based
     Metrics train;
@@ -75,6 +82,8 @@ struct EpochReport {
     // [s] device busy time in the epoch (Simulation::deviceBusySeconds; nullopt where the
     // backend cannot measure it): host_fraction = 1 - deviceSeconds / seconds.
     std::optional<double> deviceSeconds;
+    // Every LIF and first-spike population, by name (read from the device once per epoch).
+    std::vector<PopulationActivity> activity;
 };
 
 // The share of the wall time of `reports` spent outside device work (docs/training.md,

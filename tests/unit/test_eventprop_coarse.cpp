@@ -440,6 +440,61 @@ TEST(EventPropRecipe, ChannelShiftIsDrawnPerTrainingExample) {
         EXPECT_EQ(s, 0) << "evaluate never shifts";
 }
 
+// The spike's place within its step (F) is the root of the step's exact trajectory,
+// V(s) = exp(-s/tauM) Vprev + r(s) Isyn = vThresh, to double precision: computed here by
+// bisection on the same discrete forward pass (reset to 0 at the crossing).
+TEST(EventPropCoarse, CrossingWithinTheStepIsTheTrajectorysRoot) {
+    int total = 0;
+    for (const double weight : {4.0, 9.0, 40.0, 150.0}) {
+        Network net;
+        net.addSpikeInput("In", {1});
+        net.addLif("Hid", 1, {20.0, 1.0, 64});
+        net.addLeakyIntegrate("Out", 2);
+        net.addConnection("InHid", "In", "Hid", {{weight, 0.0}, 5.0});
+        net.addConnection("HidOut", "Hid", "Out", {{0.1, 0.0}, 5.0});
+        EventPropOptions opt = coarseOptions();
+        opt.exampleTimesteps = 40;
+        opt.recordSpikes = {};
+        opt.recordVariables = {"Hid.F"};
+        EventPropCompiler c(net, opt);
+        c.setDataset(oneExample(1, 2, 40.0, 0, {{0.5f, 0}, {9.5f, 0}}));
+        c.evaluate(std::vector<uint32_t>{0});
+        const std::vector<double>& recordedF = c.variables("Hid.F").at(0);
+        ASSERT_EQ(recordedF.size(), 40u);
+        const double alpha = std::exp(-1.0 / 20.0), beta = std::exp(-1.0 / 5.0);
+        const double rho = 5.0 * (beta - alpha) / (5.0 - 20.0);
+        auto trajectory = [](double v0, double u, double s) {
+            return std::exp(-s / 20.0) * v0 +
+                   u * 5.0 * (std::exp(-s / 5.0) - std::exp(-s / 20.0)) / (5.0 - 20.0);
+        };
+        double v = 0.0, u = 0.0;
+        int crossings = 0;
+        for (int step = 0; step < 40; step++) {
+            if (step == 1 || step == 10) u += weight; // the input spikes of steps 0 and 9
+            const double vPrev = v;
+            v = alpha * v + rho * u;
+            if (v >= 1.0) {
+                double f = 0.0;
+                if (vPrev < 1.0) {
+                    double lo = 0.0, hi = 1.0;
+                    for (int i = 0; i < 80; i++) {
+                        const double mid = 0.5 * (lo + hi);
+                        (trajectory(vPrev, u, mid) < 1.0 ? lo : hi) = mid;
+                    }
+                    f = 0.5 * (lo + hi);
+                    crossings++;
+                    EXPECT_NEAR(recordedF[step], f, 1e-12) << "weight " << weight << " step " << step;
+                }
+                v -= std::exp((f - 1.0) / 20.0);
+            }
+            u *= beta;
+        }
+        EXPECT_GE(crossings, 1) << "weight " << weight;
+        total += crossings;
+    }
+    EXPECT_GE(total, 5);
+}
+
 // After a training epoch, the input weights of the LIF neurons that did not spike are raised.
 TEST(EventPropRecipe, SilentNeuronsGetTheirInputWeightsBoosted) {
     Network net;

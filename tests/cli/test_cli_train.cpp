@@ -260,7 +260,7 @@ TEST(CliTrain, ShippedExamplesLoad) {
     EXPECT_EQ(yy.eventprop.exampleTimesteps, 800u);
     EXPECT_EQ(yy.dataset.trainSize, 5000u);
     EXPECT_EQ(yy.fit.learningRate, yy.eventprop.adam.learningRate);
-    for (const char* name : {"shd", "ssc"}) {
+    for (const char* name : {"shd", "ssc", "spoken_digits"}) {
         const auto c = loadTrainConfig(dir + name + ".toml", {});
         // 700 channels and the published delay line of 10 more copies, 30 ms apart.
         EXPECT_EQ(c.network.population("In").input.numChannels, 700u) << name;
@@ -268,7 +268,7 @@ TEST(CliTrain, ShippedExamplesLoad) {
         EXPECT_EQ(c.network.population("In").size, 7700u) << name;
         EXPECT_EQ(c.network.population("Hidden").size, 256u) << name;
         EXPECT_EQ(c.network.population("Hidden").kind, PopulationKind::Lif) << name;
-        EXPECT_EQ(c.network.population("Out").size, std::string(name) == "shd" ? 20u : 35u);
+        EXPECT_EQ(c.network.population("Out").size, std::string(name) == "ssc" ? 35u : 20u);
         EXPECT_EQ(c.eventprop.dt, 1.0) << name;
         EXPECT_EQ(c.eventprop.batchSize, 32u) << name;
         bool recurrent = false;
@@ -282,6 +282,9 @@ TEST(CliTrain, ShippedExamplesLoad) {
         EXPECT_EQ(c.fit.plateauPatience, 3u) << name;
         EXPECT_EQ(c.fit.plateauFactor, 0.5) << name;
         EXPECT_TRUE(c.fit.blend) << name;
+        // The spike-count regulariser towards 14 spikes per neuron and example.
+        EXPECT_GT(c.network.population("Hidden").lif.regStrength, 0.0) << name;
+        EXPECT_EQ(c.network.population("Hidden").lif.regTarget, 14.0) << name;
     }
 }
 

@@ -8,6 +8,7 @@
 #include "spikeforge/types.hpp"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -244,6 +245,7 @@ public:
 private:
     friend struct analysis::Access;
     void checkNameFree(const std::string& name, const char* what) const;
+    NeuronGroup* findNeuronGroup(const std::string& name) const;
     void finaliseCustomUpdates(); // custom_update.cpp
     std::string m_name;
     double m_dt = 0.1; // [ms]
@@ -255,6 +257,13 @@ private:
     std::vector<std::unique_ptr<SynapseGroup>> m_synapseGroups;
     std::vector<std::unique_ptr<CurrentSource>> m_currentSources;
     std::vector<std::unique_ptr<CustomUpdate>> m_customUpdates;
+    // Every group's name (one namespace for all kinds), with the group where it is a neuron or
+    // synapse group: name checks and lookups in log time (models of 10,000 groups).
+    struct NamedGroup {
+        NeuronGroup* neuronGroup = nullptr;
+        SynapseGroup* synapseGroup = nullptr;
+    };
+    std::map<std::string, NamedGroup> m_groupsByName;
     // Built by finalise; shared_ptr because the type is incomplete here.
     std::shared_ptr<const analysis::Results> m_analysis;
 };

@@ -85,9 +85,13 @@ Plan lowerModel(const Model& m) {
     plan.arrays = planArrays(m);
 
     std::vector<LoweredGroup> nInit, sInit, cInit, cuInit, pre, post, nUpd;
+    const auto neighbours = neuronNeighbours(m);
     for (const auto& ng : m.neuronGroups()) {
         nInit.push_back(lowerNeuronInit(m, *ng));
-        nUpd.push_back(lowerNeuronUpdate(m, *ng));
+        const auto found = neighbours.find(ng.get());
+        nUpd.push_back(lowerNeuronUpdate(m, *ng,
+                                         found == neighbours.end() ? NeuronNeighbours{}
+                                                                   : found->second));
     }
     for (const auto& sg : m.synapseGroups()) {
         sInit.push_back(lowerSynapseInit(m, *sg));

@@ -169,7 +169,25 @@ std::string wuNeuronBlock(Lowerer& e, const SynapseGroup& sg, size_t k, bool pre
 
 } // namespace
 
+std::map<const NeuronGroup*, NeuronNeighbours> neuronNeighbours(const Model& m) {
+    std::map<const NeuronGroup*, NeuronNeighbours> out;
+    for (const auto& sg : m.synapseGroups()) {
+        out[&sg->source()].synapseGroups.push_back(sg.get());
+        if (&sg->target() != &sg->source()) out[&sg->target()].synapseGroups.push_back(sg.get());
+    }
+    for (const auto& cs : m.currentSources())
+        out[&cs->target()].currentSources.push_back(cs.get());
+    return out;
+}
+
 LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng) {
+    const auto all = neuronNeighbours(m);
+    const auto found = all.find(&ng);
+    return lowerNeuronUpdate(m, ng, found == all.end() ? NeuronNeighbours{} : found->second);
+}
+
+LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng,
+                               const NeuronNeighbours& neighbours) {
     Lowerer e(m);
     const auto& bound = ng.bound();
     const auto& nm = bound.model;
@@ -206,7 +224,7 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng) {
     }
     std::string inputs, dynamics, spikeCode;
     size_t k = 0, kPre = 0, kPost = 0;
-    for (const auto& sg : m.synapseGroups()) {
+    for (const SynapseGroup* sg : neighbours.synapseGroups) {
         if (&sg->target() == &ng) {
             inputs += postsynapticBlock(e, *sg, k++);
             dynamics += wuNeuronBlock(e, *sg, kPost, false, "postDynamicsCode");
@@ -219,8 +237,8 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng) {
         }
     }
     k = 0;
-    for (const auto& cs : m.currentSources())
-        if (&cs->target() == &ng) inputs += currentSourceBlock(e, *cs, k++);
+    for (const CurrentSource* cs : neighbours.currentSources)
+        inputs += currentSourceBlock(e, *cs, k++);
 
     const std::string sim = e.render(name, "simCode");
     const std::string reset = e.render(name, "resetCode");

@@ -80,8 +80,18 @@ private:
 // Index expression of a variable of a neuron-shaped group with N elements.
 std::string neuronVarIndex(VarAccess access, const std::string& idExpr, const std::string& nExpr);
 
+// The synapse groups that start or end at a neuron group and the current sources into it, each
+// in model order: found once per model, so lowering N groups is not N passes over all groups.
+struct NeuronNeighbours {
+    std::vector<const SynapseGroup*> synapseGroups; // source or target (once if both)
+    std::vector<const CurrentSource*> currentSources;
+};
+std::map<const NeuronGroup*, NeuronNeighbours> neuronNeighbours(const Model& m);
+
 // The passes (each group's body for one kernel kind).
-LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng);
+LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng,
+                               const NeuronNeighbours& neighbours);
+LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng); // finds the neighbours
 LoweredGroup lowerNeuronInit(const Model& m, const NeuronGroup& ng);
 LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg);
 LoweredGroup lowerPostsynapticUpdate(const Model& m, const SynapseGroup& sg);

@@ -172,6 +172,7 @@ CustomUpdate& Model::addCustomUpdate(const std::string& name, const std::string&
     m_finalised = false;
     m_customUpdates.push_back(std::make_unique<CustomUpdate>(name, updateGroup, model, params,
                                                              varInits, varRefs, egpRefs, false));
+    m_groupsByName[name] = {};
     return *m_customUpdates.back();
 }
 

@@ -177,13 +177,14 @@ Model::Model(std::string name) : m_name(std::move(name)) {
 
 void Model::checkNameFree(const std::string& name, const char* what) const {
     names::checkIdentifier(name, std::string(what) + " name");
-    auto taken = [&](const auto& groups) {
-        return std::any_of(groups.begin(), groups.end(),
-                           [&](const auto& g) { return g->name() == name; });
-    };
-    if (taken(m_neuronGroups) || taken(m_synapseGroups) || taken(m_currentSources) ||
-        taken(m_customUpdates))
+    if (m_groupsByName.count(name))
         throw ModelError(std::string(what) + " name '" + name + "' is already used");
+}
+
+// The neuron group called `name`, or nullptr.
+NeuronGroup* Model::findNeuronGroup(const std::string& name) const {
+    const auto it = m_groupsByName.find(name);
+    return it == m_groupsByName.end() ? nullptr : it->second.neuronGroup;
 }
 
 NeuronGroup& Model::addNeuronGroup(const std::string& name, unsigned size, const NeuronModel& model,
@@ -192,6 +193,7 @@ NeuronGroup& Model::addNeuronGroup(const std::string& name, unsigned size, const
     if (size == 0) throw ModelError(where(name, "size") + "a neuron group needs at least 1 neuron");
     m_finalised = false;
     m_neuronGroups.push_back(std::make_unique<NeuronGroup>(name, size, model, params, varInits));
+    m_groupsByName[name] = {m_neuronGroups.back().get(), nullptr};
     return *m_neuronGroups.back();
 }
 
@@ -202,8 +204,7 @@ SynapseGroup& Model::addSynapseGroup(const std::string& name, MatrixType matrixT
                                      std::optional<SparseConnectivityInit> connectivity) {
     checkNameFree(name, "synapse group");
     auto find = [&](const std::string& n, const char* role) -> NeuronGroup* {
-        for (auto& g : m_neuronGroups)
-            if (g->name() == n) return g.get();
+        if (NeuronGroup* g = findNeuronGroup(n)) return g;
         std::vector<std::string> names;
         for (auto& g : m_neuronGroups)
             names.push_back(g->name());
@@ -221,6 +222,7 @@ SynapseGroup& Model::addSynapseGroup(const std::string& name, MatrixType matrixT
     m_finalised = false;
     m_synapseGroups.push_back(std::make_unique<SynapseGroup>(
         name, matrixType, axonalDelaySteps, src, tgt, wu, ps, std::move(connectivity)));
+    m_groupsByName[name] = {nullptr, m_synapseGroups.back().get()};
     return *m_synapseGroups.back();
 }
 
@@ -228,37 +230,40 @@ CurrentSource& Model::addCurrentSource(const std::string& name, const CurrentSou
                                        const std::string& target, const ParamValues& params,
                                        const VarInitMap& varInits) {
     checkNameFree(name, "current source");
-    NeuronGroup* tgt = nullptr;
-    for (auto& g : m_neuronGroups)
-        if (g->name() == target) tgt = g.get();
+    NeuronGroup* tgt = findNeuronGroup(target);
     if (!tgt) throw ModelError(where(name, "target") + "no neuron group '" + target + "'");
     m_finalised = false;
     m_currentSources.push_back(std::make_unique<CurrentSource>(name, model, tgt, params, varInits));
+    m_groupsByName[name] = {};
     return *m_currentSources.back();
 }
 
 template <typename G>
-static G& findGroup(const std::vector<std::unique_ptr<G>>& groups, const std::string& name,
-                    const char* what) {
+[[noreturn]] static void noSuchGroup(const std::vector<std::unique_ptr<G>>& groups,
+                                     const std::string& name, const char* what) {
     std::vector<std::string> names;
-    for (const auto& g : groups) {
-        if (g->name() == name) return *g;
+    for (const auto& g : groups)
         names.push_back(g->name());
-    }
     throw ModelError(std::string("no ") + what + " '" + name + "'" + didYouMean(name, names));
 }
 
 NeuronGroup& Model::neuronGroup(const std::string& n) {
-    return findGroup(m_neuronGroups, n, "neuron group");
+    if (NeuronGroup* g = findNeuronGroup(n)) return *g;
+    noSuchGroup(m_neuronGroups, n, "neuron group");
 }
 const NeuronGroup& Model::neuronGroup(const std::string& n) const {
-    return findGroup(m_neuronGroups, n, "neuron group");
+    if (const NeuronGroup* g = findNeuronGroup(n)) return *g;
+    noSuchGroup(m_neuronGroups, n, "neuron group");
 }
 SynapseGroup& Model::synapseGroup(const std::string& n) {
-    return findGroup(m_synapseGroups, n, "synapse group");
+    const auto it = m_groupsByName.find(n);
+    if (it != m_groupsByName.end() && it->second.synapseGroup) return *it->second.synapseGroup;
+    noSuchGroup(m_synapseGroups, n, "synapse group");
 }
 const SynapseGroup& Model::synapseGroup(const std::string& n) const {
-    return findGroup(m_synapseGroups, n, "synapse group");
+    const auto it = m_groupsByName.find(n);
+    if (it != m_groupsByName.end() && it->second.synapseGroup) return *it->second.synapseGroup;
+    noSuchGroup(m_synapseGroups, n, "synapse group");
 }
 
 void Model::finalise() {

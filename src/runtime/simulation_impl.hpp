@@ -49,6 +49,10 @@ struct Simulation::Impl {
     // Device work not yet submitted (submit); empty between public calls.
     std::vector<backends::SequenceItem> queue;
     size_t capacity = 0; // [B] device memory the arrays may use in all, read once at start
+    // [B] bytes() of every array with a device buffer plus every initial-state copy: kept as
+    // they change, so that checking one allocation does not walk every array (set-up of a
+    // model with thousands of groups was quadratic in them).
+    size_t deviceBytes = 0;
     bool ready = false;  // constructed: every array is allocated and bound in the tables
 
     Impl(Model& m, const BackendPreferences& p) : model(m), prefs(p) {}
@@ -103,7 +107,10 @@ struct Simulation::Impl {
             nullptr,
             {}}.bytes();
         checkGrowth(a, bytes);
-        if (a.device) device->release(a.device);
+        if (a.device) {
+            deviceBytes -= a.bytes();
+            device->release(a.device);
+        }
         a.device = nullptr;
         a.host = {};
         a.decl.count = 0;
@@ -124,16 +131,13 @@ struct Simulation::Impl {
             throw allocationError(a.decl.name, bytes, device->name() + " device", why);
         }
         a.decl.count = count;
+        deviceBytes += bytes;
     }
 
     // An array growing to `bytes` keeps every array together within the capacity; otherwise
     // the array is left as it was.
     void checkGrowth(const runtime::HostArray& a, size_t bytes) const {
-        size_t others = 0; // [B] allocated, so their sum fits
-        for (const auto& [name, b] : arrays)
-            if (&b != &a && b.device) others += b.bytes();
-        for (const auto& [name, copy] : initialState)
-            others += arrays.at(name).bytes();
+        const size_t others = deviceBytes - (a.device ? a.bytes() : 0); // [B]
         if (others <= capacity && bytes <= capacity - others) return;
         throw allocationError(a.decl.name, bytes, device->name() + " device",
                               "the other arrays use " + codegen::humanBytes(others) + " of the " +
@@ -402,10 +406,13 @@ struct Simulation::Impl {
         for (auto& [name, a] : arrays) {
             if (!a.decl.state || a.bytes() == 0) continue;
             backends::Buffer& copy = initialState[name];
-            if (!copy) copy = device->allocate(a.bytes());
-            if (!copy)
-                throw allocationError(name, a.bytes(), device->name() + " device",
-                                      "out of memory (BackendPreferences::keepInitialState)");
+            if (!copy) {
+                copy = device->allocate(a.bytes());
+                if (!copy)
+                    throw allocationError(name, a.bytes(), device->name() + " device",
+                                          "out of memory (BackendPreferences::keepInitialState)");
+                deviceBytes += a.bytes();
+            }
             device->copyBuffer(copy, a.device, a.bytes());
         }
     }

@@ -160,12 +160,16 @@ public:
     // Each buffer starts at a different cache-line offset within a page (its colour): a neuron
     // update reads and writes one element of a dozen or more arrays per neuron, and arrays that
     // all start on a page boundary put those lines in the same L1 set, more than its ways hold,
-    // so they would evict one another every few neurons.
+    // so they would evict one another every few neurons. Buffers smaller than a page are only
+    // cache-line aligned: a model of 10,000 small groups has 100,000 of them, and a page each
+    // cost 400 MB of zeroed pages and a fifth of its set-up time.
     backends::Buffer allocate(size_t bytes) override {
         if (bytes == 0) return nullptr;
-        const size_t colour = 64 * (m_nextColour++ % kColours);
-        auto* base = static_cast<unsigned char*>(
-            std::aligned_alloc(4096, (bytes + colour + 4095) / 4096 * 4096));
+        const bool small = bytes < 4096;
+        const size_t colour = small ? 0 : 64 * (m_nextColour++ % kColours);
+        const size_t alignment = small ? 64 : 4096;
+        auto* base = static_cast<unsigned char*>(std::aligned_alloc(
+            alignment, (bytes + colour + alignment - 1) / alignment * alignment));
         if (!base)
             throw BackendError("out of memory allocating " + std::to_string(bytes) + " bytes");
         unsigned char* p = base + colour;

@@ -50,9 +50,9 @@ double median(std::vector<double> v) {
 
 struct Row {
     uint32_t groups;
-    double modelSeconds;    // [s] adding the groups to the Model
-    double setupSeconds;    // [s] Simulation construction with the compile cache warm
-    double compileSeconds;  // [s] the first construction's compile (reported, not counted)
+    double modelSeconds;   // [s] adding the groups to the Model
+    double setupSeconds;   // [s] Simulation construction with the compile cache warm
+    double compileSeconds; // [s] the first construction's compile (reported, not counted)
 };
 
 Row measure(uint32_t groups, uint32_t size, const BackendPreferences& prefs, int repeats) {
@@ -96,10 +96,14 @@ int main(int argc, char** argv) {
     int repeats = 3;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string k = argv[i], v = argv[i + 1];
-        if (k == "--groups") groupsText = v;
-        else if (k == "--size") size = uint32_t(std::stoul(v));
-        else if (k == "--backend") backend = v;
-        else if (k == "--repeats") repeats = std::max(1, std::stoi(v));
+        if (k == "--groups")
+            groupsText = v;
+        else if (k == "--size")
+            size = uint32_t(std::stoul(v));
+        else if (k == "--backend")
+            backend = v;
+        else if (k == "--repeats")
+            repeats = std::max(1, std::stoi(v));
         else {
             std::cerr << "unknown option " << k << "\n";
             return 2;

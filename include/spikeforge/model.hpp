@@ -139,6 +139,12 @@ public:
     unsigned numThreadsPerSpike() const { return m_numThreadsPerSpike; }
     void setPSParamDynamic(const std::string& param, bool dynamic = true);
 
+    // Sparse: the longest row storage holds (GeNN's setMaxConnections), instead of the bound
+    // the connectivity initialiser computes; for connectivity the host gives
+    // (Simulation::setSynapses). A row the initialiser draws longer is a ModelError at
+    // initialisation, as with its own bound. 0: the initialiser's bound.
+    void setMaxConnections(unsigned rowLength) { m_maxConnections = rowLength; }
+    unsigned maxConnections() const { return m_maxConnections; }
     // Filled in by Model::finalise for Sparse groups: the row stride.
     unsigned maxRowLength() const { return m_maxRowLength; }
     // Synapse slots per presynaptic neuron in storage: every target for Dense, the maximum row
@@ -163,6 +169,7 @@ private:
     SpanType m_spanType = SpanType::Auto;
     unsigned m_numThreadsPerSpike = 0;
     unsigned m_maxRowLength = 0;
+    unsigned m_maxConnections = 0;
     unsigned m_maxColLength = 0;
 };
 

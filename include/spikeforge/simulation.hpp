@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -69,6 +70,13 @@ struct BuildInfo {
     double initSeconds = 0.0;     // allocation + initialisation kernels
     bool cacheHit = false;
     std::string sourcePath; // generated source, for inspection
+};
+
+// One synapse: its source and target neurons.
+struct SynapsePair {
+    uint32_t pre;
+    uint32_t post;
+    bool operator==(const SynapsePair&) const = default;
 };
 
 struct SpikeEvent {
@@ -187,7 +195,44 @@ public:
     void pull(const std::string& group, const std::string& var);
     void push(const std::string& group, const std::string& var);
     template <typename T> std::span<T> view(const std::string& group, const std::string& var);
-    // Sparse connectivity (after pullConnectivity): row lengths and column indices as uint32.
+    // ---- synapses of any matrix type (through the connectivity's host codec) ----
+    // Each synapse of a synapse group as (pre, post), in the order its variables hold them (row
+    // by row for Dense and Sparse). Reads the connectivity from the device: a sync point, as
+    // pullConnectivity.
+    std::vector<SynapsePair> synapses(const std::string& synapseGroup);
+    // A weight-update variable's value at each synapse of synapses(), in that order, for batch
+    // element `batch` (ignored for a variable the batch shares). Pulls the variable.
+    std::vector<double> synapseValues(const std::string& synapseGroup, const std::string& var,
+                                      unsigned batch = 0);
+    // Sets them: one value per synapse of synapses(), converted to the variable's type (an
+    // integer variable takes only whole numbers in its range); other batch elements keep theirs.
+    void setSynapseValues(const std::string& synapseGroup, const std::string& var,
+                          std::span<const double> values, unsigned batch = 0);
+    // The variable as a dense numPre x numPost matrix, row-major: `absent` where a pair has no
+    // synapse, the sum of its synapses where it has several (Sparse drawn with replacement).
+    std::vector<double> synapseMatrix(const std::string& synapseGroup, const std::string& var,
+                                      unsigned batch = 0, double absent = 0.0);
+    // Sets the variable from a dense numPre x numPost matrix: each synapse takes its pair's
+    // value. A pair without a synapse must hold 0 (ModelError naming it: nothing is dropped
+    // silently), and so must a pair with several synapses (they are set to 0; set them apart
+    // with setSynapseValues).
+    void setSynapseMatrix(const std::string& synapseGroup, const std::string& var,
+                          std::span<const double> matrix, unsigned batch = 0);
+    // Synapses per (pre, post) pair as a dense numPre x numPost matrix, row-major (0: none).
+    std::vector<uint32_t> connectivityMatrix(const std::string& synapseGroup);
+    // Host-given connectivity (GeNN's host-initialised sparse connectivity), before the first
+    // step: the group's synapses become `list` (in any order; within a row the list's order is
+    // kept, so synapses() returns the list sorted by source), replacing what the initialiser
+    // built, and its weight-update variables take `values` (one per list entry, in list order)
+    // or, for a variable not given, its constant initial value; a variable whose initialiser is
+    // not a constant must be given. Everything is checked before anything changes: a neuron out
+    // of range, a row longer than the maximum row length (SynapseGroup::setMaxConnections), a
+    // Dense group, a step already taken or a missing or mis-sized value is a ModelError naming the
+    // group. reset() re-runs the initialisers, this connectivity included; resetState keeps it.
+    void setSynapses(const std::string& synapseGroup, std::span<const SynapsePair> list,
+                     const std::map<std::string, std::vector<double>>& values = {});
+
+    // Sparse storage itself (after pullConnectivity): row lengths and column indices as uint32.
     void pullConnectivity(const std::string& synapseGroup);
     std::vector<uint32_t> rowLengths(const std::string& synapseGroup) const;
     std::vector<uint32_t> columnIndices(const std::string& synapseGroup) const; // row*stride+k

@@ -49,6 +49,17 @@ public:
     std::string paddingSkip(Env&) const override { return ""; }
     bool needsColumnIndex() const override { return false; }
     std::optional<ConnectivityBuild> build(Lowerer&) const override { return std::nullopt; }
+    std::vector<std::string> codecArrays() const override { return {}; }
+    EncodedSynapses encode(std::span<const std::pair<uint32_t, uint32_t>>) const override {
+        throw ModelError("synapse group '" + m_sg.name() +
+                         "' is Dense: it holds every pair, so its synapses cannot be given");
+    }
+    std::vector<size_t> elementPositions(const HostArrayReader&) const override {
+        std::vector<size_t> out(synapseCount()); // element i is the pair i
+        for (size_t i = 0; i < out.size(); i++)
+            out[i] = i;
+        return out;
+    }
 
 private:
     const SynapseGroup& m_sg;
@@ -108,6 +119,35 @@ public:
     std::string paddingSkip(Env& env) const override { return paddingSkip(env, "i"); }
     bool needsColumnIndex() const override { return !m_sg.wu().model.postSpikeSynCode.empty(); }
     std::optional<ConnectivityBuild> build(Lowerer& e) const override;
+    std::vector<std::string> codecArrays() const override { return {"rowLength", "ind"}; }
+    EncodedSynapses encode(std::span<const std::pair<uint32_t, uint32_t>> list) const override;
+    // Row i holds rowLength[i] targets in ind[i * stride ...]; the rest of the row is padding.
+    std::vector<size_t> elementPositions(const HostArrayReader& read) const override {
+        const size_t numPre = m_sg.source().size(), numPost = m_sg.target().size();
+        const size_t stride = m_sg.maxRowLength();
+        const std::vector<uint64_t> lengths = read("rowLength"), ind = read("ind");
+        if (lengths.size() != numPre || ind.size() != numPre * stride)
+            throw InternalError("synapse group '" + m_sg.name() + "': sparse arrays of " +
+                                std::to_string(lengths.size()) + " and " +
+                                std::to_string(ind.size()) + " elements");
+        std::vector<size_t> out(numPre * stride, kNoSynapse);
+        for (size_t i = 0; i < numPre; i++) {
+            if (lengths[i] > stride)
+                throw ModelError("synapse group '" + m_sg.name() + "': row " + std::to_string(i) +
+                                 " holds " + std::to_string(lengths[i]) +
+                                 " synapses, more than its maximum row length " +
+                                 std::to_string(stride));
+            for (size_t k = 0; k < lengths[i]; k++) {
+                const uint64_t post = ind[i * stride + k];
+                if (post >= numPost)
+                    throw ModelError("synapse group '" + m_sg.name() + "': row " +
+                                     std::to_string(i) + " names target " + std::to_string(post) +
+                                     " of a target group of " + std::to_string(numPost));
+                out[i * stride + k] = i * numPost + post;
+            }
+        }
+        return out;
+    }
 
 private:
     std::string indType() const { return indexType(m_sg.target().size()); }
@@ -127,6 +167,50 @@ private:
     }
     const SynapseGroup& m_sg;
 };
+
+Connectivity::EncodedSynapses
+Sparse::encode(std::span<const std::pair<uint32_t, uint32_t>> list) const {
+    const size_t numPre = m_sg.source().size(), numPost = m_sg.target().size();
+    const size_t stride = m_sg.maxRowLength();
+    const std::string group = "synapse group '" + m_sg.name() + "'";
+    std::vector<uint64_t> lengths(numPre, 0), ind(numPre * stride, 0);
+    EncodedSynapses out;
+    out.elementOf.reserve(list.size());
+    for (size_t k = 0; k < list.size(); k++) {
+        const auto [pre, post] = list[k];
+        if (pre >= numPre || post >= numPost)
+            throw ModelError(group + ": synapse " + std::to_string(k) + " (" + std::to_string(pre) +
+                             ", " + std::to_string(post) + ") names a neuron out of range (" +
+                             std::to_string(numPre) + " sources, " + std::to_string(numPost) +
+                             " targets)");
+        if (lengths[pre] == stride)
+            throw ModelError(group + ": row " + std::to_string(pre) + " is given more than " +
+                             std::to_string(stride) +
+                             " synapses, its maximum row length (SynapseGroup::setMaxConnections)");
+        const size_t element = size_t(pre) * stride + lengths[pre]++;
+        ind[element] = post;
+        out.elementOf.push_back(element);
+    }
+    out.arrays.emplace_back("rowLength", std::move(lengths));
+    out.arrays.emplace_back("ind", std::move(ind));
+    if (needsColumnIndex()) { // as the build's counting sort: by target, then element
+        const std::vector<uint64_t>& rows = out.arrays[0].second;
+        const std::vector<uint64_t>& targets = out.arrays[1].second;
+        std::vector<uint64_t> colStart(numPost + 1, 0), colSyn(numPre * stride, 0);
+        for (size_t i = 0; i < numPre; i++)
+            for (size_t k = 0; k < rows[i]; k++)
+                colStart[targets[i * stride + k] + 1]++;
+        for (size_t j = 0; j < numPost; j++)
+            colStart[j + 1] += colStart[j];
+        std::vector<uint64_t> fill(colStart.begin(), colStart.end() - 1);
+        for (size_t i = 0; i < numPre; i++)
+            for (size_t k = 0; k < rows[i]; k++)
+                colSyn[fill[targets[i * stride + k]]++] = i * stride + k;
+        out.arrays.emplace_back("colStart", std::move(colStart));
+        out.arrays.emplace_back("colSyn", std::move(colSyn));
+    }
+    return out;
+}
 
 std::optional<ConnectivityBuild> Sparse::build(Lowerer& e) const {
     const Model& m = e.model;

@@ -5,8 +5,11 @@
 #include "codegen/kernel_plan.hpp"
 #include "spikeforge/model.hpp"
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,6 +44,27 @@ public:
     virtual bool needsColumnIndex() const = 0;
     // Building the connectivity at initialisation; none when it is implicit.
     virtual std::optional<ConnectivityBuild> build(Lowerer& e) const = 0;
+
+    // ---- host codec ----
+    // The descriptor's arrays the codec reads (ConnectivityArray::var), pulled to the host first.
+    virtual std::vector<std::string> codecArrays() const = 0;
+    // Where each element of a synapse-shaped variable (synapseCount() of them) sits in the dense
+    // pre x post matrix, pre * numPost + post, or kNoSynapse for an element holding no synapse
+    // (padding). `read(var)` gives a codecArrays() array as numbers. Several elements may name
+    // one pair where the connectivity allows it (Sparse drawn with replacement).
+    static constexpr size_t kNoSynapse = SIZE_MAX;
+    using HostArrayReader = std::function<std::vector<uint64_t>(const std::string& var)>;
+    virtual std::vector<size_t> elementPositions(const HostArrayReader& read) const = 0;
+    // The host's own synapses as the layout stores them: the value of every array the
+    // descriptor owns and fills (arrays(), for the device) and the element each list entry went
+    // to. `list` holds (pre, post) pairs in any order; within a row the list's order is kept.
+    // ModelError naming the group for a list the layout cannot hold (a neuron out of range, a
+    // row longer than the maximum row length; Dense holds every pair and takes no list).
+    struct EncodedSynapses {
+        std::vector<std::pair<std::string, std::vector<uint64_t>>> arrays;
+        std::vector<size_t> elementOf;
+    };
+    virtual EncodedSynapses encode(std::span<const std::pair<uint32_t, uint32_t>> list) const = 0;
 };
 
 std::unique_ptr<Connectivity> connectivityOf(const SynapseGroup& sg);

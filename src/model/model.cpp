@@ -316,10 +316,12 @@ void Model::finalise() {
                                  c.snippet.name + "' has no calcMaxRowLength");
             // Rows may hold multapses (initialisers with replacement), so the bound is the
             // initialiser's own and is not clipped to the target size.
-            sg->m_maxRowLength = std::max(
-                1u,
-                c.snippet.calcMaxRowLength(sg->source().size(), sg->target().size(),
-                                           contexts::evaluateParams(c.snippet, c.params, m_dt)));
+            sg->m_maxRowLength =
+                sg->m_maxConnections > 0
+                    ? sg->m_maxConnections
+                    : std::max(1u, c.snippet.calcMaxRowLength(
+                                       sg->source().size(), sg->target().size(),
+                                       contexts::evaluateParams(c.snippet, c.params, m_dt)));
         }
         checkSynapseSizes(*sg, m_batchSize);
     }

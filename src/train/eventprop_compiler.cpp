@@ -344,37 +344,10 @@ const Connection& EventPropCompiler::Impl::connection(const std::string& name) c
     throw ModelError("network has no connection '" + name + "'");
 }
 
-std::vector<size_t> EventPropCompiler::Impl::synapsePositions(const Connection& c) {
-    const size_t numPre = network.population(c.source).size;
-    const size_t numPost = network.population(c.target).size;
-    std::vector<size_t> out;
-    if (c.params.probability >= 1.0) {
-        out.resize(numPre * numPost);
-        for (size_t i = 0; i < out.size(); i++)
-            out[i] = i;
-        return out;
-    }
-    sim->pullConnectivity(c.name);
-    const auto lengths = sim->rowLengths(c.name);
-    const auto columns = sim->columnIndices(c.name);
-    const size_t stride = sim->rowStride(c.name);
-    out.assign(numPre * stride, SIZE_MAX);
-    for (size_t i = 0; i < numPre; i++)
-        for (size_t k = 0; k < lengths[i]; k++)
-            out[i * stride + k] = i * numPost + columns[i * stride + k];
-    return out;
-}
-
 std::vector<double> EventPropCompiler::Impl::pullMatrix(const std::string& name,
                                                         const std::string& var) {
-    const Connection& c = connection(name);
-    const auto positions = synapsePositions(c);
-    const auto stored = pullScalars(name, var);
-    std::vector<double> out(
-        size_t(network.population(c.source).size) * network.population(c.target).size, 0.0);
-    for (size_t i = 0; i < positions.size(); i++)
-        if (positions[i] != SIZE_MAX) out[positions[i]] = stored[i];
-    return out;
+    connection(name); // ModelError for an unknown connection
+    return sim->synapseMatrix(name, var);
 }
 
 std::vector<double> EventPropCompiler::weights(const std::string& connection) {
@@ -390,28 +363,8 @@ void EventPropCompiler::Impl::setWeights(const std::string& connection,
         throw ModelError("connection '" + connection + "' is a " + std::to_string(size / numPost) +
                          " x " + std::to_string(numPost) + " matrix (" + std::to_string(size) +
                          " weights), got " + std::to_string(values.size()) + " values");
-    const auto positions = synapsePositions(c);
-    // Every nonzero value must have a synapse to go to (Sparse): never dropped silently.
-    std::vector<bool> present(size, false);
-    for (size_t p : positions)
-        if (p != SIZE_MAX) present[p] = true;
-    for (size_t i = 0; i < size; i++)
-        if (!present[i] && values[i] != 0.0)
-            throw ModelError("connection '" + connection + "' has no synapse from source " +
-                             std::to_string(i / numPost) + " to target " +
-                             std::to_string(i % numPost) + " for the weight " +
-                             std::to_string(values[i]));
-    sim->pull(connection, "g");
-    auto store = [&](auto view) {
-        for (size_t i = 0; i < positions.size(); i++)
-            if (positions[i] != SIZE_MAX)
-                view[i] = static_cast<typename decltype(view)::value_type>(values[positions[i]]);
-    };
-    if (options.precision == Precision::Double)
-        store(sim->view<double>(connection, "g"));
-    else
-        store(sim->view<float>(connection, "g"));
-    sim->push(connection, "g");
+    // Through the connectivity's codec: a nonzero value without a synapse to go to is refused.
+    sim->setSynapseMatrix(connection, "g", values);
 }
 
 void EventPropCompiler::setWeights(const std::string& connection, std::span<const double> values) {
@@ -466,18 +419,11 @@ uint64_t EventPropCompiler::Impl::boostSilentNeurons(double amount, const SpikeC
             boosted += n == 0.0;
         for (const auto& c : network.connections()) {
             if (c.source != input || c.target != pop) continue;
-            const auto positions = synapsePositions(c);
-            sim->pull(c.name, "g");
-            auto add = [&](auto view) {
-                for (size_t i = 0; i < positions.size(); i++)
-                    if (positions[i] != SIZE_MAX && spikes[positions[i] % numPost] == 0.0)
-                        view[i] += static_cast<typename decltype(view)::value_type>(amount);
-            };
-            if (options.precision == Precision::Double)
-                add(sim->view<double>(c.name, "g"));
-            else
-                add(sim->view<float>(c.name, "g"));
-            sim->push(c.name, "g");
+            const std::vector<spikeforge::SynapsePair> synapses = sim->synapses(c.name);
+            std::vector<double> g = sim->synapseValues(c.name, "g");
+            for (size_t i = 0; i < synapses.size(); i++)
+                if (spikes[synapses[i].post] == 0.0) g[i] += amount;
+            sim->setSynapseValues(c.name, "g", g);
         }
     }
     return boosted;

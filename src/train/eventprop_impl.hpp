@@ -65,7 +65,6 @@ struct EventPropCompiler::Impl {
     std::vector<std::pair<std::string, std::string>> stateArrays() const;
     // The positions of a connection's synapses in its [source][target] matrix, in storage
     // order (Sparse rows are padded to the row stride: padding slots map to SIZE_MAX).
-    std::vector<size_t> synapsePositions(const Connection& c);
     // A per-synapse scalar of a connection as a dense [source][target] matrix (0 where a
     // Sparse connection has no synapse).
     std::vector<double> pullMatrix(const std::string& connection, const std::string& var);

@@ -419,3 +419,101 @@ TEST(SimtPropagation, AxonalAndDendriticDelaysBuildInFloatAndDouble) {
 }
 
 } // namespace
+
+namespace {
+
+// The text of each presynaptic-update stage of `source`, from its comment to its #undef.
+std::vector<std::string> presynapticStages(const std::string& source) {
+    std::vector<std::string> out;
+    const std::string mark = "// presynaptic update: ";
+    for (size_t at = source.find(mark); at != std::string::npos; at = source.find(mark, at + 1)) {
+        const size_t end = source.find("#undef", at);
+        out.push_back(source.substr(at, end == std::string::npos ? end : end - at));
+    }
+    return out;
+}
+
+// The #define line of `hook` in a stage.
+std::string hookDefinition(const std::string& stage, Hook hook) {
+    const std::string mark = std::string("#define ") + hookName(hook) + "(";
+    const size_t at = stage.find(mark);
+    if (at == std::string::npos) return "";
+    return stage.substr(at, stage.find('\n', at) - at);
+}
+
+// PoCL runs a work-group's work-items as loops (vectorised), so a missing atomic or barrier
+// never shows as a wrong sum there, and no GPU runs the suite: these are checked on the printed
+// program instead. A target may be hit by two work-items at once unless the work-item is the
+// target (dense post-span) or walks every spike alone (serial): everywhere else each addition
+// into a target, immediate or dendritically delayed, must be atomic; post-span stages stage each
+// chunk of spikes between two work-group barriers and close the loop with one.
+TEST(SimtPropagation, SharedTargetsAreAddedAtomicallyAndStagingIsFenced) {
+    struct Case {
+        const char* name;
+        MatrixType type;
+        unsigned rowLength; // sparse rows; 0: dense
+        SpanType span;
+        unsigned threadsPerSpike;
+        bool cpuDevice;
+    };
+    const Case cases[] = {
+        {"dense post-span", MatrixType::Dense, 0, SpanType::Auto, 0, false},
+        {"sparse post-span", MatrixType::Sparse, 3 * kWg, SpanType::Auto, 0, false},
+        {"sparse pre-span", MatrixType::Sparse, 10, SpanType::Auto, 0, false},
+        {"dense pre-span x4", MatrixType::Dense, 0, SpanType::Presynaptic, 4, false},
+        {"sparse post-span forced", MatrixType::Sparse, 10, SpanType::Postsynaptic, 0, false},
+        {"dense serial", MatrixType::Dense, 0, SpanType::Auto, 0, true},
+        {"sparse serial", MatrixType::Sparse, 3 * kWg, SpanType::Auto, 0, true},
+    };
+    for (const Case& c : cases)
+        for (const bool dendritic : {false, true}) {
+            const std::string what = std::string(c.name) + (dendritic ? ", dendritic" : "");
+            Model m("race");
+            twoPopulations(m, 50, 300, 2);
+            std::optional<SparseConnectivityInit> conn;
+            if (c.rowLength) conn = init::FixedNumberPostWithReplacement(c.rowLength);
+            if (dendritic) {
+                m.addSynapseGroup(
+                    "S", c.type, 0, "Pre", "Post",
+                    {models::StaticPulseDendriticDelay(), {}, {{"g", 1.0}, {"d", 2.0}}, {}, {}},
+                    {models::DeltaCurr(), {}, {}}, conn);
+                m.synapseGroup("S").setMaxDendriticDelaySteps(4);
+            } else {
+                addStatic(m, "S", c.type, 0, conn);
+            }
+            m.synapseGroup("S").setSpanType(c.span);
+            if (c.threadsPerSpike) m.synapseGroup("S").setNumThreadsPerSpike(c.threadsPerSpike);
+            m.finalise();
+            const Plan p = updateKernels(m);
+            simt::Dialect d = dialect();
+            d.cpuDevice = c.cpuDevice;
+            const simt::Program prog = simt::generate(p, d);
+            const auto stages = presynapticStages(prog.source);
+            ASSERT_EQ(stages.size(), 1u) << what;
+            const std::string& stage = stages[0];
+            const bool serial = stage.find("presynaptic update: serial") != std::string::npos;
+            const bool postSpan = stage.find("presynaptic update: post-span") != std::string::npos;
+            EXPECT_EQ(serial, c.cpuDevice) << what;
+            EXPECT_EQ(postSpan, !c.cpuDevice && c.threadsPerSpike == 0 &&
+                                    (c.type == MatrixType::Dense || c.rowLength >= kWg ||
+                                     c.span == SpanType::Postsynaptic))
+                << what;
+            const bool owned = serial || (postSpan && c.type == MatrixType::Dense);
+            const Hook hook = dendritic ? Hook::AddToPostDelay : Hook::AddToPost;
+            const std::string def = hookDefinition(stage, hook);
+            ASSERT_FALSE(def.empty()) << what;
+            EXPECT_EQ(def.find("sf_atomic_add_scalar") != std::string::npos, !owned)
+                << what << ": " << def;
+            if (postSpan) {
+                const std::string staging =
+                    "SF_BARRIER();\nif (sfLocalId < sfNc) sfSpkL[sfLocalId] "
+                    "= sfSpk[sfC + sfLocalId];\nSF_BARRIER();\n";
+                EXPECT_NE(stage.find(staging), std::string::npos) << what << ":\n" << stage;
+                EXPECT_NE(stage.rfind("SF_BARRIER();\n"), stage.find(staging) + staging.size() -
+                                                              std::string("SF_BARRIER();\n").size())
+                    << what << ": no closing barrier after the spike loop";
+            }
+        }
+}
+
+} // namespace

@@ -1,0 +1,256 @@
+// Synapses of any matrix type through the connectivity's host codec
+// (codegen::Connectivity::elementPositions): the (pre, post) list, per-synapse values and the
+// dense pre x post views. Nothing here knows how a layout stores its synapses.
+#include "codegen/connectivity.hpp"
+#include "runtime/simulation_impl.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace spikeforge {
+
+namespace {
+
+using codegen::Connectivity;
+
+// The host codec's view of one synapse group: where each element of its synapse-shaped
+// variables sits in the pre x post matrix (Connectivity::kNoSynapse for padding).
+struct SynapseMap {
+    const SynapseGroup* group = nullptr;
+    size_t numPre = 0, numPost = 0;
+    std::vector<size_t> positions;
+};
+
+SynapseMap synapseMap(Simulation::Impl& s, const std::string& name) {
+    SynapseMap map;
+    map.group = &s.model.synapseGroup(name); // ModelError naming the group (with a suggestion)
+    map.numPre = map.group->source().size();
+    map.numPost = map.group->target().size();
+    const auto layout = codegen::connectivityOf(*map.group);
+    for (const std::string& var : layout->codecArrays())
+        s.pullArray(s.array(name, var));
+    s.errors->check(s.step);
+    map.positions = layout->elementPositions([&](const std::string& var) {
+        runtime::HostArray& a = s.array(name, var);
+        const unsigned char* host = s.mirror(a);
+        std::vector<uint64_t> out(a.decl.count);
+        for (size_t i = 0; i < out.size(); i++)
+            out[i] =
+                static_cast<uint64_t>(codegen::loadNumber(host + i * a.elementSize(), a.type()));
+        return out;
+    });
+    return map;
+}
+
+// The offset of batch element `batch` in a weight-update variable of the group (0 when the
+// batch shares it); ModelError for a variable that is not one, or a batch out of range.
+size_t batchOffset(Simulation::Impl& s, const SynapseMap& map, const std::string& var,
+                   unsigned batch) {
+    const SynapseGroup& g = *map.group;
+    bool found = false;
+    std::string names;
+    for (const auto& v : g.wu().model.vars) {
+        found = found || v.name == var;
+        names += (names.empty() ? "" : ", ") + v.name;
+    }
+    if (!found)
+        throw ModelError("synapse group '" + g.name() + "': '" + var +
+                         "' is not a weight-update variable (" +
+                         (names.empty() ? "it has none" : "its variables: " + names) + ")");
+    if (batch >= s.model.batchSize())
+        throw ModelError("synapse group '" + g.name() + "': batch element " +
+                         std::to_string(batch) + " of a batch of " +
+                         std::to_string(s.model.batchSize()));
+    const size_t elements = map.positions.size();
+    const size_t count = s.array(g.name(), var).decl.count;
+    if (count == elements) return 0; // shared by the batch
+    if (count != elements * s.model.batchSize())
+        throw InternalError("synapse group '" + g.name() + "': variable '" + var + "' has " +
+                            std::to_string(count) + " elements for " + std::to_string(elements) +
+                            " synapse slots");
+    return size_t(batch) * elements;
+}
+
+// `v` converted for an element of type `t`, or ModelError where it cannot be held exactly
+// (an integer variable takes whole numbers in its range only).
+void checkRepresentable(codegen::CType t, double v, const std::string& where) {
+    const auto& info = codegen::info(t);
+    if (info.floating) return;
+    const double bits = 8.0 * double(info.size) - (info.isSigned ? 1.0 : 0.0);
+    const double lo = info.isSigned ? -std::ldexp(1.0, int(bits)) : 0.0;
+    const double hi = std::ldexp(1.0, int(bits)) - 1.0;
+    if (t == codegen::CType::Bool ? (v != 0.0 && v != 1.0)
+                                  : (!std::isfinite(v) || v != std::floor(v) || v < lo || v > hi))
+        throw ModelError(where + ": " + std::to_string(v) + " is not a value of type " + info.name);
+}
+
+} // namespace
+
+std::vector<SynapsePair> Simulation::synapses(const std::string& synapseGroup) {
+    const SynapseMap map = synapseMap(*m_impl, synapseGroup);
+    std::vector<SynapsePair> out;
+    for (size_t p : map.positions)
+        if (p != Connectivity::kNoSynapse)
+            out.push_back({uint32_t(p / map.numPost), uint32_t(p % map.numPost)});
+    return out;
+}
+
+std::vector<double> Simulation::synapseValues(const std::string& synapseGroup,
+                                              const std::string& var, unsigned batch) {
+    auto& s = *m_impl;
+    const SynapseMap map = synapseMap(s, synapseGroup);
+    const size_t offset = batchOffset(s, map, var, batch);
+    runtime::HostArray& a = s.array(synapseGroup, var);
+    s.pullArray(a);
+    const unsigned char* host = s.mirror(a);
+    std::vector<double> out;
+    for (size_t i = 0; i < map.positions.size(); i++)
+        if (map.positions[i] != Connectivity::kNoSynapse)
+            out.push_back(codegen::loadNumber(host + (offset + i) * a.elementSize(), a.type()));
+    return out;
+}
+
+void Simulation::setSynapseValues(const std::string& synapseGroup, const std::string& var,
+                                  std::span<const double> values, unsigned batch) {
+    auto& s = *m_impl;
+    const SynapseMap map = synapseMap(s, synapseGroup);
+    const size_t offset = batchOffset(s, map, var, batch);
+    size_t count = 0;
+    for (size_t p : map.positions)
+        count += p != Connectivity::kNoSynapse;
+    const std::string where = "synapse group '" + synapseGroup + "', variable '" + var + "'";
+    if (values.size() != count)
+        throw ModelError(where + ": " + std::to_string(values.size()) + " values for " +
+                         std::to_string(count) + " synapses");
+    runtime::HostArray& a = s.array(synapseGroup, var);
+    for (size_t k = 0; k < values.size(); k++)
+        checkRepresentable(a.type(), values[k], where + ", synapse " + std::to_string(k));
+    s.pullArray(a); // the other batch elements and the padding keep their values
+    unsigned char* host = s.mirror(a);
+    size_t k = 0;
+    for (size_t i = 0; i < map.positions.size(); i++)
+        if (map.positions[i] != Connectivity::kNoSynapse)
+            codegen::storeNumber(host + (offset + i) * a.elementSize(), a.type(), values[k++]);
+    s.device->copyToDevice(a.device, host, a.bytes());
+}
+
+std::vector<double> Simulation::synapseMatrix(const std::string& synapseGroup,
+                                              const std::string& var, unsigned batch,
+                                              double absent) {
+    auto& s = *m_impl;
+    const SynapseMap map = synapseMap(s, synapseGroup);
+    const size_t offset = batchOffset(s, map, var, batch);
+    runtime::HostArray& a = s.array(synapseGroup, var);
+    s.pullArray(a);
+    const unsigned char* host = s.mirror(a);
+    std::vector<double> out(map.numPre * map.numPost, absent);
+    std::vector<bool> seen(out.size(), false);
+    for (size_t i = 0; i < map.positions.size(); i++) {
+        const size_t p = map.positions[i];
+        if (p == Connectivity::kNoSynapse) continue;
+        const double v = codegen::loadNumber(host + (offset + i) * a.elementSize(), a.type());
+        out[p] = seen[p] ? out[p] + v : v;
+        seen[p] = true;
+    }
+    return out;
+}
+
+void Simulation::setSynapseMatrix(const std::string& synapseGroup, const std::string& var,
+                                  std::span<const double> matrix, unsigned batch) {
+    auto& s = *m_impl;
+    const SynapseMap map = synapseMap(s, synapseGroup);
+    const std::string where = "synapse group '" + synapseGroup + "', variable '" + var + "'";
+    if (matrix.size() != map.numPre * map.numPost)
+        throw ModelError(where + ": a " + std::to_string(map.numPre) + " x " +
+                         std::to_string(map.numPost) + " matrix has " +
+                         std::to_string(map.numPre * map.numPost) + " values, got " +
+                         std::to_string(matrix.size()));
+    std::vector<uint32_t> perPair(matrix.size(), 0);
+    for (size_t p : map.positions)
+        if (p != Connectivity::kNoSynapse) perPair[p]++;
+    std::vector<double> values;
+    for (size_t p = 0; p < matrix.size(); p++) {
+        if (perPair[p] == 1 || matrix[p] == 0.0) continue;
+        throw ModelError(
+            where + ": the pair from source " + std::to_string(p / map.numPost) + " to target " +
+            std::to_string(p % map.numPost) + " has " +
+            (perPair[p] == 0 ? "no synapse" : std::to_string(perPair[p]) + " synapses") +
+            " for the value " + std::to_string(matrix[p]));
+    }
+    for (size_t p : map.positions)
+        if (p != Connectivity::kNoSynapse) values.push_back(perPair[p] == 1 ? matrix[p] : 0.0);
+    setSynapseValues(synapseGroup, var, values, batch);
+}
+
+std::vector<uint32_t> Simulation::connectivityMatrix(const std::string& synapseGroup) {
+    const SynapseMap map = synapseMap(*m_impl, synapseGroup);
+    std::vector<uint32_t> out(map.numPre * map.numPost, 0);
+    for (size_t p : map.positions)
+        if (p != Connectivity::kNoSynapse) out[p]++;
+    return out;
+}
+
+void Simulation::setSynapses(const std::string& synapseGroup, std::span<const SynapsePair> list,
+                             const std::map<std::string, std::vector<double>>& values) {
+    auto& s = *m_impl;
+    const SynapseGroup& g = s.model.synapseGroup(synapseGroup);
+    const std::string where = "synapse group '" + synapseGroup + "'";
+    if (s.step != 0)
+        throw ModelError(where +
+                         ": synapses can be given only before the first step (this "
+                         "simulation is at step " +
+                         std::to_string(s.step) + ")");
+    // Every check first: nothing changes unless all of it holds.
+    for (const auto& [var, given] : values) {
+        if (!g.wu().varInits.count(var))
+            throw ModelError(where + ": '" + var + "' is not a weight-update variable");
+        if (given.size() != list.size())
+            throw ModelError(where + ", variable '" + var + "': " + std::to_string(given.size()) +
+                             " values for " + std::to_string(list.size()) + " synapses");
+        const codegen::CType type = s.array(synapseGroup, var).type();
+        for (size_t k = 0; k < given.size(); k++)
+            checkRepresentable(type, given[k],
+                               where + ", variable '" + var + "', synapse " + std::to_string(k));
+    }
+    for (const auto& v : g.wu().model.vars)
+        if (!values.count(v.name) && !g.wu().varInits.at(v.name).isConstant())
+            throw ModelError(where + ": give values for weight-update variable '" + v.name +
+                             "' (its initialiser is not a constant)");
+    std::vector<std::pair<uint32_t, uint32_t>> pairs;
+    pairs.reserve(list.size());
+    for (const SynapsePair& syn : list)
+        pairs.emplace_back(syn.pre, syn.post);
+    const auto layout = codegen::connectivityOf(g);
+    const Connectivity::EncodedSynapses encoded = layout->encode(pairs);
+
+    for (const auto& [var, numbers] : encoded.arrays) {
+        runtime::HostArray& a = s.array(synapseGroup, var);
+        if (numbers.size() != a.decl.count)
+            throw InternalError(where + ": encoded '" + var + "' has " +
+                                std::to_string(numbers.size()) + " elements for " +
+                                std::to_string(a.decl.count));
+        unsigned char* host = s.mirror(a);
+        for (size_t i = 0; i < numbers.size(); i++)
+            codegen::storeNumber(host + i * a.elementSize(), a.type(), double(numbers[i]));
+        s.device->copyToDevice(a.device, host, a.bytes());
+    }
+    const size_t elements = layout->synapseCount();
+    for (const auto& v : g.wu().model.vars) {
+        runtime::HostArray& a = s.array(synapseGroup, v.name);
+        const auto given = values.find(v.name);
+        const double fill =
+            given == values.end() ? g.wu().varInits.at(v.name).constant() : 0.0; // padding: 0
+        unsigned char* host = s.mirror(a);
+        for (size_t i = 0; i < a.decl.count; i++)
+            codegen::storeNumber(host + i * a.elementSize(), a.type(), fill);
+        if (given != values.end())
+            for (size_t b = 0; b < a.decl.count / elements; b++)
+                for (size_t k = 0; k < list.size(); k++)
+                    codegen::storeNumber(host + (b * elements + encoded.elementOf[k]) *
+                                                    a.elementSize(),
+                                         a.type(), given->second[k]);
+        s.device->copyToDevice(a.device, host, a.bytes());
+    }
+}
+
+} // namespace spikeforge

@@ -89,9 +89,8 @@ Plan lowerModel(const Model& m) {
     for (const auto& ng : m.neuronGroups()) {
         nInit.push_back(lowerNeuronInit(m, *ng));
         const auto found = neighbours.find(ng.get());
-        nUpd.push_back(lowerNeuronUpdate(m, *ng,
-                                         found == neighbours.end() ? NeuronNeighbours{}
-                                                                   : found->second));
+        nUpd.push_back(lowerNeuronUpdate(
+            m, *ng, found == neighbours.end() ? NeuronNeighbours{} : found->second));
     }
     for (const auto& sg : m.synapseGroups()) {
         sInit.push_back(lowerSynapseInit(m, *sg));

@@ -53,7 +53,7 @@ struct Simulation::Impl {
     // they change, so that checking one allocation does not walk every array (set-up of a
     // model with thousands of groups was quadratic in them).
     size_t deviceBytes = 0;
-    bool ready = false;  // constructed: every array is allocated and bound in the tables
+    bool ready = false; // constructed: every array is allocated and bound in the tables
 
     Impl(Model& m, const BackendPreferences& p) : model(m), prefs(p) {}
     ~Impl() {

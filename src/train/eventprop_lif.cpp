@@ -186,9 +186,10 @@ NeuronModel lifModel(uint32_t ringSlots, const std::vector<TargetKind>& targets,
     // one root in (0, dt] (V has at most one extremum); safeguarded Newton from the linear
     // estimate, inside a shrinking bracket. It stops when a Newton step no longer shrinks: that
     // is rounding noise (waiting for a zero step instead ran to the 30-iteration cap on one
-    // crossing in six, two Newton steps oscillating by an ulp; same roots, half the exp calls). InvD = 1 / (dt dV/ds) at the root, with
-    // tauM dV/ds = Isyn exp(-s/tauS) - vThresh there (0 for a step that started at or above
-    // threshold, or a tangent: that spike's time is taken as fixed).
+    // crossing in six, two Newton steps oscillating by an ulp; same roots, half the exp calls).
+    // InvD = 1 / (dt dV/ds) at the root, with tauM dV/ds = Isyn exp(-s/tauS) - vThresh there (0 for
+    // a step that started at or above threshold, or a tangent: that spike's time is taken as
+    // fixed).
     const std::string forward =
         "if (Step < nT) {\n"
         "    const scalar vPrev = V;\n"

@@ -156,7 +156,8 @@ std::vector<EpochReport> fit(EventPropCompiler& compiler, const EventDataset& tr
             report.train = compiler.trainEpoch(order, progress);
             const EventPropCompiler::SpikeCounts counts = compiler.takeTrainingSpikeCounts();
             report.activity = activityOf(counts, report.train.examples);
-            if (options.silentBoost != 0.0) compiler.boostSilentNeurons(options.silentBoost, counts);
+            if (options.silentBoost != 0.0)
+                compiler.boostSilentNeurons(options.silentBoost, counts);
             if (validation) report.validation = compiler.evaluate(validationIndices);
         } catch (const ModelError& e) {
             throw ModelError("epoch " + std::to_string(epoch + 1) + " of " +

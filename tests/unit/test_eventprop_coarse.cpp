@@ -483,7 +483,8 @@ TEST(EventPropCoarse, CrossingWithinTheStepIsTheTrajectorysRoot) {
                     }
                     f = 0.5 * (lo + hi);
                     crossings++;
-                    EXPECT_NEAR(recordedF[step], f, 1e-12) << "weight " << weight << " step " << step;
+                    EXPECT_NEAR(recordedF[step], f, 1e-12)
+                        << "weight " << weight << " step " << step;
                 }
                 v -= std::exp((f - 1.0) / 20.0);
             }
@@ -534,8 +535,8 @@ TEST(EventPropRecipe, TrainingSpikeCountsMatchTheRecordedSpikes) {
     const EventDataset data = randomExamples(3, 2, 3, 80.0, 12, 5);
     c.setDataset(data);
     // Neuron 3 gets no input and stays silent; the others fire at different rates.
-    c.setWeights("InHid", std::vector<double>{3.0, 0.0, 1.5, 0.0, 0.0, 4.0, 1.0, 0.0, 2.0, 2.5,
-                                              0.0, 0.0});
+    c.setWeights("InHid",
+                 std::vector<double>{3.0, 0.0, 1.5, 0.0, 0.0, 4.0, 1.0, 0.0, 2.0, 2.5, 0.0, 0.0});
     const std::vector<uint32_t> batch = {0, 1, 2};
     c.evaluate(batch);
     std::vector<double> recorded(4, 0.0);

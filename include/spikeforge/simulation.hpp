@@ -200,6 +200,8 @@ public:
     // by row for Dense and Sparse). Reads the connectivity from the device: a sync point, as
     // pullConnectivity.
     std::vector<SynapsePair> synapses(const std::string& synapseGroup);
+    // How many synapses the group has (synapses().size() without the list).
+    uint64_t synapseCount(const std::string& synapseGroup);
     // A weight-update variable's value at each synapse of synapses(), in that order, for batch
     // element `batch` (ignored for a variable the batch shares). Pulls the variable.
     std::vector<double> synapseValues(const std::string& synapseGroup, const std::string& var,

@@ -155,18 +155,12 @@ void warnUnreachedSpikes(const Config& cfg, uint64_t steps, std::ostream& err) {
     }
 }
 
-// Actual synapse count: every pair for dense projections, the built rows for sparse ones.
+// Actual synapse count (every pair for dense projections, the built rows for sparse ones), from
+// each connectivity's host codec.
 uint64_t countSynapses(Simulation& sim, const Model& model) {
     uint64_t total = 0;
-    for (const auto& sg : model.synapseGroups()) {
-        if (!matrixTraits(sg->matrixType()).builtByInitialiser) {
-            total += uint64_t{sg->source().size()} * sg->target().size();
-            continue;
-        }
-        sim.pullConnectivity(sg->name());
-        for (const uint32_t length : sim.rowLengths(sg->name()))
-            total += length;
-    }
+    for (const auto& sg : model.synapseGroups())
+        total += sim.synapseCount(sg->name());
     return total;
 }
 

@@ -50,6 +50,7 @@ public:
     bool needsColumnIndex() const override { return false; }
     std::optional<ConnectivityBuild> build(Lowerer&) const override { return std::nullopt; }
     std::vector<std::string> codecArrays() const override { return {}; }
+    uint64_t countSynapses(const HostArrayReader&) const override { return synapseCount(); }
     EncodedSynapses encode(std::span<const std::pair<uint32_t, uint32_t>>) const override {
         throw ModelError("synapse group '" + m_sg.name() +
                          "' is Dense: it holds every pair, so its synapses cannot be given");
@@ -120,6 +121,12 @@ public:
     bool needsColumnIndex() const override { return !m_sg.wu().model.postSpikeSynCode.empty(); }
     std::optional<ConnectivityBuild> build(Lowerer& e) const override;
     std::vector<std::string> codecArrays() const override { return {"rowLength", "ind"}; }
+    uint64_t countSynapses(const HostArrayReader& read) const override {
+        uint64_t total = 0;
+        for (uint64_t length : read("rowLength"))
+            total += length;
+        return total;
+    }
     EncodedSynapses encode(std::span<const std::pair<uint32_t, uint32_t>> list) const override;
     // Row i holds rowLength[i] targets in ind[i * stride ...]; the rest of the row is padding.
     std::vector<size_t> elementPositions(const HostArrayReader& read) const override {

@@ -55,6 +55,8 @@ public:
     static constexpr size_t kNoSynapse = SIZE_MAX;
     using HostArrayReader = std::function<std::vector<uint64_t>(const std::string& var)>;
     virtual std::vector<size_t> elementPositions(const HostArrayReader& read) const = 0;
+    // How many synapses there are (elementPositions without its per-element list).
+    virtual uint64_t countSynapses(const HostArrayReader& read) const = 0;
     // The host's own synapses as the layout stores them: the value of every array the
     // descriptor owns and fills (arrays(), for the device) and the element each list entry went
     // to. `list` holds (pre, post) pairs in any order; within a row the list's order is kept.

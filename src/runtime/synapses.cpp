@@ -21,16 +21,13 @@ struct SynapseMap {
     std::vector<size_t> positions;
 };
 
-SynapseMap synapseMap(Simulation::Impl& s, const std::string& name) {
-    SynapseMap map;
-    map.group = &s.model.synapseGroup(name); // ModelError naming the group (with a suggestion)
-    map.numPre = map.group->source().size();
-    map.numPost = map.group->target().size();
-    const auto layout = codegen::connectivityOf(*map.group);
-    for (const std::string& var : layout->codecArrays())
+// Pulls the arrays the layout's codec reads (a sync point) and returns the reader of them.
+Connectivity::HostArrayReader pullCodecArrays(Simulation::Impl& s, const std::string& name,
+                                              const Connectivity& layout) {
+    for (const std::string& var : layout.codecArrays())
         s.pullArray(s.array(name, var));
     s.errors->check(s.step);
-    map.positions = layout->elementPositions([&](const std::string& var) {
+    return [&s, name](const std::string& var) {
         runtime::HostArray& a = s.array(name, var);
         const unsigned char* host = s.mirror(a);
         std::vector<uint64_t> out(a.decl.count);
@@ -38,7 +35,16 @@ SynapseMap synapseMap(Simulation::Impl& s, const std::string& name) {
             out[i] =
                 static_cast<uint64_t>(codegen::loadNumber(host + i * a.elementSize(), a.type()));
         return out;
-    });
+    };
+}
+
+SynapseMap synapseMap(Simulation::Impl& s, const std::string& name) {
+    SynapseMap map;
+    map.group = &s.model.synapseGroup(name); // ModelError naming the group (with a suggestion)
+    map.numPre = map.group->source().size();
+    map.numPost = map.group->target().size();
+    const auto layout = codegen::connectivityOf(*map.group);
+    map.positions = layout->elementPositions(pullCodecArrays(s, name, *layout));
     return map;
 }
 
@@ -85,6 +91,12 @@ void checkRepresentable(codegen::CType t, double v, const std::string& where) {
 }
 
 } // namespace
+
+uint64_t Simulation::synapseCount(const std::string& synapseGroup) {
+    auto& s = *m_impl;
+    const auto layout = codegen::connectivityOf(s.model.synapseGroup(synapseGroup));
+    return layout->countSynapses(pullCodecArrays(s, synapseGroup, *layout));
+}
 
 std::vector<SynapsePair> Simulation::synapses(const std::string& synapseGroup) {
     const SynapseMap map = synapseMap(*m_impl, synapseGroup);

@@ -69,6 +69,7 @@ TEST_P(SynapseCodecTest, DenseListsEveryPairRowByRowAndRoundTrips) {
         for (size_t i = 0; i < syn.size(); i++)
             ASSERT_EQ(syn[i], (SynapsePair{uint32_t(i / s.post), uint32_t(i % s.post)})) << i;
         EXPECT_EQ(sim.connectivityMatrix("Syn"), std::vector<uint32_t>(syn.size(), 1u));
+        EXPECT_EQ(sim.synapseCount("Syn"), syn.size());
         // list -> layout -> list, and the same values as a matrix, for each batch element
         std::vector<std::vector<double>> set;
         for (unsigned b = 0; b < batch(); b++) {
@@ -109,6 +110,7 @@ TEST_P(SynapseCodecTest, SparseDecodesItsRowsAndRoundTrips) {
         ASSERT_GT(expected.size(), 20u);
         ASSERT_LT(expected.size(), size_t(s.pre) * s.post);
         EXPECT_EQ(sim.synapses("Syn"), expected);
+        EXPECT_EQ(sim.synapseCount("Syn"), expected.size());
         EXPECT_EQ(sim.connectivityMatrix("Syn"), mask);
 
         const std::vector<double> values = distinctValues(expected.size(), 5);

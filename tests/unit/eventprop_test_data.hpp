@@ -15,6 +15,49 @@
 
 namespace spikeforge::train::testing {
 
+// One spike of referenceLifSpikes: its step and its place within the step (0 when the step
+// started at or above threshold; `crossed` says the step started below it).
+struct ReferenceSpike {
+    int step;
+    double f;
+    bool crossed;
+};
+
+// The EventProp LIF's discrete forward pass at dt = 1 ms (tauM 20, tauS 5 ms, threshold 1),
+// computed independently of the engine: a spike at the exact crossing of the step's trajectory
+// (found by bisection), reset to 0 there (docs/training.md). `arrivals[step]` is the synaptic
+// current added at the start of that step.
+inline std::vector<ReferenceSpike> referenceLifSpikes(const std::vector<double>& arrivals) {
+    const double alpha = std::exp(-1.0 / 20.0), beta = std::exp(-1.0 / 5.0);
+    const double rho = 5.0 * (beta - alpha) / (5.0 - 20.0);
+    auto trajectory = [](double v0, double u, double s) {
+        return std::exp(-s / 20.0) * v0 +
+               u * 5.0 * (std::exp(-s / 5.0) - std::exp(-s / 20.0)) / (5.0 - 20.0);
+    };
+    std::vector<ReferenceSpike> out;
+    double v = 0.0, u = 0.0;
+    for (int step = 0; step < int(arrivals.size()); step++) {
+        u += arrivals[size_t(step)];
+        const double vPrev = v;
+        v = alpha * v + rho * u;
+        if (v >= 1.0) {
+            double f = 0.0;
+            if (vPrev < 1.0) {
+                double lo = 0.0, hi = 1.0;
+                for (int i = 0; i < 80; i++) {
+                    const double mid = 0.5 * (lo + hi);
+                    (trajectory(vPrev, u, mid) < 1.0 ? lo : hi) = mid;
+                }
+                f = 0.5 * (lo + hi);
+            }
+            out.push_back({step, f, vPrev < 1.0});
+            v -= std::exp((f - 1.0) / 20.0);
+        }
+        u *= beta;
+    }
+    return out;
+}
+
 // Random examples: each channel spikes a few times at random times inside [0, duration).
 inline EventDataset randomExamples(uint32_t channels, uint32_t classes, size_t count,
                                    double duration, uint32_t spikesPerChannel, uint64_t seed) {

@@ -461,34 +461,14 @@ TEST(EventPropCoarse, CrossingWithinTheStepIsTheTrajectorysRoot) {
         c.evaluate(std::vector<uint32_t>{0});
         const std::vector<double>& recordedF = c.variables("Hid.F").at(0);
         ASSERT_EQ(recordedF.size(), 40u);
-        const double alpha = std::exp(-1.0 / 20.0), beta = std::exp(-1.0 / 5.0);
-        const double rho = 5.0 * (beta - alpha) / (5.0 - 20.0);
-        auto trajectory = [](double v0, double u, double s) {
-            return std::exp(-s / 20.0) * v0 +
-                   u * 5.0 * (std::exp(-s / 5.0) - std::exp(-s / 20.0)) / (5.0 - 20.0);
-        };
-        double v = 0.0, u = 0.0;
+        std::vector<double> arrivals(40, 0.0);
+        arrivals[1] = arrivals[10] = weight; // the input spikes of steps 0 and 9
         int crossings = 0;
-        for (int step = 0; step < 40; step++) {
-            if (step == 1 || step == 10) u += weight; // the input spikes of steps 0 and 9
-            const double vPrev = v;
-            v = alpha * v + rho * u;
-            if (v >= 1.0) {
-                double f = 0.0;
-                if (vPrev < 1.0) {
-                    double lo = 0.0, hi = 1.0;
-                    for (int i = 0; i < 80; i++) {
-                        const double mid = 0.5 * (lo + hi);
-                        (trajectory(vPrev, u, mid) < 1.0 ? lo : hi) = mid;
-                    }
-                    f = 0.5 * (lo + hi);
-                    crossings++;
-                    EXPECT_NEAR(recordedF[step], f, 1e-12)
-                        << "weight " << weight << " step " << step;
-                }
-                v -= std::exp((f - 1.0) / 20.0);
-            }
-            u *= beta;
+        for (const ReferenceSpike& spike : referenceLifSpikes(arrivals)) {
+            if (!spike.crossed) continue;
+            crossings++;
+            EXPECT_NEAR(recordedF[size_t(spike.step)], spike.f, 1e-12)
+                << "weight " << weight << " step " << spike.step;
         }
         EXPECT_GE(crossings, 1) << "weight " << weight;
         total += crossings;

@@ -17,7 +17,9 @@
 
 namespace spikeforge {
 
-enum class MatrixType { Dense, Sparse };
+// Dense: every pair; Sparse: rows built by a connectivity initialiser; Toeplitz: a convolution,
+// weights shared through a kernel (init::Conv2D, init::AvgPoolConv2D).
+enum class MatrixType { Dense, Sparse, Toeplitz };
 
 // How a GPU backend shares out a synapse group's spike propagation (docs/internals.md, "SIMT
 // kernels"): Auto lets the backend's rule choose; Postsynaptic: one thread per target (dense) or
@@ -30,9 +32,10 @@ enum class SpanType { Auto, Postsynaptic, Presynaptic };
 struct MatrixTraits {
     bool builtByInitialiser; // its synapses come from a connectivity initialiser (else all pairs)
     bool transposable;       // a custom update may transpose a variable into it
+    bool kernelShaped;       // its per-synapse variables hold a shared kernel (Toeplitz)
 };
 MatrixTraits matrixTraits(MatrixType t);
-const char* matrixTypeName(MatrixType t); // "Dense", "Sparse"
+const char* matrixTypeName(MatrixType t); // "Dense", "Sparse", "Toeplitz"
 
 // The snippet analysis Model::finalise records (checked trees and facts of every code field);
 // opaque here, read through the library's internal analysis layer.
@@ -100,6 +103,20 @@ struct WeightUpdateInit {
     VarInitMap postVarInits; // per postsynaptic neuron
 };
 
+// The shape of a Toeplitz group, worked out by Model::finalise from its parameters.
+struct ConvGeometry {
+    unsigned inH = 0, inW = 0, inC = 0;                      // the source image
+    unsigned poolKH = 1, poolKW = 1, poolSH = 1, poolSW = 1; // 1 x 1 for Conv2D (no pooling)
+    unsigned convInH = 0, convInW = 0;                       // the image convolved (after pooling)
+    unsigned kh = 0, kw = 0, sh = 1, sw = 1, padH = 0, padW = 0;
+    unsigned outH = 0, outW = 0, outC = 0;
+    // Elements of a per-synapse variable (the kernel's weights).
+    size_t kernelSize() const { return size_t(kh) * kw * inC * outC; }
+    // Synapses a spike of one source neuron visits (each pooling window x kernel position x
+    // output channel; those outside the output are skipped).
+    size_t rowIterations() const { return size_t(poolKH) * poolKW * kh * kw * outC; }
+};
+
 struct PostsynapticInit {
     PostsynapticModel model;
     ParamValues params;
@@ -122,6 +139,9 @@ public:
     const VarInitMap& wuPreVarInits() const { return m_wuPreVarInits; }
     const VarInitMap& wuPostVarInits() const { return m_wuPostVarInits; }
     const std::optional<SparseConnectivityInit>& connectivity() const { return m_connectivity; }
+    // Toeplitz groups: the convolution and (after Model::finalise) its shape.
+    const std::optional<ToeplitzConnectivityInit>& toeplitz() const { return m_toeplitz; }
+    const ConvGeometry& convGeometry() const { return m_convGeometry; }
 
     // Dendritic delay: addToPostDelay(x, d) needs a ring of maxDendriticDelaySteps slots.
     void setMaxDendriticDelaySteps(unsigned steps) { m_maxDendriticDelaySteps = steps; }
@@ -148,8 +168,12 @@ public:
     // Filled in by Model::finalise for Sparse groups: the row stride.
     unsigned maxRowLength() const { return m_maxRowLength; }
     // Synapse slots per presynaptic neuron in storage: every target for Dense, the maximum row
-    // length for Sparse (rows are padded to it). After finalise.
+    // length for Sparse (rows are padded to it), the synapses one spike visits for Toeplitz.
+    // After finalise.
     unsigned rowStride() const;
+    // Elements of a per-synapse variable (without the batch dimension): pre x post (Dense),
+    // pre x maximum row length (Sparse), the kernel's weights (Toeplitz). After finalise.
+    size_t synapseVarElements() const;
     // Column stride, only for Sparse groups with postSpikeSynCode.
     unsigned maxColLength() const { return m_maxColLength; }
 
@@ -165,6 +189,8 @@ private:
     VarInitMap m_wuPreVarInits;
     VarInitMap m_wuPostVarInits;
     std::optional<SparseConnectivityInit> m_connectivity;
+    std::optional<ToeplitzConnectivityInit> m_toeplitz;
+    ConvGeometry m_convGeometry;
     unsigned m_maxDendriticDelaySteps = 1;
     SpanType m_spanType = SpanType::Auto;
     unsigned m_numThreadsPerSpike = 0;
@@ -212,6 +238,12 @@ public:
                                   const std::string& target, const WeightUpdateInit& wu,
                                   const PostsynapticInit& ps,
                                   std::optional<SparseConnectivityInit> connectivity = {});
+    // A Toeplitz (convolution) group: matrixType must be MatrixType::Toeplitz.
+    SynapseGroup& addSynapseGroup(const std::string& name, MatrixType matrixType,
+                                  unsigned axonalDelaySteps, const std::string& source,
+                                  const std::string& target, const WeightUpdateInit& wu,
+                                  const PostsynapticInit& ps,
+                                  const ToeplitzConnectivityInit& toeplitz);
     CurrentSource& addCurrentSource(const std::string& name, const CurrentSourceModel& model,
                                     const std::string& target, const ParamValues& params,
                                     const VarInitMap& varInits);

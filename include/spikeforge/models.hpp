@@ -85,6 +85,10 @@ SparseConnectivityInit FixedProbabilityNoAutapse(double prob);
 SparseConnectivityInit FixedNumberPostWithReplacement(unsigned rowLength);
 SparseConnectivityInit FixedNumberTotalWithReplacement(unsigned total);
 
+// ---- Toeplitz (convolution) connectivity: parameters in model.hpp, ToeplitzConnectivityInit ----
+ToeplitzConnectivityInit Conv2D(ParamValues params);
+ToeplitzConnectivityInit AvgPoolConv2D(ParamValues params);
+
 const InitSnippet* findVarInitSnippet(const std::string& name);
 const SparseInitSnippet* findSparseInitSnippet(const std::string& name);
 std::vector<std::string> varInitSnippetNames();

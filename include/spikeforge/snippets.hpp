@@ -151,4 +151,21 @@ struct SparseConnectivityInit {
     ParamValues params;
 };
 
+// A convolution as connectivity (GeNN's TOEPLITZ): images are stored row by row with the channel
+// fastest, neuron (y * width + x) * channels + c, and the kernel as [kh][kw][in channel][out
+// channel], so a per-synapse variable of a Toeplitz group has kh * kw * in * out elements, one per
+// kernel weight, shared by every position. Parameters (whole numbers):
+//  Conv2D:        conv_kh, conv_kw, conv_ih, conv_iw, conv_ic, conv_oc; optional conv_sh,
+//                 conv_sw (stride, 1), conv_padh, conv_padw (zero padding, 0), conv_oh, conv_ow
+//                 (checked against the output size the others give).
+//  AvgPoolConv2D: average pooling of the source image (pool_kh, pool_kw window, pool_sh, pool_sw
+//                 stride, pool_ih, pool_iw, pool_ic the source), then Conv2D of the pooled image
+//                 (conv_kh, conv_kw, conv_oc and the optional ones above; conv_ic is pool_ic).
+// The target group must have conv_oh * conv_ow * conv_oc neurons, the source the input image's.
+enum class ToeplitzKind { Conv2D, AvgPoolConv2D };
+struct ToeplitzConnectivityInit {
+    ToeplitzKind kind = ToeplitzKind::Conv2D;
+    ParamValues params;
+};
+
 } // namespace spikeforge

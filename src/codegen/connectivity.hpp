@@ -48,13 +48,18 @@ public:
     // ---- host codec ----
     // The descriptor's arrays the codec reads (ConnectivityArray::var), pulled to the host first.
     virtual std::vector<std::string> codecArrays() const = 0;
-    // Where each element of a synapse-shaped variable (synapseCount() of them) sits in the dense
-    // pre x post matrix, pre * numPost + post, or kNoSynapse for an element holding no synapse
-    // (padding). `read(var)` gives a codecArrays() array as numbers. Several elements may name
-    // one pair where the connectivity allows it (Sparse drawn with replacement).
-    static constexpr size_t kNoSynapse = SIZE_MAX;
+    // Every synapse in the order synapses are listed (row by row: source, then the layout's order
+    // within a row), each as its place in the dense pre x post matrix (pre * numPost + post) and
+    // the element of a synapse-shaped variable (synapseCount() of them) holding its values.
+    // `read(var)` gives a codecArrays() array as numbers. Several synapses may name one pair
+    // where the connectivity allows it (Sparse drawn with replacement, a pooled convolution),
+    // and several may share one element (a convolution's kernel weight); padding elements hold
+    // none.
+    struct SynapseEntry {
+        size_t position, element;
+    };
     using HostArrayReader = std::function<std::vector<uint64_t>(const std::string& var)>;
-    virtual std::vector<size_t> elementPositions(const HostArrayReader& read) const = 0;
+    virtual std::vector<SynapseEntry> synapseEntries(const HostArrayReader& read) const = 0;
     // How many synapses there are (elementPositions without its per-element list).
     virtual uint64_t countSynapses(const HostArrayReader& read) const = 0;
     // The host's own synapses as the layout stores them: the value of every array the

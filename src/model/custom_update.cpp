@@ -66,7 +66,7 @@ const VarDecl* findVar(const std::vector<VarDecl>& vars, const std::string& name
 }
 
 size_t synapseElements(const SynapseGroup& sg) {
-    return size_t(sg.source().size()) * sg.rowStride();
+    return sg.synapseVarElements();
 }
 
 } // namespace

@@ -7,9 +7,11 @@ namespace spikeforge {
 MatrixTraits matrixTraits(MatrixType t) {
     switch (t) {
     case MatrixType::Dense:
-        return {false, true};
+        return {false, true, false};
     case MatrixType::Sparse:
-        return {true, false};
+        return {true, false, false};
+    case MatrixType::Toeplitz:
+        return {false, false, true};
     }
     throw InternalError("unknown matrix type");
 }
@@ -20,6 +22,8 @@ const char* matrixTypeName(MatrixType t) {
         return "Dense";
     case MatrixType::Sparse:
         return "Sparse";
+    case MatrixType::Toeplitz:
+        return "Toeplitz";
     }
     throw InternalError("unknown matrix type");
 }
@@ -30,6 +34,20 @@ unsigned SynapseGroup::rowStride() const {
         return target().size();
     case MatrixType::Sparse:
         return m_maxRowLength;
+    case MatrixType::Toeplitz:
+        return static_cast<unsigned>(m_convGeometry.rowIterations());
+    }
+    throw InternalError("unknown matrix type");
+}
+
+size_t SynapseGroup::synapseVarElements() const {
+    switch (m_matrixType) {
+    case MatrixType::Dense:
+        return size_t(source().size()) * target().size();
+    case MatrixType::Sparse:
+        return size_t(source().size()) * m_maxRowLength;
+    case MatrixType::Toeplitz:
+        return m_convGeometry.kernelSize();
     }
     throw InternalError("unknown matrix type");
 }

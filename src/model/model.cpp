@@ -219,9 +219,43 @@ SynapseGroup& Model::addSynapseGroup(const std::string& name, MatrixType matrixT
     if (needsInitialiser && !connectivity)
         throw ModelError(where(name, "connectivity") + "a " + matrixTypeName(matrixType) +
                          " synapse group needs a connectivity initialiser");
+    if (matrixTraits(matrixType).kernelShaped)
+        throw ModelError(where(name, "connectivity") + "a " + matrixTypeName(matrixType) +
+                         " synapse group needs a convolution (init::Conv2D or "
+                         "init::AvgPoolConv2D)");
     m_finalised = false;
     m_synapseGroups.push_back(std::make_unique<SynapseGroup>(
         name, matrixType, axonalDelaySteps, src, tgt, wu, ps, std::move(connectivity)));
+    m_groupsByName[name] = {nullptr, m_synapseGroups.back().get()};
+    return *m_synapseGroups.back();
+}
+
+SynapseGroup& Model::addSynapseGroup(const std::string& name, MatrixType matrixType,
+                                     unsigned axonalDelaySteps, const std::string& source,
+                                     const std::string& target, const WeightUpdateInit& wu,
+                                     const PostsynapticInit& ps,
+                                     const ToeplitzConnectivityInit& toeplitz) {
+    if (!matrixTraits(matrixType).kernelShaped)
+        throw ModelError(where(name, "connectivity") +
+                         "a convolution needs MatrixType::Toeplitz, "
+                         "not " +
+                         matrixTypeName(matrixType));
+    checkNameFree(name, "synapse group");
+    NeuronGroup* src = findNeuronGroup(source);
+    NeuronGroup* tgt = findNeuronGroup(target);
+    for (const auto& [g, n, role] :
+         {std::tuple{src, source, "source"}, std::tuple{tgt, target, "target"}})
+        if (!g) {
+            std::vector<std::string> names;
+            for (auto& group : m_neuronGroups)
+                names.push_back(group->name());
+            throw ModelError(where(name, role) + "no neuron group '" + n + "'" +
+                             didYouMean(n, names));
+        }
+    m_finalised = false;
+    m_synapseGroups.push_back(std::make_unique<SynapseGroup>(name, matrixType, axonalDelaySteps,
+                                                             src, tgt, wu, ps, std::nullopt));
+    m_synapseGroups.back()->m_toeplitz = toeplitz;
     m_groupsByName[name] = {nullptr, m_synapseGroups.back().get()};
     return *m_synapseGroups.back();
 }
@@ -323,6 +357,14 @@ void Model::finalise() {
                                        sg->source().size(), sg->target().size(),
                                        contexts::evaluateParams(c.snippet, c.params, m_dt)));
         }
+        if (sg->toeplitz()) {
+            sg->m_convGeometry = toeplitzGeometry(sg->name(), *sg->toeplitz(), sg->source().size(),
+                                                  sg->target().size());
+            if (!sg->wu().model.postSpikeSynCode.empty())
+                throw ModelError(where(sg->name(), "postSpikeSynCode") +
+                                 "a Toeplitz group has no postsynaptic learning: its weights are "
+                                 "shared by every position of the kernel");
+        }
         checkSynapseSizes(*sg, m_batchSize);
     }
     for (auto& cs : m_currentSources) {
@@ -334,6 +376,7 @@ void Model::finalise() {
     finaliseCustomUpdates();
     // Every code field is scanned here and only here; later passes read the kept results.
     m_analysis = analysis::analyse(*this);
+    checkSharedKernels(*this, *m_analysis);
     m_finalised = true;
 }
 

@@ -39,4 +39,13 @@ void checkInitialValue(const std::string& group, const std::string& field, const
 void checkNeuronSizes(const NeuronGroup& ng, unsigned batchSize);
 void checkSynapseSizes(const SynapseGroup& sg, unsigned batchSize);
 
+// toeplitz.cpp: the shape of a Toeplitz group from its initialiser's parameters, checked against
+// the source and target sizes (ModelError naming the group and parameter).
+ConvGeometry toeplitzGeometry(const std::string& group, const ToeplitzConnectivityInit& init,
+                              unsigned numPre, unsigned numPost);
+// Code over a Toeplitz group's shared kernel neither writes it per spike (every position would
+// race for one weight) nor names id_pre / id_post in a custom update (a kernel weight has no
+// single pair).
+void checkSharedKernels(const Model& m, const analysis::Results& results);
+
 } // namespace spikeforge

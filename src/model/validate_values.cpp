@@ -136,6 +136,9 @@ void checkSynapseSizes(const SynapseGroup& sg, unsigned batchSize) {
         checkBytes(prefix, "synapse variables", n, batchSize);
         break;
     }
+    case MatrixType::Toeplitz: // the kernel: its sizes were checked with the shape
+        checkBytes(prefix, "synapse variables", sg.convGeometry().kernelSize(), batchSize);
+        break;
     case MatrixType::Dense: {
         std::uint64_t n = 0;
         if (!mul(pre, post, n))

@@ -140,7 +140,10 @@ void Simulation::pullConnectivity(const std::string& sg) {
     case MatrixType::Sparse:
         break;
     case MatrixType::Dense:
-        throw ModelError("synapse group '" + sg + "' is Dense: it has no sparse connectivity");
+    case MatrixType::Toeplitz:
+        throw ModelError("synapse group '" + sg + "' is " +
+                         matrixTypeName(m_impl->model.synapseGroup(sg).matrixType()) +
+                         ": it has no sparse connectivity");
     }
     auto& s = *m_impl;
     s.pullArray(s.array(sg, "rowLength"));

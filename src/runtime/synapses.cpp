@@ -1,5 +1,5 @@
 // Synapses of any matrix type through the connectivity's host codec
-// (codegen::Connectivity::elementPositions): the (pre, post) list, per-synapse values and the
+// (codegen::Connectivity::synapseEntries): the (pre, post) list, per-synapse values and the
 // dense pre x post views. Nothing here knows how a layout stores its synapses.
 #include "codegen/connectivity.hpp"
 #include "runtime/simulation_impl.hpp"
@@ -13,12 +13,13 @@ namespace {
 
 using codegen::Connectivity;
 
-// The host codec's view of one synapse group: where each element of its synapse-shaped
-// variables sits in the pre x post matrix (Connectivity::kNoSynapse for padding).
+// The host codec's view of one synapse group: each synapse's pair in the pre x post matrix and
+// the element of its synapse-shaped variables holding its values.
 struct SynapseMap {
     const SynapseGroup* group = nullptr;
     size_t numPre = 0, numPost = 0;
-    std::vector<size_t> positions;
+    size_t elements = 0; // of a synapse-shaped variable, per batch element
+    std::vector<Connectivity::SynapseEntry> entries;
 };
 
 // Pulls the arrays the layout's codec reads (a sync point) and returns the reader of them.
@@ -44,7 +45,8 @@ SynapseMap synapseMap(Simulation::Impl& s, const std::string& name) {
     map.numPre = map.group->source().size();
     map.numPost = map.group->target().size();
     const auto layout = codegen::connectivityOf(*map.group);
-    map.positions = layout->elementPositions(pullCodecArrays(s, name, *layout));
+    map.elements = layout->synapseCount();
+    map.entries = layout->synapseEntries(pullCodecArrays(s, name, *layout));
     return map;
 }
 
@@ -67,7 +69,7 @@ size_t batchOffset(Simulation::Impl& s, const SynapseMap& map, const std::string
         throw ModelError("synapse group '" + g.name() + "': batch element " +
                          std::to_string(batch) + " of a batch of " +
                          std::to_string(s.model.batchSize()));
-    const size_t elements = map.positions.size();
+    const size_t elements = map.elements;
     const size_t count = s.array(g.name(), var).decl.count;
     if (count == elements) return 0; // shared by the batch
     if (count != elements * s.model.batchSize())
@@ -101,9 +103,9 @@ uint64_t Simulation::synapseCount(const std::string& synapseGroup) {
 std::vector<SynapsePair> Simulation::synapses(const std::string& synapseGroup) {
     const SynapseMap map = synapseMap(*m_impl, synapseGroup);
     std::vector<SynapsePair> out;
-    for (size_t p : map.positions)
-        if (p != Connectivity::kNoSynapse)
-            out.push_back({uint32_t(p / map.numPost), uint32_t(p % map.numPost)});
+    out.reserve(map.entries.size());
+    for (const auto& e : map.entries)
+        out.push_back({uint32_t(e.position / map.numPost), uint32_t(e.position % map.numPost)});
     return out;
 }
 
@@ -116,9 +118,9 @@ std::vector<double> Simulation::synapseValues(const std::string& synapseGroup,
     s.pullArray(a);
     const unsigned char* host = s.mirror(a);
     std::vector<double> out;
-    for (size_t i = 0; i < map.positions.size(); i++)
-        if (map.positions[i] != Connectivity::kNoSynapse)
-            out.push_back(codegen::loadNumber(host + (offset + i) * a.elementSize(), a.type()));
+    out.reserve(map.entries.size());
+    for (const auto& e : map.entries)
+        out.push_back(codegen::loadNumber(host + (offset + e.element) * a.elementSize(), a.type()));
     return out;
 }
 
@@ -127,9 +129,7 @@ void Simulation::setSynapseValues(const std::string& synapseGroup, const std::st
     auto& s = *m_impl;
     const SynapseMap map = synapseMap(s, synapseGroup);
     const size_t offset = batchOffset(s, map, var, batch);
-    size_t count = 0;
-    for (size_t p : map.positions)
-        count += p != Connectivity::kNoSynapse;
+    const size_t count = map.entries.size();
     const std::string where = "synapse group '" + synapseGroup + "', variable '" + var + "'";
     if (values.size() != count)
         throw ModelError(where + ": " + std::to_string(values.size()) + " values for " +
@@ -137,12 +137,25 @@ void Simulation::setSynapseValues(const std::string& synapseGroup, const std::st
     runtime::HostArray& a = s.array(synapseGroup, var);
     for (size_t k = 0; k < values.size(); k++)
         checkRepresentable(a.type(), values[k], where + ", synapse " + std::to_string(k));
+    // Synapses sharing an element (a convolution's kernel weight) must agree on its value.
+    std::vector<size_t> firstOf(map.elements, SIZE_MAX);
+    for (size_t k = 0; k < values.size(); k++) {
+        size_t& first = firstOf[map.entries[k].element];
+        if (first == SIZE_MAX) {
+            first = k;
+        } else if (values[first] != values[k]) {
+            throw ModelError(where + ": synapses " + std::to_string(first) + " and " +
+                             std::to_string(k) + " share one weight of the " +
+                             matrixTypeName(map.group->matrixType()) + " layout (element " +
+                             std::to_string(map.entries[k].element) + ") but are given " +
+                             std::to_string(values[first]) + " and " + std::to_string(values[k]));
+        }
+    }
     s.pullArray(a); // the other batch elements and the padding keep their values
     unsigned char* host = s.mirror(a);
-    size_t k = 0;
-    for (size_t i = 0; i < map.positions.size(); i++)
-        if (map.positions[i] != Connectivity::kNoSynapse)
-            codegen::storeNumber(host + (offset + i) * a.elementSize(), a.type(), values[k++]);
+    for (size_t k = 0; k < values.size(); k++)
+        codegen::storeNumber(host + (offset + map.entries[k].element) * a.elementSize(), a.type(),
+                             values[k]);
     s.device->copyToDevice(a.device, host, a.bytes());
 }
 
@@ -157,10 +170,10 @@ std::vector<double> Simulation::synapseMatrix(const std::string& synapseGroup,
     const unsigned char* host = s.mirror(a);
     std::vector<double> out(map.numPre * map.numPost, absent);
     std::vector<bool> seen(out.size(), false);
-    for (size_t i = 0; i < map.positions.size(); i++) {
-        const size_t p = map.positions[i];
-        if (p == Connectivity::kNoSynapse) continue;
-        const double v = codegen::loadNumber(host + (offset + i) * a.elementSize(), a.type());
+    for (const auto& e : map.entries) {
+        const size_t p = e.position;
+        const double v =
+            codegen::loadNumber(host + (offset + e.element) * a.elementSize(), a.type());
         out[p] = seen[p] ? out[p] + v : v;
         seen[p] = true;
     }
@@ -178,8 +191,8 @@ void Simulation::setSynapseMatrix(const std::string& synapseGroup, const std::st
                          std::to_string(map.numPre * map.numPost) + " values, got " +
                          std::to_string(matrix.size()));
     std::vector<uint32_t> perPair(matrix.size(), 0);
-    for (size_t p : map.positions)
-        if (p != Connectivity::kNoSynapse) perPair[p]++;
+    for (const auto& e : map.entries)
+        perPair[e.position]++;
     std::vector<double> values;
     for (size_t p = 0; p < matrix.size(); p++) {
         if (perPair[p] == 1 || matrix[p] == 0.0) continue;
@@ -189,16 +202,16 @@ void Simulation::setSynapseMatrix(const std::string& synapseGroup, const std::st
             (perPair[p] == 0 ? "no synapse" : std::to_string(perPair[p]) + " synapses") +
             " for the value " + std::to_string(matrix[p]));
     }
-    for (size_t p : map.positions)
-        if (p != Connectivity::kNoSynapse) values.push_back(perPair[p] == 1 ? matrix[p] : 0.0);
+    for (const auto& e : map.entries)
+        values.push_back(perPair[e.position] == 1 ? matrix[e.position] : 0.0);
     setSynapseValues(synapseGroup, var, values, batch);
 }
 
 std::vector<uint32_t> Simulation::connectivityMatrix(const std::string& synapseGroup) {
     const SynapseMap map = synapseMap(*m_impl, synapseGroup);
     std::vector<uint32_t> out(map.numPre * map.numPost, 0);
-    for (size_t p : map.positions)
-        if (p != Connectivity::kNoSynapse) out[p]++;
+    for (const auto& e : map.entries)
+        out[e.position]++;
     return out;
 }
 

@@ -1,0 +1,223 @@
+// Sparse connectivity: rows of at most maxRowLength targets (rowLength, ind), padded to that
+// stride, built at initialisation by the connectivity initialiser's row code; a column index
+// (colStart, colSyn) when postsynaptic learning walks columns.
+#include "codegen/layouts/layouts.hpp"
+
+#include "codegen/arrays.hpp"
+#include "codegen/checked_size.hpp"
+#include "codegen/lowerer.hpp"
+#include "model/analysis.hpp"
+#include "model/contexts.hpp"
+
+namespace spikeforge::codegen {
+
+namespace {
+
+class Sparse final : public Connectivity {
+public:
+    explicit Sparse(const SynapseGroup& sg) : m_sg(sg) {}
+    size_t synapseCount() const override {
+        return checkedMul(m_sg.source().size(), m_sg.maxRowLength(),
+                          "synapse group '" + m_sg.name() + "': synapses");
+    }
+    std::vector<ConnectivityArray> arrays() const override {
+        const size_t pre = m_sg.source().size(), post = m_sg.target().size();
+        std::vector<ConnectivityArray> a = {
+            {"rowLength", "uint32_t", {pre}},
+            {"ind", indexType(m_sg.target().size()), {pre, m_sg.maxRowLength()}}};
+        if (!m_sg.connectivity()->snippet.preCalcRowLengthCode.empty())
+            a.push_back({"preCalcRowLength", "uint32_t", {pre}});
+        if (needsColumnIndex()) {
+            a.push_back({"colStart", "uint32_t", {post + 1}});
+            a.push_back({"colSyn", "uint32_t", {pre, m_sg.maxRowLength()}});
+        }
+        return a;
+    }
+    SynapseLoop rowLoop(Env& env) const override {
+        const std::string stride = this->stride(env);
+        return {"const uint32_t sfLen = " + rowLength(env) + "[id_pre];\nconst " +
+                    globalPointer(indType()) + " sfRow = " + ind(env) + " + (size_t)id_pre * " +
+                    stride + ";\n",
+                "0u",
+                "sfLen",
+                "const uint32_t id_post = sfRow[sfK];\nconst size_t sfSyn = (size_t)id_pre * " +
+                    stride + " + sfK;\n",
+                "id_post",
+                false,
+                stride};
+    }
+    SynapseLoop columnLoop(Env& env) const override {
+        const std::string n = m_sg.name();
+        return {"const " + globalPointer("uint32_t") + " sfColStart = " +
+                    env.array("colStart", "uint32_t", n + ".colStart", Use::Read) + ";\nconst " +
+                    globalPointer("uint32_t") + " sfColSyn = " +
+                    env.array("colSyn", "uint32_t", n + ".colSyn", Use::Read) + ";\n",
+                "sfColStart[id_post]",
+                "sfColStart[id_post + 1]",
+                "const size_t sfSyn = sfColSyn[sfK];\nconst uint32_t id_pre = (uint32_t)(sfSyn / " +
+                    stride(env) + ");\n",
+                "id_post",
+                false,
+                "sfNpre"};
+    }
+    std::string decode(Env& env) const override {
+        return paddingSkip(env, "id") + "const uint32_t id_pre = (uint32_t)(id / " + stride(env) +
+               "); (void)id_pre;\nconst uint32_t id_post = " + ind(env) + "[id]; (void)id_post;\n";
+    }
+    std::string paddingSkip(Env& env) const override { return paddingSkip(env, "i"); }
+    bool needsColumnIndex() const override { return !m_sg.wu().model.postSpikeSynCode.empty(); }
+    std::optional<ConnectivityBuild> build(Lowerer& e) const override;
+    std::vector<std::string> codecArrays() const override { return {"rowLength", "ind"}; }
+    uint64_t countSynapses(const HostArrayReader& read) const override {
+        uint64_t total = 0;
+        for (uint64_t length : read("rowLength"))
+            total += length;
+        return total;
+    }
+    EncodedSynapses encode(std::span<const std::pair<uint32_t, uint32_t>> list) const override;
+    // Row i holds rowLength[i] targets in ind[i * stride ...]; the rest of the row is padding.
+    std::vector<SynapseEntry> synapseEntries(const HostArrayReader& read) const override {
+        const size_t numPre = m_sg.source().size(), numPost = m_sg.target().size();
+        const size_t stride = m_sg.maxRowLength();
+        const std::vector<uint64_t> lengths = read("rowLength"), ind = read("ind");
+        if (lengths.size() != numPre || ind.size() != numPre * stride)
+            throw InternalError("synapse group '" + m_sg.name() + "': sparse arrays of " +
+                                std::to_string(lengths.size()) + " and " +
+                                std::to_string(ind.size()) + " elements");
+        std::vector<SynapseEntry> out;
+        for (size_t i = 0; i < numPre; i++) {
+            if (lengths[i] > stride)
+                throw ModelError("synapse group '" + m_sg.name() + "': row " + std::to_string(i) +
+                                 " holds " + std::to_string(lengths[i]) +
+                                 " synapses, more than its maximum row length " +
+                                 std::to_string(stride));
+            for (size_t k = 0; k < lengths[i]; k++) {
+                const uint64_t post = ind[i * stride + k];
+                if (post >= numPost)
+                    throw ModelError("synapse group '" + m_sg.name() + "': row " +
+                                     std::to_string(i) + " names target " + std::to_string(post) +
+                                     " of a target group of " + std::to_string(numPost));
+                out.push_back({i * numPost + post, i * stride + k});
+            }
+        }
+        return out;
+    }
+
+private:
+    std::string indType() const { return indexType(m_sg.target().size()); }
+    std::string stride(Env& env) const {
+        return env.number("rowStride", "uint32_t", m_sg.maxRowLength());
+    }
+    std::string rowLength(Env& env, Use use = Use::Read) const {
+        return env.array("rowLength", "uint32_t", m_sg.name() + ".rowLength", use);
+    }
+    std::string ind(Env& env, Use use = Use::Read) const {
+        return env.array("ind", indType(), m_sg.name() + ".ind", use);
+    }
+    std::string paddingSkip(Env& env, const std::string& i) const {
+        const std::string s = stride(env);
+        return "if (" + i + " % " + s + " >= " + rowLength(env) + "[" + i + " / " + s +
+               "]) continue;\n";
+    }
+    const SynapseGroup& m_sg;
+};
+
+Connectivity::EncodedSynapses
+Sparse::encode(std::span<const std::pair<uint32_t, uint32_t>> list) const {
+    const size_t numPre = m_sg.source().size(), numPost = m_sg.target().size();
+    const size_t stride = m_sg.maxRowLength();
+    const std::string group = "synapse group '" + m_sg.name() + "'";
+    std::vector<uint64_t> lengths(numPre, 0), ind(numPre * stride, 0);
+    EncodedSynapses out;
+    out.elementOf.reserve(list.size());
+    for (size_t k = 0; k < list.size(); k++) {
+        const auto [pre, post] = list[k];
+        if (pre >= numPre || post >= numPost)
+            throw ModelError(group + ": synapse " + std::to_string(k) + " (" + std::to_string(pre) +
+                             ", " + std::to_string(post) + ") names a neuron out of range (" +
+                             std::to_string(numPre) + " sources, " + std::to_string(numPost) +
+                             " targets)");
+        if (lengths[pre] == stride)
+            throw ModelError(group + ": row " + std::to_string(pre) + " is given more than " +
+                             std::to_string(stride) +
+                             " synapses, its maximum row length (SynapseGroup::setMaxConnections)");
+        const size_t element = size_t(pre) * stride + lengths[pre]++;
+        ind[element] = post;
+        out.elementOf.push_back(element);
+    }
+    out.arrays.emplace_back("rowLength", std::move(lengths));
+    out.arrays.emplace_back("ind", std::move(ind));
+    if (needsColumnIndex()) { // as the build's counting sort: by target, then element
+        const std::vector<uint64_t>& rows = out.arrays[0].second;
+        const std::vector<uint64_t>& targets = out.arrays[1].second;
+        std::vector<uint64_t> colStart(numPost + 1, 0), colSyn(numPre * stride, 0);
+        for (size_t i = 0; i < numPre; i++)
+            for (size_t k = 0; k < rows[i]; k++)
+                colStart[targets[i * stride + k] + 1]++;
+        for (size_t j = 0; j < numPost; j++)
+            colStart[j + 1] += colStart[j];
+        std::vector<uint64_t> fill(colStart.begin(), colStart.end() - 1);
+        for (size_t i = 0; i < numPre; i++)
+            for (size_t k = 0; k < rows[i]; k++)
+                colSyn[fill[targets[i * stride + k]]++] = i * stride + k;
+        out.arrays.emplace_back("colStart", std::move(colStart));
+        out.arrays.emplace_back("colSyn", std::move(colSyn));
+    }
+    return out;
+}
+
+std::optional<ConnectivityBuild> Sparse::build(Lowerer& e) const {
+    const Model& m = e.model;
+    const auto& conn = *m_sg.connectivity();
+    const std::string& n = m_sg.name();
+    ConnectivityBuild b;
+    b.numPre = "sfNpre";
+    b.numPost = "sfNpost";
+    b.stride = stride(e.env);
+    // The build writes the rows; building the column index reads them back.
+    const Use rows = needsColumnIndex() ? Use::ReadWrite : Use::Write;
+    b.rowLength = rowLength(e.env, rows);
+    b.ind = ind(e.env, rows);
+    b.indType = indType();
+    b.error = e.errorWord(m_sg);
+    const auto values = contexts::evaluateParams(conn.snippet, conn.params, m.dt());
+    const std::string rng = std::string(hookName(Hook::RngState)) + " sfRng; " +
+                            hookName(Hook::RngInit) + "(&sfRng, seed, ";
+    auto bindPreCalc = [&](const snippet::Scanned& scanned) {
+        e.subs["preCalcRowLength"] =
+            e.env.array("preCalcRowLength", "uint32_t", n + ".preCalcRowLength",
+                        useOf(scanned, "preCalcRowLength"));
+        e.subs["#size:preCalcRowLength"] = "sfNpre";
+    };
+    if (!conn.snippet.preCalcRowLengthCode.empty()) {
+        const auto& scanned = analysis::of(m, n, "connectivity.preCalcRowLengthCode");
+        e.subs.clear();
+        e.bindParams(scanned, values, {}, n, "cp_");
+        bindPreCalc(scanned);
+        b.preCalc = rng +
+                    e.env.number("streamPreCalc", "uint32_t", streamId(n, "connectivity.preCalc")) +
+                    ", 0u, 0u, 0u);\n" + e.render(n, "connectivity.preCalcRowLengthCode");
+    }
+    const auto& scanned = analysis::of(m, n, "connectivity.rowBuildCode");
+    e.subs.clear();
+    e.bindParams(scanned, values, {}, n, "cp_");
+    if (scanned.referencedNames.count("preCalcRowLength")) bindPreCalc(scanned);
+    e.subs["addSynapse"] = hookName(Hook::AddSynapse);
+    b.rowBody = rng + e.env.number("streamConn", "uint32_t", streamId(n, "connectivity")) +
+                ", id_pre, 0u, 0u);\n" + e.render(n, "connectivity.rowBuildCode");
+    if (needsColumnIndex()) {
+        b.columnIndex = true;
+        // A counting sort: counts, prefix sums and fill positions are read back.
+        b.colStart = e.env.array("colStart", "uint32_t", n + ".colStart", Use::ReadWrite);
+        b.colSyn = e.env.array("colSyn", "uint32_t", n + ".colSyn", Use::Write);
+    }
+    return b;
+}
+
+} // namespace
+
+std::unique_ptr<Connectivity> sparseLayout(const SynapseGroup& sg) {
+    return std::make_unique<Sparse>(sg);
+}
+
+} // namespace spikeforge::codegen

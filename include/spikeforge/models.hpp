@@ -5,6 +5,7 @@
 #include "spikeforge/custom_update.hpp"
 #include "spikeforge/snippets.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,14 @@ SparseConnectivityInit FixedNumberTotalWithReplacement(unsigned total);
 // ---- Toeplitz (convolution) connectivity: parameters in model.hpp, ToeplitzConnectivityInit ----
 ToeplitzConnectivityInit Conv2D(ParamValues params);
 ToeplitzConnectivityInit AvgPoolConv2D(ParamValues params);
+// The Toeplitz initialisers by name ("Conv2D", "AvgPoolConv2D") and their parameters.
+struct ToeplitzParamNames {
+    std::vector<std::string> required, optional;
+};
+ToeplitzParamNames toeplitzParamNames(ToeplitzKind kind);
+const char* toeplitzInitName(ToeplitzKind kind);
+std::optional<ToeplitzKind> findToeplitzInit(const std::string& name);
+std::vector<std::string> toeplitzInitNames();
 
 const InitSnippet* findVarInitSnippet(const std::string& name);
 const SparseInitSnippet* findSparseInitSnippet(const std::string& name);

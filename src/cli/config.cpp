@@ -199,8 +199,9 @@ MatrixType readMatrixType(const Reader& r, const toml::node& node, const std::st
     const std::string text = r.string(node, where + ": matrix");
     if (text == "dense") return MatrixType::Dense;
     if (text == "sparse") return MatrixType::Sparse;
+    if (text == "toeplitz") return MatrixType::Toeplitz;
     r.fail(node, where + ": matrix: unknown matrix type '" + text + "'" +
-                     suggestion(text, {"dense", "sparse"}));
+                     suggestion(text, {"dense", "sparse", "toeplitz"}));
 }
 
 WeightUpdateInit readWeightUpdate(const Reader& r, const toml::table& entry,
@@ -238,10 +239,12 @@ std::optional<SparseConnectivityInit> readProjectionConnectivity(const Reader& r
                                                                  const std::string& where,
                                                                  MatrixType matrix) {
     const toml::node* node = t.get("connectivity");
+    if (matrixTraits(matrix).kernelShaped) return std::nullopt; // readProjectionConvolution
     if (!matrixTraits(matrix).builtByInitialiser) {
         if (node)
             r.fail(*node, where + ": connectivity: only sparse projections take a connectivity "
-                                  "initialiser (a dense projection connects every pair)");
+                                  "initialiser, and toeplitz ones a convolution (a dense "
+                                  "projection connects every pair)");
         return std::nullopt;
     }
     if (!node)
@@ -280,7 +283,17 @@ void readProjection(const Reader& r, const toml::table& t, const std::string& wh
     const PostsynapticInit ps = readPostsynaptic(r, t, where, models);
     checkProjectionEgps(r, t, where, wu, ps, connectivity);
     names.claim(nameNode, name, where);
+    std::optional<ToeplitzConnectivityInit> convolution;
+    if (matrixTraits(matrix).kernelShaped) {
+        const toml::node* node = t.get("connectivity");
+        if (!node)
+            r.fail(t, where + ": missing required key 'connectivity' (a toeplitz projection needs "
+                              "a convolution such as {init = \"Conv2D\", conv_kh = 3, ...})");
+        convolution = readToeplitz(r, *node, where + ": connectivity");
+    }
     SynapseGroup& group = addToModel(r, t, where, [&]() -> SynapseGroup& {
+        if (convolution)
+            return model.addSynapseGroup(name, matrix, delay, source, target, wu, ps, *convolution);
         return model.addSynapseGroup(name, matrix, delay, source, target, wu, ps, connectivity);
     });
     if (const toml::node* d = t.get("max_dendritic_delay_steps"))

@@ -49,6 +49,10 @@ VarInitMap readVarInits(const Reader& r, const toml::table& entry, const std::st
 // {init = "FixedProbability", prob = 0.1}
 SparseConnectivityInit readConnectivity(const Reader& r, const toml::node& node,
                                         const std::string& where);
+// A convolution table {init = "Conv2D", conv_kh = 3, ...} (init::toeplitzParamNames): unknown
+// or missing parameters are errors at their file position; shapes are checked by finalise.
+ToeplitzConnectivityInit readToeplitz(const Reader& r, const toml::node& node,
+                                      const std::string& where);
 
 // A SpikeSourceArray population's spike_times (inline lists, one per neuron) or
 // spike_times_file (CSV rows "neuron,time_ms", relative to the config); nullopt when the entry

@@ -117,4 +117,31 @@ SparseConnectivityInit readConnectivity(const Reader& r, const toml::node& node,
     return SparseConnectivityInit{*snippet, params};
 }
 
+ToeplitzConnectivityInit readToeplitz(const Reader& r, const toml::node& node,
+                                      const std::string& where) {
+    const toml::table& t = r.table(node, where);
+    const toml::node& initNode = r.require(t, "init", where);
+    const std::string name = r.string(initNode, where + ".init");
+    const std::optional<ToeplitzKind> kind = init::findToeplitzInit(name);
+    if (!kind)
+        r.fail(initNode, where + ".init: unknown convolution '" + name + "'" +
+                             suggestion(name, init::toeplitzInitNames()));
+    const init::ToeplitzParamNames names = init::toeplitzParamNames(*kind);
+    std::vector<std::string> known = names.required;
+    known.insert(known.end(), names.optional.begin(), names.optional.end());
+    ToeplitzConnectivityInit out{*kind, {}};
+    for (auto&& [key, value] : t) {
+        const std::string param(key.str());
+        if (param == "init") continue;
+        if (!contains(known, param))
+            r.fail(key, where + ": unknown parameter '" + param + "' of " + name +
+                            suggestion(param, known));
+        out.params[param] = r.number(value, where + "." + param);
+    }
+    for (const std::string& param : names.required)
+        if (!out.params.count(param))
+            r.fail(t, where + ": missing parameter '" + param + "' of " + name);
+    return out;
+}
+
 } // namespace spikeforge::cli

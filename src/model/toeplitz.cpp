@@ -21,12 +21,24 @@ ToeplitzConnectivityInit AvgPoolConv2D(ParamValues params) {
     return {ToeplitzKind::AvgPoolConv2D, std::move(params)};
 }
 
-} // namespace init
+ToeplitzParamNames toeplitzParamNames(ToeplitzKind kind) {
+    std::vector<std::string> optional = {"conv_sh",   "conv_sw", "conv_padh",
+                                         "conv_padw", "conv_oh", "conv_ow"};
+    switch (kind) {
+    case ToeplitzKind::Conv2D:
+        return {{"conv_kh", "conv_kw", "conv_ih", "conv_iw", "conv_ic", "conv_oc"}, optional};
+    case ToeplitzKind::AvgPoolConv2D:
+        for (const char* n : {"conv_ih", "conv_iw", "conv_ic"})
+            optional.push_back(n);
+        return {{"pool_kh", "pool_kw", "pool_sh", "pool_sw", "pool_ih", "pool_iw", "pool_ic",
+                 "conv_kh", "conv_kw", "conv_oc"},
+                optional};
+    }
+    throw InternalError("unknown Toeplitz kind");
+}
 
-namespace {
-
-const char* kindName(ToeplitzKind k) {
-    switch (k) {
+const char* toeplitzInitName(ToeplitzKind kind) {
+    switch (kind) {
     case ToeplitzKind::Conv2D:
         return "Conv2D";
     case ToeplitzKind::AvgPoolConv2D:
@@ -35,45 +47,38 @@ const char* kindName(ToeplitzKind k) {
     throw InternalError("unknown Toeplitz kind");
 }
 
-// The parameters of one kind: required ones first, then optional ones with their default.
-struct ParamSpec {
-    std::vector<std::string> required;
-    std::vector<std::pair<std::string, unsigned>> optional;
-};
+std::optional<ToeplitzKind> findToeplitzInit(const std::string& name) {
+    for (ToeplitzKind k : {ToeplitzKind::Conv2D, ToeplitzKind::AvgPoolConv2D})
+        if (name == toeplitzInitName(k)) return k;
+    return std::nullopt;
+}
 
-ParamSpec specOf(ToeplitzKind k) {
-    const std::vector<std::pair<std::string, unsigned>> convOptional = {
-        {"conv_sh", 1},   {"conv_sw", 1}, {"conv_padh", 0},
-        {"conv_padw", 0}, {"conv_oh", 0}, {"conv_ow", 0}}; // 0: not given (checked when given)
-    switch (k) {
-    case ToeplitzKind::Conv2D:
-        return {{"conv_kh", "conv_kw", "conv_ih", "conv_iw", "conv_ic", "conv_oc"}, convOptional};
-    case ToeplitzKind::AvgPoolConv2D: {
-        ParamSpec s{{"pool_kh", "pool_kw", "pool_sh", "pool_sw", "pool_ih", "pool_iw", "pool_ic",
-                     "conv_kh", "conv_kw", "conv_oc"},
-                    convOptional};
-        s.optional.push_back({"conv_ih", 0}); // the pooled image's: checked when given
-        s.optional.push_back({"conv_iw", 0});
-        s.optional.push_back({"conv_ic", 0});
-        return s;
-    }
-    }
-    throw InternalError("unknown Toeplitz kind");
+std::vector<std::string> toeplitzInitNames() {
+    return {toeplitzInitName(ToeplitzKind::Conv2D), toeplitzInitName(ToeplitzKind::AvgPoolConv2D)};
+}
+
+} // namespace init
+
+namespace {
+
+// Defaults of the optional parameters; 0 for conv_oh, conv_ow (and AvgPoolConv2D's conv_ih,
+// conv_iw, conv_ic): not given, else checked against the shape the others give.
+unsigned defaultOf(const std::string& name) {
+    return name == "conv_sh" || name == "conv_sw" ? 1u : 0u;
 }
 
 // Reads every parameter as a whole number in [0, 2^31), naming the group and parameter of any
 // that is missing, unknown, fractional or out of range.
 std::map<std::string, unsigned> readParams(const std::string& prefix, ToeplitzKind kind,
                                            const ParamValues& values) {
-    const ParamSpec spec = specOf(kind);
+    const init::ToeplitzParamNames spec = init::toeplitzParamNames(kind);
     std::vector<std::string> known = spec.required;
-    for (const auto& [name, _] : spec.optional)
-        known.push_back(name);
+    known.insert(known.end(), spec.optional.begin(), spec.optional.end());
     std::map<std::string, unsigned> out;
     for (const auto& [name, value] : values) {
         if (std::find(known.begin(), known.end(), name) == known.end())
-            throw ModelError(prefix + kindName(kind) + " has no parameter '" + name + "'" +
-                             didYouMean(name, known));
+            throw ModelError(prefix + init::toeplitzInitName(kind) + " has no parameter '" + name +
+                             "'" + didYouMean(name, known));
         if (!(value >= 0.0) || value >= 2147483648.0 || value != std::floor(value))
             throw ModelError(prefix + "parameter '" + name +
                              "' must be a whole number from 0 to 2^31 - 1, got " +
@@ -82,9 +87,10 @@ std::map<std::string, unsigned> readParams(const std::string& prefix, ToeplitzKi
     }
     for (const auto& name : spec.required)
         if (!out.count(name))
-            throw ModelError(prefix + kindName(kind) + " needs parameter '" + name + "'");
-    for (const auto& [name, fallback] : spec.optional)
-        out.emplace(name, fallback);
+            throw ModelError(prefix + init::toeplitzInitName(kind) + " needs parameter '" + name +
+                             "'");
+    for (const auto& name : spec.optional)
+        out.emplace(name, defaultOf(name));
     return out;
 }
 

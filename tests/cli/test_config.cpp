@@ -538,3 +538,64 @@ TEST(Config, ProjectionsAndCurrentSourcesAreOptional) {
     EXPECT_TRUE(cfg.model->synapseGroups().empty());
     EXPECT_TRUE(cfg.model->currentSources().empty());
 }
+
+// ---- toeplitz (convolution) projections -----------------------------------------------------
+
+namespace {
+
+const std::string convConfig = R"([model]
+name = "conv"
+dt = 1.0
+duration_ms = 5.0
+
+[[populations]]
+name = "In"
+size = 70
+model = "LIF"
+params = { C = 1.0, TauM = 20.0, Vrest = 0.0, Vreset = 0.0, Vthresh = 1.0, Ioffset = 0.0, TauRefrac = 0.0 }
+vars = { V = 0.0, RefracTime = 0.0 }
+
+[[populations]]
+name = "Out"
+size = 45
+model = "LIF"
+params = { C = 1.0, TauM = 20.0, Vrest = 0.0, Vreset = 0.0, Vthresh = 1.0, Ioffset = 0.0, TauRefrac = 0.0 }
+vars = { V = 0.0, RefracTime = 0.0 }
+
+[[projections]]
+name = "Conv"
+source = "In"
+target = "Out"
+matrix = "toeplitz"
+connectivity = { init = "Conv2D", conv_kh = 3, conv_kw = 3, conv_ih = 5, conv_iw = 7, conv_ic = 2, conv_oc = 3 }
+weight_update = { model = "StaticPulse", vars = { g = 0.5 } }
+postsynaptic = { model = "DeltaCurr" }
+)";
+
+} // namespace
+
+TEST(ConfigToeplitz, ConvolutionProjectionBuildsItsShape) {
+    Config cfg = load(convConfig);
+    cfg.model->finalise();
+    const SynapseGroup& g = cfg.model->synapseGroup("Conv");
+    EXPECT_EQ(g.matrixType(), MatrixType::Toeplitz);
+    const ConvGeometry& c = g.convGeometry();
+    EXPECT_EQ(c.outH, 3u);
+    EXPECT_EQ(c.outW, 5u);
+    EXPECT_EQ(c.kernelSize(), 3u * 3u * 2u * 3u);
+    EXPECT_EQ(g.synapseVarElements(), c.kernelSize());
+}
+
+TEST(ConfigToeplitz, BadConvolutionsAreErrorsAtTheirPosition) {
+    expectError(replaced(convConfig, "init = \"Conv2D\"", "init = \"Conv2d\""), "\"Conv2d\"",
+                {"unknown convolution 'Conv2d'", "Conv2D"});
+    expectError(replaced(convConfig, "conv_oc = 3", "conv_occ = 3"), "conv_occ",
+                {"unknown parameter 'conv_occ' of Conv2D", "conv_oc"});
+    expectError(replaced(convConfig, ", conv_oc = 3", ""), "{ init = \"Conv2D\"",
+                {"missing parameter 'conv_oc' of Conv2D"});
+    expectError(replaced(convConfig,
+                         "connectivity = { init = \"Conv2D\", conv_kh = 3, conv_kw = 3, conv_ih = "
+                         "5, conv_iw = 7, conv_ic = 2, conv_oc = 3 }\n",
+                         ""),
+                "[[projections]]", {"missing required key 'connectivity'", "Conv2D"});
+}

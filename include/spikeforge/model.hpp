@@ -18,8 +18,10 @@
 namespace spikeforge {
 
 // Dense: every pair; Sparse: rows built by a connectivity initialiser; Toeplitz: a convolution,
-// weights shared through a kernel (init::Conv2D, init::AvgPoolConv2D).
-enum class MatrixType { Dense, Sparse, Toeplitz };
+// weights shared through a kernel (init::Conv2D, init::AvgPoolConv2D); Procedural: the
+// connectivity initialiser's rows regenerated at every spike, nothing stored (GeNN's
+// PROCEDURAL): per-synapse variables are read-only and evaluated from their initialisers.
+enum class MatrixType { Dense, Sparse, Toeplitz, Procedural };
 
 // How a GPU backend shares out a synapse group's spike propagation (docs/internals.md, "SIMT
 // kernels"): Auto lets the backend's rule choose; Postsynaptic: one thread per target (dense) or
@@ -33,9 +35,10 @@ struct MatrixTraits {
     bool builtByInitialiser; // its synapses come from a connectivity initialiser (else all pairs)
     bool transposable;       // a custom update may transpose a variable into it
     bool kernelShaped;       // its per-synapse variables hold a shared kernel (Toeplitz)
+    bool procedural;         // nothing per synapse is stored: rows and values are regenerated
 };
 MatrixTraits matrixTraits(MatrixType t);
-const char* matrixTypeName(MatrixType t); // "Dense", "Sparse", "Toeplitz"
+const char* matrixTypeName(MatrixType t); // "Dense", "Sparse", "Toeplitz", "Procedural"
 
 // The snippet analysis Model::finalise records (checked trees and facts of every code field);
 // opaque here, read through the library's internal analysis layer.
@@ -172,7 +175,8 @@ public:
     // After finalise.
     unsigned rowStride() const;
     // Elements of a per-synapse variable (without the batch dimension): pre x post (Dense),
-    // pre x maximum row length (Sparse), the kernel's weights (Toeplitz). After finalise.
+    // pre x maximum row length (Sparse), the kernel's weights (Toeplitz), none (Procedural: values
+    // are evaluated at each spike). After finalise.
     size_t synapseVarElements() const;
     // Column stride, only for Sparse groups with postSpikeSynCode.
     unsigned maxColLength() const { return m_maxColLength; }

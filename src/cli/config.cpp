@@ -200,8 +200,9 @@ MatrixType readMatrixType(const Reader& r, const toml::node& node, const std::st
     if (text == "dense") return MatrixType::Dense;
     if (text == "sparse") return MatrixType::Sparse;
     if (text == "toeplitz") return MatrixType::Toeplitz;
+    if (text == "procedural") return MatrixType::Procedural;
     r.fail(node, where + ": matrix: unknown matrix type '" + text + "'" +
-                     suggestion(text, {"dense", "sparse", "toeplitz"}));
+                     suggestion(text, {"dense", "sparse", "toeplitz", "procedural"}));
 }
 
 WeightUpdateInit readWeightUpdate(const Reader& r, const toml::table& entry,

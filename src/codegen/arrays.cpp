@@ -127,7 +127,8 @@ void addSynapseArrays(ArrayList& l, const Model& m, const SynapseGroup& sg) {
         l.add(n, "denDelay", scalar, {B, sg.maxDendriticDelaySteps(), post}, true);
     if (usesAddToPre(m, sg)) l.add(n, "outPre", scalar, {B, pre}, true);
     const auto& wu = sg.wu().model;
-    l.addVars(n, wu.vars, synapseCount(sg), B, p, false); // weights: kept across trials
+    if (connectivityOf(sg)->storesSynapseVars()) // weights: kept across trials
+        l.addVars(n, wu.vars, synapseCount(sg), B, p, false);
     l.addVars(n, wu.preVars, pre, B, p, true);
     l.addVars(n, wu.postVars, post, B, p, true);
     l.addVars(n, sg.ps().model.vars, post, B, p, true);

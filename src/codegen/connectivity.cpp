@@ -13,6 +13,8 @@ std::unique_ptr<Connectivity> connectivityOf(const SynapseGroup& sg) {
         return sparseLayout(sg);
     case MatrixType::Toeplitz:
         return toeplitzLayout(sg);
+    case MatrixType::Procedural:
+        return proceduralLayout(sg);
     }
     throw InternalError("synapse group '" + sg.name() + "': unknown matrix type");
 }

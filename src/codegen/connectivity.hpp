@@ -32,7 +32,11 @@ public:
     // Arrays the descriptor owns (indices, row lengths, column index).
     virtual std::vector<ConnectivityArray> arrays() const = 0;
     // The synapses of presynaptic neuron id_pre (defines id_post and sfSyn); sfNpost in scope.
-    virtual SynapseLoop rowLoop(Env& env) const = 0;
+    // `e`'s substitutions are the synapse code's; a layout rendering code of its own saves them.
+    virtual SynapseLoop rowLoop(Lowerer& e) const = 0;
+    // Whether per-synapse variables have storage (synapseCount() elements); when not, the
+    // lowering evaluates each from its initialiser at element sfSyn (procedural connectivity).
+    virtual bool storesSynapseVars() const { return true; }
     // The synapses onto postsynaptic neuron id_post (defines id_pre and sfSyn); sfNpre in scope.
     virtual SynapseLoop columnLoop(Env& env) const = 0;
     // Statements decoding synapse element `id` into id_pre and id_post; they `continue` past

@@ -12,6 +12,8 @@ const char* hookName(Hook h) {
         return "SF_ADD_TO_PRE";
     case Hook::AddSynapse:
         return "SF_ADD_SYNAPSE";
+    case Hook::ReportError:
+        return "SF_REPORT_ERROR";
     case Hook::TimeMin:
         return "SF_TIME_MIN";
     case Hook::LineResync:

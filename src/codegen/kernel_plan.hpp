@@ -21,7 +21,9 @@ enum class Hook {
     AddToPost,      // SF_ADD_TO_POST(x): add x to the input of this synapse's target `id_post`
     AddToPostDelay, // SF_ADD_TO_POST_DELAY(x, d): the same, d steps later (dendritic delay)
     AddToPre,       // SF_ADD_TO_PRE(x): add x to the input of this synapse's source `id_pre`
-    AddSynapse,     // SF_ADD_SYNAPSE(j): append target j to the row being built
+    AddSynapse,     // SF_ADD_SYNAPSE(j): append target j to the row being built: sfRow[sfLen++]
+                    // while sfLen < sfStride, counting on past it (the caller reports overflow)
+    ReportError,    // SF_REPORT_ERROR(word, bit): set an abi::ErrorBit in an error word (atomic)
     TimeMin,        // SF_TIME_MIN: spike time of a neuron that never spiked
     LineResync,     // `#line SF_RESYNC`: point diagnostics back at the generated file
     RngState,       // sf_rng: a random stream's state type (rand_* functions draw from sfRng)
@@ -29,9 +31,9 @@ enum class Hook {
     Global,         // SF_GLOBAL: address space of device arrays, in every pointer a fragment
                     // declares (`SF_GLOBAL float* p`; empty on the CPU, `__global` in OpenCL C)
 };
-inline constexpr Hook kHooks[] = {Hook::AddToPost,  Hook::AddToPostDelay, Hook::AddToPre,
-                                  Hook::AddSynapse, Hook::TimeMin,        Hook::LineResync,
-                                  Hook::RngState,   Hook::RngInit,        Hook::Global};
+inline constexpr Hook kHooks[] = {
+    Hook::AddToPost, Hook::AddToPostDelay, Hook::AddToPre, Hook::AddSynapse, Hook::ReportError,
+    Hook::TimeMin,   Hook::LineResync,     Hook::RngState, Hook::RngInit,    Hook::Global};
 const char* hookName(Hook h);
 // `SF_GLOBAL <elementType>*`: the type of a pointer into a device array, in fragments.
 std::string globalPointer(const std::string& elementType);
@@ -75,6 +77,9 @@ struct SynapseLoop {
     std::string target;         // the postsynaptic index of synapse sfK (an expression)
     bool indexIsTarget = false; // sfK is the target itself and [begin, end) = all targets
     std::string bound;          // most iterations for one spike (an expression)
+    // The setup generates the spike's row (procedural connectivity): it costs a row's work, so
+    // a backend runs it once per spike (one work-item per spike), not once per synapse slot.
+    bool setupGeneratesRow = false;
 };
 
 // Spike propagation (presynaptic: spikes of the source, row loop) or postsynaptic learning

@@ -75,13 +75,20 @@ VarInitLoop Lowerer::varInit(const std::string& group, const VarDecl& var, const
     l.count = count;
     l.batch = batched ? model.batchSize() : 1u;
     l.skip = skip;
-    if (init.isConstant()) {
-        l.body =
-            "arr[(size_t)batch * n + i] = " +
-            env.number("c_" + var.name, l.ctype == "double" ? "double" : "float", init.constant()) +
-            ";\n";
-        return l;
-    }
+    l.body = varValue(group, var, init, "seed", "i", "batch", "sfValue") +
+             "arr[(size_t)batch * n + i] = sfValue;\n";
+    return l;
+}
+
+std::string Lowerer::varValue(const std::string& group, const VarDecl& var, const VarInit& init,
+                              const std::string& seed, const std::string& element,
+                              const std::string& batch, const std::string& local) {
+    const std::string ctype = resolveType(var.type, model.precision());
+    if (init.isConstant())
+        return "const " + ctype + " " + local + " = " +
+               env.number("c_" + var.name, ctype == "double" ? "double" : "float",
+                          init.constant()) +
+               ";\n";
     const std::string field = "init." + var.name;
     const auto& scanned = analysis::of(model, group, field);
     Subs saved = subs;
@@ -90,16 +97,21 @@ VarInitLoop Lowerer::varInit(const std::string& group, const VarDecl& var, const
                group, "ip_" + var.name + "_");
     const std::string stream =
         env.number("s_" + var.name, "uint32_t", streamId(group, "init." + var.name));
-    l.body = std::string(hookName(Hook::RngState)) + " sfRng; " + hookName(Hook::RngInit) +
-             "(&sfRng, seed, " + stream +
-             ", (uint32_t)i, batch, 0u);\n"
-             "const uint32_t id = (uint32_t)i; (void)id;\n"
-             "const uint32_t num_batch = " +
-             std::to_string(model.batchSize()) + "u; (void)num_batch;\n" + scalar() +
-             " value = 0;\n" + render(group, field) + "arr[(size_t)batch * n + i] = (" + l.ctype +
-             ")value;\n";
+    // The element's own stream: the same value wherever it is evaluated (at initialisation, or
+    // at each spike by a procedural layout).
+    const std::string out = ctype + " " + local + ";\n{\n" + hookName(Hook::RngState) + " sfRng; " +
+                            hookName(Hook::RngInit) + "(&sfRng, " + seed + ", " + stream +
+                            ", (uint32_t)(" + element + "), " + batch +
+                            ", 0u);\n"
+                            "const uint32_t id = (uint32_t)(" +
+                            element +
+                            "); (void)id;\n"
+                            "const uint32_t num_batch = " +
+                            std::to_string(model.batchSize()) + "u; (void)num_batch;\n" + scalar() +
+                            " value = 0;\n" + render(group, field) + local + " = (" + ctype +
+                            ")value;\n}\n";
     subs = saved;
-    return l;
+    return out;
 }
 
 LoweredGroup Lowerer::finish(const std::string& groupName, KernelBody body, size_t elements,

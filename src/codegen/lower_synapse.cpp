@@ -11,14 +11,25 @@ namespace spikeforge::codegen {
 namespace {
 
 // Substitutions shared by pre- and post-spike synapse code: synapse, pre/post and neighbour
-// variables, spike times, params. Synapse index local: sfSyn; batch local: batch.
-void bindSynapseNames(Lowerer& e, const SynapseGroup& sg, const snippet::Scanned& scanned) {
+// variables, spike times, params. Synapse index local: sfSyn; batch local: batch. Returns the
+// statements evaluating the per-synapse variables the code uses where the layout stores none
+// (for the loop's per-synapse part, after sfSyn), else "".
+std::string bindSynapseNames(Lowerer& e, const SynapseGroup& sg, const snippet::Scanned& scanned) {
     const Model& m = e.model;
     const auto& wu = sg.wu();
     const std::string nSyn = e.env.number("numSyn", "uint64_t", synapseCount(sg));
     auto used = [&](const std::string& n) { return scanned.referencedNames.count(n) > 0; };
+    std::string evaluated;
+    const bool stored = connectivityOf(sg)->storesSynapseVars();
     for (const auto& v : wu.model.vars) {
         if (!used(v.name)) continue;
+        if (!stored) { // read-only (finalise): its initialiser's value at this element
+            const std::string local = "sfVal_" + v.name;
+            evaluated += e.varValue(sg.name(), v, wu.varInits.at(v.name), "a->seed", "sfSyn",
+                                    hasBatchDim(v.access) ? "batch" : "0u", local);
+            e.subs[v.name] = local;
+            continue;
+        }
         const std::string arr = e.env.array("g_" + v.name, resolveType(v.type, m.precision()),
                                             sg.name() + "." + v.name, useOf(scanned, v.name));
         e.subs[v.name] =
@@ -55,6 +66,7 @@ void bindSynapseNames(Lowerer& e, const SynapseGroup& sg, const snippet::Scanned
     e.subs["dt"] = e.lit(m.dt());
     e.subs["num_pre"] = "sfNpre";
     e.subs["num_post"] = "sfNpost";
+    return evaluated;
 }
 
 std::string sizesSetup(Lowerer& e, const SynapseGroup& sg) {
@@ -185,7 +197,7 @@ LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg) {
     PropagationBody b;
     b.presynaptic = true;
     b.setup = sizesSetup(e, sg);
-    bindSynapseNames(e, sg, scanned);
+    const std::string synapseValues = bindSynapseNames(e, sg, scanned);
     // addToPost adds to the target's input (SF_ADD_TO_POST).
     const std::string inSyn = e.env.array("inSyn", e.scalar(), n + ".inSyn", Use::ReadWrite);
     e.subs["addToPost"] = hookName(Hook::AddToPost);
@@ -205,7 +217,8 @@ LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg) {
     spikeSource(e, b, sg.source(), "src", sg.axonalDelaySteps());
     b.spikeStride = "sfNpre";
     b.spikeId = "id_pre";
-    b.loop = connectivityOf(sg)->rowLoop(e.env);
+    b.loop = connectivityOf(sg)->rowLoop(e);
+    b.loop.perIter += synapseValues;
     const Writes writes = writesOf(sg, scanned, true);
     setWrites(b, writes);
     setSpan(b, sg, writes);
@@ -222,7 +235,8 @@ LoweredGroup lowerPostsynapticUpdate(const Model& m, const SynapseGroup& sg) {
     b.presynaptic = false;
     b.setup = sizesSetup(e, sg);
     const auto& scanned = analysis::of(m, n, "postSpikeSynCode");
-    bindSynapseNames(e, sg, scanned);
+    if (!bindSynapseNames(e, sg, scanned).empty())
+        throw InternalError("synapse group '" + n + "': postsynaptic learning without storage");
     bindAddToPre(e, sg, scanned, b);
     b.perSynapse = e.render(n, "postSpikeSynCode");
     setWrites(b, writesOf(sg, scanned, false));
@@ -244,7 +258,7 @@ LoweredGroup lowerSynapseInit(const Model& m, const SynapseGroup& sg) {
     const auto& wu = sg.wu().model;
     const std::string nSyn = e.env.number("numSynInit", "uint64_t", synapseCount(sg));
     const std::string skip = conn->paddingSkip(e.env);
-    for (const auto& v : wu.vars)
+    for (const auto& v : conn->storesSynapseVars() ? wu.vars : std::vector<VarDecl>{})
         b.vars.push_back(e.varInit(sg.name(), v, sg.wu().varInits.at(v.name), nSyn,
                                    hasBatchDim(v.access), skip));
     auto neuronShaped = [&](const std::vector<VarDecl>& vars, const VarInitMap& inits,

@@ -67,6 +67,12 @@ public:
     // A loop initialising one variable (count elements per batch element).
     VarInitLoop varInit(const std::string& group, const VarDecl& var, const VarInit& init,
                         const std::string& count, bool batched, const std::string& skip = "");
+    // Statements declaring `local` (the variable's C type) as the initialiser's value for
+    // element `element` of batch element `batch`, drawn from its own random stream keyed by
+    // `seed` (an expression: `seed` in init kernels, `a->seed` in update kernels).
+    std::string varValue(const std::string& group, const VarDecl& var, const VarInit& init,
+                         const std::string& seed, const std::string& element,
+                         const std::string& batch, const std::string& local);
     // The finished group.
     LoweredGroup finish(const std::string& groupName, KernelBody body, size_t elements,
                         SynapseExtent synapses = {});

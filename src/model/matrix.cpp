@@ -1,5 +1,7 @@
 // Facts of each matrix type, one `switch` per fact: adding a type makes each of them a compile
 // error until it is answered.
+#include "model/analysis.hpp"
+#include "model/validate.hpp"
 #include "spikeforge/model.hpp"
 
 namespace spikeforge {
@@ -7,11 +9,13 @@ namespace spikeforge {
 MatrixTraits matrixTraits(MatrixType t) {
     switch (t) {
     case MatrixType::Dense:
-        return {false, true, false};
+        return {false, true, false, false};
     case MatrixType::Sparse:
-        return {true, false, false};
+        return {true, false, false, false};
     case MatrixType::Toeplitz:
-        return {false, false, true};
+        return {false, false, true, false};
+    case MatrixType::Procedural:
+        return {true, false, false, true};
     }
     throw InternalError("unknown matrix type");
 }
@@ -24,6 +28,8 @@ const char* matrixTypeName(MatrixType t) {
         return "Sparse";
     case MatrixType::Toeplitz:
         return "Toeplitz";
+    case MatrixType::Procedural:
+        return "Procedural";
     }
     throw InternalError("unknown matrix type");
 }
@@ -33,6 +39,7 @@ unsigned SynapseGroup::rowStride() const {
     case MatrixType::Dense:
         return target().size();
     case MatrixType::Sparse:
+    case MatrixType::Procedural:
         return m_maxRowLength;
     case MatrixType::Toeplitz:
         return static_cast<unsigned>(m_convGeometry.rowIterations());
@@ -48,8 +55,48 @@ size_t SynapseGroup::synapseVarElements() const {
         return size_t(source().size()) * m_maxRowLength;
     case MatrixType::Toeplitz:
         return m_convGeometry.kernelSize();
+    case MatrixType::Procedural:
+        return 0;
     }
     throw InternalError("unknown matrix type");
+}
+
+void checkLayoutUses(const Model& m, const analysis::Results& results) {
+    auto scanned = [&](const std::string& group, const std::string& field) {
+        const auto it = results.slots.find({group, field});
+        return it == results.slots.end() ? nullptr : &results.fields[it->second];
+    };
+    for (const auto& sg : m.synapseGroups()) {
+        const MatrixTraits traits = matrixTraits(sg->matrixType());
+        if (!traits.kernelShaped && !traits.procedural) continue;
+        const auto* code = scanned(sg->name(), "preSpikeSynCode");
+        for (const auto& v : sg->wu().model.vars)
+            if (code && code->assignedNames.count(v.name))
+                throw ModelError(
+                    "synapse group '" + sg->name() + "', preSpikeSynCode: assigns '" + v.name +
+                    "', " +
+                    (traits.kernelShaped
+                         ? "a kernel weight every position of the Toeplitz group shares; change "
+                           "it in a custom update instead"
+                         : "a per-synapse value a Procedural group evaluates from its initialiser "
+                           "at each spike and never stores"));
+    }
+    for (const auto& cu : m.customUpdates()) {
+        if (!cu->isWUShaped()) continue;
+        const SynapseGroup& sg = *cu->synapseGroup();
+        const MatrixTraits traits = matrixTraits(sg.matrixType());
+        if (traits.procedural)
+            throw ModelError("custom update '" + cu->name() + "': synapse group '" + sg.name() +
+                             "' is Procedural: its per-synapse values are not stored, so no "
+                             "custom update can reference them");
+        if (!traits.kernelShaped) continue;
+        const auto* code = scanned(cu->name(), "updateCode");
+        for (const char* name : {"id_pre", "id_post"})
+            if (code && code->referencedNames.count(name))
+                throw ModelError("custom update '" + cu->name() + "', updateCode: uses '" + name +
+                                 "', but its elements are the kernel weights of Toeplitz group '" +
+                                 sg.name() + "', which no single pair owns");
+    }
 }
 
 } // namespace spikeforge

@@ -365,6 +365,17 @@ void Model::finalise() {
                                  "a Toeplitz group has no postsynaptic learning: its weights are "
                                  "shared by every position of the kernel");
         }
+        if (matrixTraits(sg->matrixType()).procedural) {
+            if (!sg->wu().model.postSpikeSynCode.empty())
+                throw ModelError(where(sg->name(), "postSpikeSynCode") +
+                                 "a Procedural group has no postsynaptic learning: it stores no "
+                                 "synapses to walk by target");
+            if (!sg->connectivity()->snippet.preCalcRowLengthCode.empty())
+                throw ModelError(where(sg->name(), "connectivity") + "initialiser '" +
+                                 sg->connectivity()->snippet.name +
+                                 "' draws its row lengths together (preCalcRowLengthCode), but a "
+                                 "Procedural group regenerates each row on its own; use Sparse");
+        }
         checkSynapseSizes(*sg, m_batchSize);
     }
     for (auto& cs : m_currentSources) {
@@ -376,7 +387,7 @@ void Model::finalise() {
     finaliseCustomUpdates();
     // Every code field is scanned here and only here; later passes read the kept results.
     m_analysis = analysis::analyse(*this);
-    checkSharedKernels(*this, *m_analysis);
+    checkLayoutUses(*this, *m_analysis);
     m_finalised = true;
 }
 

@@ -1,7 +1,6 @@
 // Toeplitz (convolution) connectivity: the initialisers and the shape Model::finalise works out
 // and checks from their parameters. How the shape is iterated in generated code is the Toeplitz
 // layout's business (codegen/layouts/toeplitz.cpp).
-#include "model/analysis.hpp"
 #include "model/validate.hpp"
 #include "snippet/suggest.hpp"
 #include "spikeforge/models.hpp"
@@ -186,34 +185,6 @@ ConvGeometry toeplitzGeometry(const std::string& group, const ToeplitzConnectivi
                          std::to_string(out) + " neurons, but the target group has " +
                          std::to_string(numPost));
     return g;
-}
-
-void checkSharedKernels(const Model& m, const analysis::Results& results) {
-    auto scanned = [&](const std::string& group, const std::string& field) {
-        const auto it = results.slots.find({group, field});
-        return it == results.slots.end() ? nullptr : &results.fields[it->second];
-    };
-    for (const auto& sg : m.synapseGroups()) {
-        if (!matrixTraits(sg->matrixType()).kernelShaped) continue;
-        const auto* code = scanned(sg->name(), "preSpikeSynCode");
-        for (const auto& v : sg->wu().model.vars)
-            if (code && code->assignedNames.count(v.name))
-                throw ModelError("synapse group '" + sg->name() + "', preSpikeSynCode: assigns '" +
-                                 v.name + "', a kernel weight every position of the " +
-                                 matrixTypeName(sg->matrixType()) +
-                                 " group shares; change it in a custom update instead");
-    }
-    for (const auto& cu : m.customUpdates()) {
-        if (!cu->isWUShaped() || !matrixTraits(cu->synapseGroup()->matrixType()).kernelShaped)
-            continue;
-        const auto* code = scanned(cu->name(), "updateCode");
-        for (const char* name : {"id_pre", "id_post"})
-            if (code && code->referencedNames.count(name))
-                throw ModelError("custom update '" + cu->name() + "', updateCode: uses '" + name +
-                                 "', but its elements are the kernel weights of " +
-                                 matrixTypeName(cu->synapseGroup()->matrixType()) + " group '" +
-                                 cu->synapseGroup()->name() + "', which no single pair owns");
-    }
 }
 
 } // namespace spikeforge

@@ -45,7 +45,8 @@ ConvGeometry toeplitzGeometry(const std::string& group, const ToeplitzConnectivi
                               unsigned numPre, unsigned numPost);
 // Code over a Toeplitz group's shared kernel neither writes it per spike (every position would
 // race for one weight) nor names id_pre / id_post in a custom update (a kernel weight has no
-// single pair).
-void checkSharedKernels(const Model& m, const analysis::Results& results);
+// single pair); a Procedural group's per-synapse values, evaluated at each spike, are written by
+// no code and referenced by no custom update.
+void checkLayoutUses(const Model& m, const analysis::Results& results);
 
 } // namespace spikeforge

@@ -128,6 +128,7 @@ void checkSynapseSizes(const SynapseGroup& sg, unsigned batchSize) {
                checkU32(where(sg.name(), "max dendritic delay"), "delay slots x target neurons",
                         sg.maxDendriticDelaySteps(), post),
                batchSize);
+    std::uint64_t n64 = 0;
     switch (sg.matrixType()) {
     case MatrixType::Sparse: {
         // synapse indices are stored as uint32_t (column structure, row-major id)
@@ -136,6 +137,10 @@ void checkSynapseSizes(const SynapseGroup& sg, unsigned batchSize) {
         checkBytes(prefix, "synapse variables", n, batchSize);
         break;
     }
+    case MatrixType::Procedural: // nothing per synapse is stored; indices fit 64 bits
+        if (!mul(pre, sg.maxRowLength(), n64))
+            throw ModelError(prefix + "rows x maximum row length overflows 64 bits");
+        break;
     case MatrixType::Toeplitz: // the kernel: its sizes were checked with the shape
         checkBytes(prefix, "synapse variables", sg.convGeometry().kernelSize(), batchSize);
         break;

@@ -141,6 +141,7 @@ void Simulation::pullConnectivity(const std::string& sg) {
         break;
     case MatrixType::Dense:
     case MatrixType::Toeplitz:
+    case MatrixType::Procedural:
         throw ModelError("synapse group '" + sg + "' is " +
                          matrixTypeName(m_impl->model.synapseGroup(sg).matrixType()) +
                          ": it has no sparse connectivity");

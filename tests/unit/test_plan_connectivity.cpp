@@ -45,9 +45,9 @@ TEST(PlanConnectivity, DenseOwnsNoArraysAndEveryPair) {
     ASSERT_NE(arrayNamed(arrays, "Syn.g"), nullptr);
     EXPECT_EQ(arrayNamed(arrays, "Syn.g")->count, 20u * 30u);
     EXPECT_EQ(arrayNamed(arrays, "Syn.ind"), nullptr);
-    Env env;
-    EXPECT_TRUE(c->rowLoop(env).indexIsTarget); // a backend may split the targets directly
-    EXPECT_EQ(c->paddingSkip(env), "");
+    Lowerer e(m);
+    EXPECT_TRUE(c->rowLoop(e).indexIsTarget); // a backend may split the targets directly
+    EXPECT_EQ(c->paddingSkip(e.env), "");
 }
 
 TEST(PlanConnectivity, SparseOwnsRowsPaddedToTheirStride) {
@@ -64,9 +64,9 @@ TEST(PlanConnectivity, SparseOwnsRowsPaddedToTheirStride) {
     EXPECT_EQ(arrayNamed(arrays, "Syn.ind")->ctype, "uint8_t"); // 30 targets fit a byte
     EXPECT_EQ(arrayNamed(arrays, "Syn.colStart"), nullptr);     // no postsynaptic learning
     EXPECT_EQ(arrayNamed(arrays, "Syn.g")->count, 20u * sg.maxRowLength());
-    Env env;
-    EXPECT_FALSE(c->rowLoop(env).indexIsTarget);
-    EXPECT_NE(c->paddingSkip(env), "");
+    Lowerer e(m);
+    EXPECT_FALSE(c->rowLoop(e).indexIsTarget);
+    EXPECT_NE(c->paddingSkip(e.env), "");
     // The build fills the row arrays and reports overflows.
     const Plan p = lowerModel(m);
     const auto& init = p.kernels.at(0);

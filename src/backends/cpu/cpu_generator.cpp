@@ -47,6 +47,8 @@ std::string prelude(const codegen::Plan& plan) {
     s += "#define " + std::string(hookName(Hook::AddToPre)) + "(x) (sfPreAcc += (x))\n";
     s += "#define " + std::string(hookName(Hook::AddSynapse)) +
          "(j) do { if (sfLen < sfStride) sfRow[sfLen] = (j); sfLen++; } while (0)\n";
+    s += "#define " + std::string(hookName(Hook::ReportError)) +
+         "(word, bit) ((void)__atomic_fetch_or((word), (bit), __ATOMIC_RELAXED))\n";
     s += "#define " + std::string(hookName(Hook::AddToPostDelay)) +
          "(x, d) do { const uint32_t sfD_ = (uint32_t)(d); "
          "if (sfD_ >= sfDd) __atomic_fetch_or(sfErr, SF_ERROR_DENDRITIC_DELAY, "

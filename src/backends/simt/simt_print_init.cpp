@@ -44,14 +44,11 @@ std::vector<size_t> perPost(const GroupContext& c, size_t extra = 0) {
 }
 
 Stage rows(const GroupContext& c, const InitBody& b, const ConnectivityBuild& k) {
-    const std::string add = codegen::hookName(codegen::Hook::AddSynapse);
     return {b.setup + "const uint32_t id_pre = (uint32_t)sfLid;\nif (sfLid < " + k.numPre +
                 ") {\nconst uint32_t sfStride = " + k.stride + ";\n" +
                 codegen::globalPointer(k.indType) + " sfRow = " + k.ind +
-                " + (size_t)id_pre * sfStride;\nuint32_t sfLen = 0;\n#define " + add +
-                "(j) do { if (sfLen < sfStride) sfRow[sfLen] = (j); sfLen++; } while (0)\n" +
-                k.rowBody + "#undef " + add +
-                "\nif (sfLen > sfStride) {\n"
+                " + (size_t)id_pre * sfStride;\nuint32_t sfLen = 0;\n" + k.rowBody +
+                "if (sfLen > sfStride) {\n"
                 "sf_atomic_or_u32(" +
                 k.error +
                 ", SF_ERROR_ROW_OVERFLOW);\n"

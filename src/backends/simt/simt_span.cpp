@@ -57,6 +57,9 @@ SpanChoice chooseSpan(const GroupContext& c, const codegen::PropagationBody& b) 
     // Postsynaptic state: only a dense post-span work-item owns its target.
     if (b.writesOtherSide) return {b.loop.indexIsTarget ? Strategy::PostSpan : Strategy::Serial, 1};
     if (b.loop.indexIsTarget) return {Strategy::PostSpan, 1};
+    // A row generated per spike (procedural): a work-item per spike generates it once; a
+    // post-span work-item per row slot would each generate the whole row for every spike.
+    if (b.loop.setupGeneratesRow) return {Strategy::PreSpan, 1};
     // Sparse rows shorter than a work-group would leave most of a post-span work-group idle for
     // every spike it stages; a work-item per spike walks such a row itself.
     if (rowStride < c.workGroupSize) return {Strategy::PreSpan, 1};

@@ -20,7 +20,7 @@ public:
                           "synapse group '" + m_sg.name() + "': synapses");
     }
     std::vector<ConnectivityArray> arrays() const override { return {}; }
-    SynapseLoop rowLoop(Env&) const override {
+    SynapseLoop rowLoop(Lowerer&) const override {
         return {"",
                 "0u",
                 "sfNpost",

@@ -33,7 +33,8 @@ public:
         }
         return a;
     }
-    SynapseLoop rowLoop(Env& env) const override {
+    SynapseLoop rowLoop(Lowerer& e) const override {
+        Env& env = e.env;
         const std::string stride = this->stride(env);
         return {"const uint32_t sfLen = " + rowLength(env) + "[id_pre];\nconst " +
                     globalPointer(indType()) + " sfRow = " + ind(env) + " + (size_t)id_pre * " +
@@ -200,11 +201,8 @@ std::optional<ConnectivityBuild> Sparse::build(Lowerer& e) const {
     }
     const auto& scanned = analysis::of(m, n, "connectivity.rowBuildCode");
     e.subs.clear();
-    e.bindParams(scanned, values, {}, n, "cp_");
     if (scanned.referencedNames.count("preCalcRowLength")) bindPreCalc(scanned);
-    e.subs["addSynapse"] = hookName(Hook::AddSynapse);
-    b.rowBody = rng + e.env.number("streamConn", "uint32_t", streamId(n, "connectivity")) +
-                ", id_pre, 0u, 0u);\n" + e.render(n, "connectivity.rowBuildCode");
+    b.rowBody = rowBuildCode(e, m_sg, "seed");
     if (needsColumnIndex()) {
         b.columnIndex = true;
         // A counting sort: counts, prefix sums and fill positions are read back.
@@ -215,6 +213,29 @@ std::optional<ConnectivityBuild> Sparse::build(Lowerer& e) const {
 }
 
 } // namespace
+
+std::string rowBuildCode(Lowerer& e, const SynapseGroup& sg, const std::string& seed) {
+    const std::string& n = sg.name();
+    const auto& conn = *sg.connectivity();
+    const auto& scanned = analysis::of(e.model, n, "connectivity.rowBuildCode");
+    Subs saved = e.subs;
+    e.subs.clear();
+    if (saved.count("preCalcRowLength")) { // bound by the caller
+        e.subs["preCalcRowLength"] = saved.at("preCalcRowLength");
+        e.subs["#size:preCalcRowLength"] = saved.at("#size:preCalcRowLength");
+    }
+    e.bindParams(scanned, contexts::evaluateParams(conn.snippet, conn.params, e.model.dt()), {}, n,
+                 "cp_");
+    e.subs["addSynapse"] = hookName(Hook::AddSynapse);
+    e.subs["num_pre"] = "sfNpre";
+    e.subs["num_post"] = "sfNpost";
+    const std::string code = std::string(hookName(Hook::RngState)) + " sfRng; " +
+                             hookName(Hook::RngInit) + "(&sfRng, " + seed + ", " +
+                             e.env.number("streamConn", "uint32_t", streamId(n, "connectivity")) +
+                             ", id_pre, 0u, 0u);\n" + e.render(n, "connectivity.rowBuildCode");
+    e.subs = saved;
+    return code;
+}
 
 std::unique_ptr<Connectivity> sparseLayout(const SynapseGroup& sg) {
     return std::make_unique<Sparse>(sg);

@@ -5,7 +5,7 @@
 // Output channels vary fastest, so consecutive iterations reach consecutive targets.
 #include "codegen/layouts/layouts.hpp"
 
-#include "codegen/env.hpp"
+#include "codegen/lowerer.hpp"
 
 namespace spikeforge::codegen {
 
@@ -17,7 +17,8 @@ public:
     size_t synapseCount() const override { return m_g.kernelSize(); }
     std::vector<ConnectivityArray> arrays() const override { return {}; }
 
-    SynapseLoop rowLoop(Env& env) const override {
+    SynapseLoop rowLoop(Lowerer& e) const override {
+        Env& env = e.env;
         auto n = [&](const char* field, unsigned v) { return env.number(field, "int32_t", v); };
         const std::string ic = n("convIc", m_g.inC), iw = n("convIw", m_g.inW);
         const std::string oc = n("convOc", m_g.outC), ow = n("convOw", m_g.outW);

@@ -2,6 +2,7 @@
 
 #include "codegen/checked_size.hpp"
 #include "codegen/connectivity.hpp"
+#include "codegen/layouts/buffers.hpp"
 #include "model/analysis.hpp"
 #include "model/contexts.hpp"
 #include "model/var_refs.hpp"
@@ -104,12 +105,12 @@ struct ArrayList {
 void addNeuronArrays(ArrayList& l, const NeuronGroup& ng, unsigned B, Precision p) {
     const std::string& n = ng.name();
     const std::string scalar = resolveType("scalar", p);
-    const size_t N = ng.size(), D = ng.numDelaySlots();
-    l.add(n, "spkCnt", "uint32_t", {B, D}, true);
-    l.add(n, "spk", "uint32_t", {B, D, N}, true);
+    const size_t N = ng.size();
+    for (const auto& a : SpikeQueue::arrays(ng, B))
+        l.add(n, a.var, a.ctype, a.dims, a.state);
     l.add(n, "st", scalar, {B, N}, true);
-    l.add(n, "spkBits", "uint32_t", {B, bitWords(ng.size())}, true);
-    l.out.push_back({n + ".recordSpk", "uint32_t", 0}); // sized by the recording window
+    for (const auto& a : SpikeRecording::arrays(ng, B))
+        l.add(n, a.var, a.ctype, a.dims, a.state);
     l.addVars(n, ng.model().vars, N, B, p, true);
     for (const auto& a : ng.model().arrays)
         l.add(n, a.name, resolveType(a.type, p), {B, N, a.slots}, a.trialState);
@@ -124,7 +125,8 @@ void addSynapseArrays(ArrayList& l, const Model& m, const SynapseGroup& sg) {
     const size_t pre = sg.source().size(), post = sg.target().size();
     l.add(n, "inSyn", scalar, {B, post}, true);
     if (usesDendriticDelay(m, sg))
-        l.add(n, "denDelay", scalar, {B, sg.maxDendriticDelaySteps(), post}, true);
+        for (const auto& a : DendriticRing::arrays(sg, B, scalar))
+            l.add(n, a.var, a.ctype, a.dims, a.state);
     if (usesAddToPre(m, sg)) l.add(n, "outPre", scalar, {B, pre}, true);
     const auto& wu = sg.wu().model;
     if (connectivityOf(sg)->storesSynapseVars()) // weights: kept across trials

@@ -64,7 +64,7 @@ public:
     };
     using HostArrayReader = std::function<std::vector<uint64_t>(const std::string& var)>;
     virtual std::vector<SynapseEntry> synapseEntries(const HostArrayReader& read) const = 0;
-    // How many synapses there are (elementPositions without its per-element list).
+    // How many synapses there are (synapseEntries without the list).
     virtual uint64_t countSynapses(const HostArrayReader& read) const = 0;
     // The host's own synapses as the layout stores them: the value of every array the
     // descriptor owns and fills (arrays(), for the device) and the element each list entry went

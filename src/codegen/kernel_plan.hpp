@@ -51,20 +51,30 @@ std::string globalPointer(const std::string& elementType);
 // need no bounds check and a compiler can keep the loop free of branches (PoCL vectorises it);
 // the fragments have no side effect besides their guarded stores and idempotent error reports.
 struct NeuronUpdateBody {
-    std::string numNeurons, numDelaySlots; // expressions
-    std::string perNeuron;                 // statements
-    std::string threshold;                 // a bool expression
-    std::string onSpike, store;            // statements
-    std::string spkBits, spk, spkCnt;      // array expressions (uint32_t*)
-    std::string recordSpk;                 // array expression; empty: not recorded
-    bool usesRng = false;                  // some snippet draws random numbers
+    std::string numNeurons;     // an expression
+    std::string perNeuron;      // statements
+    std::string threshold;      // a bool expression
+    std::string onSpike, store; // statements
+    // Where the spikes go, as the buffer layouts spell it (codegen/layouts/buffers.hpp):
+    std::string slot;           // this step's queue slot (uint32_t)
+    std::string queueRow;       // the queue row of (batch, sfSlot) (size_t)
+    std::string queueCount;     // the spike count of row sfRow (an lvalue, uint32_t)
+    std::string queueIds;       // the first spike id of row sfRow (uint32_t*)
+    std::string nextQueueCount; // the spike count of (batch, the next step's slot) (an lvalue)
+    std::string stepWords;      // batch element `batch`'s spike words this step (uint32_t*,
+                                // sfWords = (sfN + 31) / 32 of them, bit k of word w: neuron
+                                // 32 w + k)
+    std::string recording;      // whether this step is recorded (bool); empty: never
+    std::string recordWords;    // batch element `batch`'s words in the recording (uint32_t*)
+    bool usesRng = false;       // some snippet draws random numbers
     // The fragments write memory other than through stores guarded by sfWrite (per-neuron
     // arrays): a work-item past the group's end must not run them at all.
     bool unguardedWrites = false;
 
     std::vector<std::string*> fragments() {
-        return {&numNeurons, &numDelaySlots, &perNeuron, &threshold, &onSpike,
-                &store,      &spkBits,       &spk,       &spkCnt,    &recordSpk};
+        return {&numNeurons, &perNeuron, &threshold,  &onSpike,  &store,
+                &slot,       &queueRow,  &queueCount, &queueIds, &nextQueueCount,
+                &stepWords,  &recording, &recordWords};
     }
 };
 
@@ -87,12 +97,16 @@ struct SynapseLoop {
 // per synapse: loop.perIter; perSynapse.
 struct PropagationBody {
     bool presynaptic = true;
-    std::string setup;                   // statements once per call (sfNpre, sfNpost, sf_t)
-    std::string slot;                    // queue slot of the spikes read (expression)
-    std::string delaySlots, spkCnt, spk; // spike queue of the spiking group
-    std::string spikeStride;             // neurons of the spiking group (queue row length)
-    std::string spikeId;                 // name of the spiking neuron's index
-    std::string perBatch;                // statements
+    std::string setup;      // statements once per call (sfNpre, sfNpost, sf_t)
+    std::string slot;       // queue slot of the spikes read (uint32_t)
+    std::string spikeCount; // the spikes of (batch, sfSlot) in the queue (uint32_t)
+    std::string spikeIds;   // their ids (uint32_t*)
+    std::string spikeId;    // name of the spiking neuron's index
+    std::string perBatch;   // statements
+    // SF_ADD_TO_POST_DELAY(x, d) (dendritic delay; empty when unused): with sfD_ = d, report
+    // abi::ErrorBit::DendriticDelay into delayError when sfD_ >= delayLimit, else add x to
+    // delayedInput (an lvalue of sfD_ and id_post, for this batch element).
+    std::string delayedInput, delayLimit, delayError;
     SynapseLoop loop;
     std::string perSynapse; // statements
     // Number of targets when each target's updates are independent of the others (then a
@@ -112,9 +126,9 @@ struct PropagationBody {
     unsigned threadsPerSpike = 0;
 
     std::vector<std::string*> fragments() {
-        return {&setup,       &slot,       &delaySlots, &spkCnt,     &spk,      &spikeStride,
-                &spikeId,     &perBatch,   &loop.setup, &loop.begin, &loop.end, &loop.perIter,
-                &loop.target, &loop.bound, &perSynapse, &numTargets};
+        return {&setup,        &slot,        &spikeCount, &spikeIds,   &spikeId,    &perBatch,
+                &delayedInput, &delayLimit,  &delayError, &loop.setup, &loop.begin, &loop.end,
+                &loop.perIter, &loop.target, &loop.bound, &perSynapse, &numTargets};
     }
 };
 

@@ -1,6 +1,7 @@
 // Neuron update and neuron-group initialisation bodies: the neuron model's code with its
 // incoming synapse groups' postsynaptic models, current sources and weight-update pre/post code.
 #include "codegen/arrays.hpp"
+#include "codegen/layouts/buffers.hpp"
 #include "codegen/lowerer.hpp"
 #include "model/analysis.hpp"
 #include "model/contexts.hpp"
@@ -118,12 +119,9 @@ std::string postsynapticBlock(Lowerer& e, const SynapseGroup& sg, size_t k) {
     std::string s =
         "{\n" + e.scalar() + " l_" + p + "inSyn = " + inSyn + "[(size_t)batch * sfN + sfId];\n";
     if (usesDendriticDelay(e.model, sg)) {
-        const std::string den =
-            e.env.array(p + "denDelay", e.scalar(), sg.name() + ".denDelay", Use::ReadWrite);
-        const std::string dd = e.env.number(p + "dd", "uint32_t", sg.maxDendriticDelaySteps());
-        s += globalPointer(e.scalar()) + " sfDen = " + den + " + ((size_t)batch * " + dd +
-             " + (size_t)(a->step % " + dd + ")) * sfN;\nl_" + p +
-             "inSyn += sfDen[sfId];\nif (sfWrite) sfDen[sfId] = 0;\n";
+        const std::string slot =
+            DendriticRing(e.env, sg, p, Use::ReadWrite, e.scalar()).readerElement();
+        s += "l_" + p + "inSyn += " + slot + ";\nif (sfWrite) " + slot + " = 0;\n";
     }
     s += b.loads + b.code + b.stores;
     s += "if (sfWrite) " + inSyn + "[(size_t)batch * sfN + sfId] = l_" + p + "inSyn;\n}\n";
@@ -195,13 +193,19 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng,
     const std::string S = e.scalar();
     NeuronUpdateBody b;
     b.numNeurons = e.env.number("numNeurons", "uint32_t", ng.size());
-    b.numDelaySlots = e.env.number("numDelaySlots", "uint32_t", ng.numDelaySlots());
     // The fixed code stores the spike count and queue, loads and stores spike times, and
     // compacts the spike bits it stored into the queue (NeuronUpdateBody).
-    b.spkCnt = e.env.array("spkCnt", "uint32_t", name + ".spkCnt", Use::Write);
-    b.spk = e.env.array("spk", "uint32_t", name + ".spk", Use::Write);
+    const SpikeQueue queue(e.env, ng, "", Use::Write, "sfN");
+    b.slot = queue.writeSlot();
+    b.queueRow = queue.row("sfSlot");
+    b.queueCount = queue.count("sfRow");
+    b.queueIds = queue.ids("sfRow");
+    b.nextQueueCount = queue.count(queue.row(queue.nextSlot()));
     const std::string st = e.env.array("st", S, name + ".st", Use::ReadWrite);
-    b.spkBits = e.env.array("spkBits", "uint32_t", name + ".spkBits", Use::ReadWrite);
+    const SpikeRecording bits(e.env, ng);
+    b.stepWords = bits.stepWords();
+    b.recording = bits.recording();
+    b.recordWords = bits.recordWords();
     const std::string stream = e.env.number("stream", "uint32_t", streamId(name, "sim"));
 
     e.subs = {{"t", "sf_t"},  {"dt", e.lit(m.dt())},  {"Isyn", "sfIsyn"},
@@ -259,8 +263,6 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng,
     // Every snippet that sees the neuron's locals is rendered by now (its own fields and the
     // input, dynamics and spike blocks above, which may name its variables).
     b.store = "if (sfWrite) " + st + "[(size_t)batch * sfN + sfId] = l_st;\n" + vars.stores(e);
-    if (ng.spikeRecording())
-        b.recordSpk = e.env.array("recordSpk", "uint32_t", name + ".recordSpk", Use::Write);
     return e.finish(name, std::move(b), ng.size());
 }
 

@@ -2,6 +2,7 @@
 // bodies. How synapses are iterated comes from the group's connectivity descriptor.
 #include "codegen/arrays.hpp"
 #include "codegen/connectivity.hpp"
+#include "codegen/layouts/buffers.hpp"
 #include "codegen/lowerer.hpp"
 #include "model/analysis.hpp"
 #include "model/contexts.hpp"
@@ -77,15 +78,14 @@ std::string sizesSetup(Lowerer& e, const SynapseGroup& sg) {
            " sf_t = (" + S + ")a->t; (void)sf_t;\n";
 }
 
-// The spike queue of `ng` read for spikes emitted `1 + delay` steps ago.
+// The spike queue of `ng` (`neurons` its size in the body) read for spikes emitted
+// `1 + delay` steps ago.
 void spikeSource(Lowerer& e, PropagationBody& b, const NeuronGroup& ng, const std::string& prefix,
-                 unsigned delay) {
-    const std::string D = e.env.number(prefix + "DelaySlots", "uint32_t", ng.numDelaySlots());
-    const std::string d = e.env.number(prefix + "Delay", "uint32_t", delay);
-    b.slot = "(uint32_t)((a->step + " + D + " - (1u + " + d + ") % " + D + ") % " + D + ")";
-    b.delaySlots = D;
-    b.spkCnt = e.env.array(prefix + "SpkCnt", "uint32_t", ng.name() + ".spkCnt", Use::Read);
-    b.spk = e.env.array(prefix + "Spk", "uint32_t", ng.name() + ".spk", Use::Read);
+                 unsigned delay, const std::string& neurons) {
+    const SpikeQueue queue(e.env, ng, prefix, Use::Read, neurons);
+    b.slot = queue.readSlot(e.env.number(prefix + "Delay", "uint32_t", delay));
+    b.spikeCount = queue.count(queue.row("sfSlot"));
+    b.spikeIds = queue.ids(queue.row("sfSlot"));
 }
 
 // What the code assigns beyond synapse variables, by owner: the spiking neuron's side (pre for
@@ -207,15 +207,14 @@ LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg) {
     b.perBatch += globalPointer(e.scalar()) + " sfInSyn = " + inSyn +
                   " + (size_t)batch * sfNpost; (void)sfInSyn;\n";
     if (usesDendriticDelay(m, sg)) {
-        const std::string dd = e.env.number("dd", "uint32_t", sg.maxDendriticDelaySteps());
-        b.perBatch += "const uint32_t sfDd = " + dd + ";\nconst uint64_t sfStep = a->step;\n" +
-                      globalPointer(e.scalar()) + " sfDen = " +
-                      e.env.array("denDelay", e.scalar(), n + ".denDelay", Use::ReadWrite) +
-                      " + (size_t)batch * sfDd * sfNpost;\n" + globalPointer("uint32_t") +
-                      " sfErr = " + e.errorWord(sg) + ";\n";
+        const DendriticRing ring(e.env, sg, "", Use::ReadWrite, e.scalar());
+        b.perBatch +=
+            ring.writerSetup() + globalPointer("uint32_t") + " sfErr = " + e.errorWord(sg) + ";\n";
+        b.delayedInput = ring.writerElement();
+        b.delayLimit = ring.writerLimit();
+        b.delayError = "sfErr";
     }
-    spikeSource(e, b, sg.source(), "src", sg.axonalDelaySteps());
-    b.spikeStride = "sfNpre";
+    spikeSource(e, b, sg.source(), "src", sg.axonalDelaySteps(), "sfNpre");
     b.spikeId = "id_pre";
     b.loop = connectivityOf(sg)->rowLoop(e);
     b.loop.perIter += synapseValues;
@@ -240,8 +239,7 @@ LoweredGroup lowerPostsynapticUpdate(const Model& m, const SynapseGroup& sg) {
     bindAddToPre(e, sg, scanned, b);
     b.perSynapse = e.render(n, "postSpikeSynCode");
     setWrites(b, writesOf(sg, scanned, false));
-    spikeSource(e, b, sg.target(), "tgt", 0);
-    b.spikeStride = "sfNpost";
+    spikeSource(e, b, sg.target(), "tgt", 0, "sfNpost");
     b.spikeId = "id_post";
     b.loop = connectivityOf(sg)->columnLoop(e.env);
     return e.finish(n, std::move(b), synapseCount(sg), synapseExtent(sg));

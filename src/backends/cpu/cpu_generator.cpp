@@ -49,11 +49,6 @@ std::string prelude(const codegen::Plan& plan) {
          "(j) do { if (sfLen < sfStride) sfRow[sfLen] = (j); sfLen++; } while (0)\n";
     s += "#define " + std::string(hookName(Hook::ReportError)) +
          "(word, bit) ((void)__atomic_fetch_or((word), (bit), __ATOMIC_RELAXED))\n";
-    s += "#define " + std::string(hookName(Hook::AddToPostDelay)) +
-         "(x, d) do { const uint32_t sfD_ = (uint32_t)(d); "
-         "if (sfD_ >= sfDd) __atomic_fetch_or(sfErr, SF_ERROR_DENDRITIC_DELAY, "
-         "__ATOMIC_RELAXED); else sfDen[((sfStep + sfD_) % sfDd) * sfNpost + id_post] += (x); "
-         "} while (0)\n";
     // Bounds check of a snippet index (see snippet/printer.cpp): an index outside [0, n) is
     // reported in the field's error slot and replaced by 0; every array has at least one element
     // of storage, so element 0 is always in memory.

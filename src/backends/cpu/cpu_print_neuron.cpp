@@ -7,9 +7,9 @@ namespace spikeforge::cpu {
 void printNeuronUpdate(Writer& w, const codegen::NeuronUpdateBody& b) {
     w << "const uint32_t sfN = " + b.numNeurons +
              ";\nconst uint32_t sfWords = (sfN + 31u) / 32u;\n"
-             "const uint32_t sfSlot = (uint32_t)(a->step % " +
-             b.numDelaySlots +
-             ");\n"
+             "const uint32_t sfSlot = " +
+             b.slot +
+             ";\n"
              "const scalar sf_t = (scalar)a->t; (void)sf_t;\n";
     // Stores are unconditional and the spike bit is data, not control flow, so that a loop
     // without per-spike synapse code can be if-converted and vectorised.
@@ -21,8 +21,8 @@ void printNeuronUpdate(Writer& w, const codegen::NeuronUpdateBody& b) {
         "for (uint32_t id = sfW * 32u; id < sfEnd; id++) {\n"
         "const size_t sfId = id;\nconst bool sfWrite = true;\n" +
         b.perNeuron + "const bool sfSpike = " + b.threshold + ";\nif (sfSpike) {\n" + b.onSpike +
-        "}\nsfBits |= (uint32_t)sfSpike << (id & 31u);\n" + b.store + "}\n" + b.spkBits +
-        "[(size_t)batch * sfWords + sfW] = sfBits;\n}\n";
+        "}\nsfBits |= (uint32_t)sfSpike << (id & 31u);\n" + b.store + "}\n" + b.stepWords +
+        "[sfW] = sfBits;\n}\n";
     // Small groups run serially: one step of a few thousand neurons takes microseconds, less
     // than a fork/join of threads costs on a busy machine.
     parallelFor(w, "(uint64_t)(sfB1 - sfB0) * sfN", 16384, "collapse(2) schedule(static)", update);
@@ -30,26 +30,23 @@ void printNeuronUpdate(Writer& w, const codegen::NeuronUpdateBody& b) {
     // downstream (and hence the result) never depends on scheduling.
     std::string compact = "for (uint32_t batch = sfB0; batch < sfB1; batch++) {\n"
                           "const uint32_t* sfB = " +
-                          b.spkBits +
-                          " + (size_t)batch * sfWords;\n"
+                          b.stepWords +
+                          ";\n"
+                          "const size_t sfRow = " +
+                          b.queueRow +
+                          ";\n"
                           "uint32_t* sfSpk = " +
-                          b.spk + " + ((size_t)batch * " + b.numDelaySlots +
-                          " + sfSlot) * sfN;\n"
+                          b.queueIds +
+                          ";\n"
                           "uint32_t sfCnt = 0;\n"
                           "for (uint32_t w = 0; w < sfWords; w++) {\n"
                           "uint32_t x = sfB[w];\n"
                           "while (x) { sfSpk[sfCnt++] = w * 32u + (uint32_t)__builtin_ctz(x); "
                           "x &= x - 1u; }\n}\n" +
-                          b.spkCnt + "[(size_t)batch * " + b.numDelaySlots +
-                          " + sfSlot] = sfCnt;\n";
-    if (!b.recordSpk.empty())
-        compact += "if (" + b.recordSpk +
-                   " && a->step >= a->recordStart && a->step - a->recordStart < "
-                   "a->recordSteps)\n"
-                   "memcpy(" +
-                   b.recordSpk +
-                   " + ((size_t)(a->step - a->recordStart) * SF_BATCH + batch) * "
-                   "sfWords, sfB, sfWords * sizeof(uint32_t));\n";
+                          b.queueCount + " = sfCnt;\n";
+    if (!b.recording.empty())
+        compact += "if " + b.recording + "\nmemcpy(" + b.recordWords +
+                   ", sfB, sfWords * sizeof(uint32_t));\n";
     compact += "}\n";
     // Parallel over batch elements only: at batch 1 there is nothing to share.
     parallelFor(w, "(sfB1 - sfB0 > 1u ? (uint64_t)(sfB1 - sfB0) * sfN : 0u)", 16384,

@@ -40,11 +40,10 @@ std::string spikeLoops(const codegen::PropagationBody& b, bool partitioned) {
     if (b.presynaptic && l.indexIsTarget && !partitioned && !b.writesSpikeVars && !b.writesShared)
         simd = std::string("#pragma omp simd") + (b.addsToPre ? " reduction(+ : sfPreAcc)" : "") +
                "\n";
-    return "const uint32_t sfCnt = " + b.spkCnt + "[(size_t)batch * " + b.delaySlots +
-           " + sfSlot];\n"
+    return "const uint32_t sfCnt = " + b.spikeCount +
+           ";\n"
            "const uint32_t* sfSpk = " +
-           b.spk + " + ((size_t)batch * " + b.delaySlots + " + sfSlot) * " + b.spikeStride + ";\n" +
-           b.perBatch +
+           b.spikeIds + ";\n" + b.perBatch +
            "for (uint32_t sfS = 0; sfS < sfCnt; sfS++) {\n"
            "const uint32_t " +
            b.spikeId + " = sfSpk[sfS];\n" + l.setup + rowBegin + simd +
@@ -55,12 +54,20 @@ std::string spikeLoops(const codegen::PropagationBody& b, bool partitioned) {
 } // namespace
 
 void printPropagation(Writer& w, const codegen::PropagationBody& b) {
+    // Input d steps late (dendritic delay): the ring's element as the plan spells it; each
+    // thread owns its targets, so a plain addition.
+    const std::string delayHook = codegen::hookName(codegen::Hook::AddToPostDelay);
+    if (!b.delayedInput.empty())
+        w << "#define " + delayHook +
+                 "(x, d) do { const uint32_t sfD_ = (uint32_t)(d); if (sfD_ >= " + b.delayLimit +
+                 ") " + codegen::hookName(codegen::Hook::ReportError) + "(" + b.delayError +
+                 ", SF_ERROR_DENDRITIC_DELAY); else " + b.delayedInput + " += (x); } while (0)\n";
     w << b.setup << "const uint32_t sfSlot = " + b.slot + ";\n";
     // The work of this step: its spikes times the synapses of one spike (a bound).
     w << "uint64_t sfSpikes = 0;\n"
          "for (uint32_t batch = sfB0; batch < sfB1; batch++) sfSpikes += " +
-             b.spkCnt + "[(size_t)batch * " + b.delaySlots +
-             " + sfSlot];\n"
+             b.spikeCount +
+             ";\n"
              "const unsigned sfT = sf_team(sfThreads, sfSpikes * (uint64_t)(" +
              b.loop.bound + "), 8192u);\n";
     const bool partitionable = !b.numTargets.empty();
@@ -87,6 +94,7 @@ void printPropagation(Writer& w, const codegen::PropagationBody& b) {
     }
     w << " else {\nfor (uint32_t batch = sfB0; batch < sfB1; batch++) {\n"
       << spikeLoops(b, false) << "}\n}\n";
+    if (!b.delayedInput.empty()) w << "#undef " + delayHook + "\n";
 }
 
 } // namespace spikeforge::cpu

@@ -16,20 +16,20 @@ namespace {
 std::string sizes(const codegen::NeuronUpdateBody& b) {
     return "const uint32_t sfN = " + b.numNeurons +
            ";\nconst uint32_t sfWords = (sfN + 31u) / 32u; (void)sfWords;\n"
-           "const uint32_t sfSlot = (uint32_t)(a->step % " +
-           b.numDelaySlots + ");\nconst scalar sf_t = (scalar)a->t; (void)sf_t;\n";
+           "const uint32_t sfSlot = " +
+           b.slot + ";\nconst scalar sf_t = (scalar)a->t; (void)sf_t;\n";
 }
 
 // The queue row of (batch, sfSlot): its count and first spike.
 std::string queueRow(const codegen::NeuronUpdateBody& b) {
-    return "const size_t sfRow = (size_t)batch * " + b.numDelaySlots + " + sfSlot;\n";
+    return "const size_t sfRow = " + b.queueRow + ";\n";
 }
 
 // Stage 0 of the GPU and warp forms: the spike count of this step's slot starts at zero for
 // every batch element (the update stage adds to it).
 Stage resetStage(const GroupContext& c, const codegen::NeuronUpdateBody& b) {
     Stage s;
-    s.body = sizes(b) + queueRow(b) + "if (sfLid == 0u) " + b.spkCnt + "[sfRow] = 0u;\n";
+    s.body = sizes(b) + queueRow(b) + "if (sfLid == 0u) " + b.queueCount + " = 0u;\n";
     s.items.assign(c.group.elements.size(), 1);
     s.dim1 = c.plan.batchSize;
     return s;
@@ -67,13 +67,9 @@ std::string perNeuron(const codegen::NeuronUpdateBody& b) {
 // Spike word sfW of this batch element (`word`) into spkBits and, inside the recording window,
 // into the recording.
 std::string storeWord(const codegen::NeuronUpdateBody& b, const std::string& word) {
-    std::string s = b.spkBits + "[(size_t)batch * sfWords + sfW] = " + word + ";\n";
-    if (!b.recordSpk.empty())
-        s += "if (" + b.recordSpk +
-             " && a->step >= a->recordStart && a->step - a->recordStart < a->recordSteps)\n" +
-             b.recordSpk +
-             "[((size_t)(a->step - a->recordStart) * SF_BATCH + batch) * sfWords + sfW] = " + word +
-             ";\n";
+    std::string s = b.stepWords + "[sfW] = " + word + ";\n";
+    if (!b.recording.empty())
+        s += "if " + b.recording + "\n" + b.recordWords + "[sfW] = " + word + ";\n";
     return s;
 }
 
@@ -83,8 +79,8 @@ std::string emitWord(const codegen::NeuronUpdateBody& b) {
     return storeWord(b, "sfWord") +
            "if (sfWord != 0u) {\n"
            "uint32_t sfPos = sf_atomic_add_u32(&" +
-           b.spkCnt + "[sfRow], sf_popcount(sfWord));\n" + "SF_GLOBAL uint32_t* sfQ = " + b.spk +
-           " + sfRow * sfN;\n"
+           b.queueCount + ", sf_popcount(sfWord));\n" + "SF_GLOBAL uint32_t* sfQ = " + b.queueIds +
+           ";\n"
            "uint32_t sfRest = sfWord;\n"
            "while (sfRest != 0u) {\n"
            "sfQ[sfPos++] = (uint32_t)sfW * 32u + sf_ctz(sfRest);\n"
@@ -103,11 +99,11 @@ std::string emitWorkGroup(const codegen::NeuronUpdateBody& b) {
                     "SF_BARRIER();\n"
                     "if (sfLocalId == 0u && sfCntL[0] > 0u)\n"
                     "sfCntL[1] = sf_atomic_add_u32(&" +
-                    b.spkCnt +
-                    "[sfRow], sfCntL[0]);\n"
+                    b.queueCount +
+                    ", sfCntL[0]);\n"
                     "SF_BARRIER();\n"
                     "if (sfSpike) " +
-                    b.spk + "[sfRow * sfN + sfCntL[1] + sfPos] = (uint32_t)sfLid;\n";
+                    b.queueIds + "[sfCntL[1] + sfPos] = (uint32_t)sfLid;\n";
     s += "const uint64_t sfW = (sfLid - sfLocalId) / 32u + sfLocalId;\n"
          "if (sfLocalId < SF_WG / 32u && sfW < sfWords) {\n" +
          storeWord(b, "sfBitsL[sfLocalId]");
@@ -183,8 +179,7 @@ Stage wordUpdateStage(const GroupContext& c, const codegen::NeuronUpdateBody& b)
              "bool sfSpike = false;\n" +
              wordNeuronScope(c, b) +
              neuronBody(b, "if (sfSpike) sfWord |= 1u << ((uint32_t)(sfId - sfW * 32u) & 31u);\n") +
-             "}\n" + emitWord(b) + "}\n" + "if (sfLid == 0u) " + b.spkCnt + "[(size_t)batch * " +
-             b.numDelaySlots + " + (uint32_t)((a->step + 1u) % " + b.numDelaySlots + ")] = 0u;\n";
+             "}\n" + emitWord(b) + "}\n" + "if (sfLid == 0u) " + b.nextQueueCount + " = 0u;\n";
     s.items = wordItems(c);
     s.dim1 = c.plan.batchSize;
     return s;
@@ -201,12 +196,12 @@ Stage ballotUpdateStage(const GroupContext& c, const codegen::NeuronUpdateBody& 
                     "uint32_t sfBase = 0;\n"
                     "if (sfLane == 0u && sfBallot != 0u)\n"
                     "sfBase = sf_atomic_add_u32(&" +
-                    b.spkCnt +
-                    "[sfRow], sf_popcount(sfBallot));\n"
+                    b.queueCount +
+                    ", sf_popcount(sfBallot));\n"
                     "sfBase = sf_subgroup_broadcast_u32(sfBase, 0u);\n"
                     "if (sfSpike) " +
-                    b.spk +
-                    "[sfRow * sfN + sfBase + sf_popcount(sfBallot & ((1u << sfLane) - 1u))] = "
+                    b.queueIds +
+                    "[sfBase + sf_popcount(sfBallot & ((1u << sfLane) - 1u))] = "
                     "(uint32_t)sfLid;\n"
                     "const uint64_t sfW = sfLid / 32u;\n"
                     "if (sfLane == 0u && sfW < sfWords) {\n" +

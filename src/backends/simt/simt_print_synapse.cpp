@@ -15,20 +15,22 @@ using codegen::hookName;
 
 // The input hooks of the synapse code. `owned`: the work-item is the only one adding into its
 // target (of its batch element), so plain additions; otherwise atomic ones.
-std::string defineHooks(bool owned) {
+std::string defineHooks(const codegen::PropagationBody& b, bool owned) {
     auto addTo = [&](const std::string& place, const std::string& x) {
         return owned ? "(void)(" + place + " += (" + x + "))"
                      : "(void)sf_atomic_add_scalar(&" + place + ", (" + x + "))";
     };
     return "#define " + std::string(hookName(Hook::AddToPost)) + "(x) " +
-           addTo("sfInSyn[id_post]", "x") + "\n#define " + hookName(Hook::AddToPostDelay) +
-           "(x, d) do { const uint32_t sfD_ = (uint32_t)(d); if (sfD_ >= sfDd) "
-           "(void)sf_atomic_or_u32(sfErr, SF_ERROR_DENDRITIC_DELAY); else " +
-           addTo("sfDen[((sfStep + sfD_) % sfDd) * sfNpost + id_post]", "x") +
-           "; } while (0)\n"
+           addTo("sfInSyn[id_post]", "x") + "\n" +
+           (b.delayedInput.empty()
+                ? std::string()
+                : "#define " + std::string(hookName(Hook::AddToPostDelay)) +
+                      "(x, d) do { const uint32_t sfD_ = (uint32_t)(d); if (sfD_ >= " +
+                      b.delayLimit + ") " + hookName(Hook::ReportError) + "(" + b.delayError +
+                      ", SF_ERROR_DENDRITIC_DELAY); else " + addTo(b.delayedInput, "x") +
+                      "; } while (0)\n") +
            // The span rule gives the source's slot one owner (codegen bindAddToPre): plain.
-           "#define " +
-           hookName(Hook::AddToPre) + "(x) (void)(sfOutPre[id_pre] += (x))\n";
+           "#define " + hookName(Hook::AddToPre) + "(x) (void)(sfOutPre[id_pre] += (x))\n";
 }
 
 std::string undefineHooks() {
@@ -41,11 +43,10 @@ std::string spikeSource(const codegen::PropagationBody& b) {
     return b.setup + "const uint32_t sfSlot = " + b.slot +
            ";\n"
            "const uint32_t sfCnt = " +
-           b.spkCnt + "[(size_t)batch * " + b.delaySlots +
-           " + sfSlot];\n"
+           b.spikeCount +
+           ";\n"
            "const SF_GLOBAL uint32_t* sfSpk = " +
-           b.spk + " + ((size_t)batch * " + b.delaySlots + " + sfSlot) * " + b.spikeStride + ";\n" +
-           b.perBatch;
+           b.spikeIds + ";\n" + b.perBatch;
 }
 
 // One synapse sfK of the spike being processed; a `continue` in the fragments skips it.
@@ -126,7 +127,7 @@ std::vector<Stage> propagationStages(const GroupContext& c, const codegen::Propa
                           strategyName(span.strategy);
     if (span.strategy == Strategy::PreSpan)
         comment += ", " + std::to_string(span.threadsPerSpike) + " work-item(s) per spike";
-    s.body = comment + "\n" + defineHooks(owned) + spikeSource(b) + loops + undefineHooks();
+    s.body = comment + "\n" + defineHooks(b, owned) + spikeSource(b) + loops + undefineHooks();
     return {s};
 }
 

@@ -1,0 +1,87 @@
+#pragma once
+// The per-neuron-group and per-synapse-group buffers as layouts, one class each (one file each in
+// this folder): the spike queue with its delay slots, the spike recording buffer and the
+// dendritic-delay ring. Each owns its arrays and spells its own index expressions; the lowering
+// puts those expressions into the plan's bodies, so no backend spells them.
+#include "codegen/env.hpp"
+#include "spikeforge/model.hpp"
+
+#include <string>
+#include <vector>
+
+namespace spikeforge::codegen {
+
+// One device array a buffer owns: "<group>.<var>" of `ctype`, `dims` multiplied; `state`: trial
+// state (ArrayDecl::state).
+struct BufferArray {
+    std::string var, ctype;
+    std::vector<size_t> dims;
+    bool state = true;
+};
+
+// The spike queue of a neuron group: numDelaySlots slots per batch element, each a count
+// (spkCnt[batch][slot]) and the ids of the spiking neurons (spk[batch][slot][neuron]). Step t
+// writes slot t mod slots; a synapse group with axonal delay d reads slot (t - 1 - d) mod slots.
+class SpikeQueue {
+public:
+    static std::vector<BufferArray> arrays(const NeuronGroup& ng, unsigned batch);
+    // The queue as one kernel body sees it: its arrays bound through `env` as fields
+    // `<prefix>SpkCnt`, `<prefix>Spk` (used as `use`), `neurons` an expression for the group's
+    // size in the body.
+    SpikeQueue(Env& env, const NeuronGroup& ng, const std::string& prefix, Use use,
+               const std::string& neurons);
+    std::string writeSlot() const; // the slot step a->step writes
+    // The slot propagation reads this step for spikes `axonalDelay` (an expression) steps late.
+    std::string readSlot(const std::string& axonalDelay) const;
+    std::string nextSlot() const; // the slot step a->step + 1 writes
+    // Queue row of batch element `batch` and slot `slot` (expressions), a size_t expression.
+    std::string row(const std::string& slot) const;
+    std::string count(const std::string& row) const; // spike count of a row (an lvalue)
+    std::string ids(const std::string& row) const;   // pointer to a row's first spike id
+
+private:
+    std::string m_slots, m_count, m_ids, m_neurons;
+};
+
+// Bit-packed spikes of a neuron group: one 32-neuron word per bit of a step, [batch][word]
+// (spkBits, the step's words) and, when recorded, [step][batch][word] for the steps of the
+// recording window (recordSpk, sized by Simulation::setRecordingWindow).
+class SpikeRecording {
+public:
+    static std::vector<BufferArray> arrays(const NeuronGroup& ng, unsigned batch);
+    SpikeRecording(Env& env, const NeuronGroup& ng);
+    // The words of batch element `batch` this step (pointer), sfWords of them.
+    std::string stepWords() const;
+    // Whether this step is recorded (a bool expression; "" when the group records nothing),
+    // and the pointer to batch element `batch`'s words in the recording.
+    std::string recording() const;
+    std::string recordWords() const;
+
+private:
+    std::string m_bits, m_record;
+};
+
+// The dendritic-delay ring of a synapse group: maxDendriticDelaySteps slots of every target per
+// batch element, [batch][slot][target]; input `d` steps late goes to slot (t + d) mod slots and
+// the target's update at step t takes and clears slot t mod slots.
+class DendriticRing {
+public:
+    static std::vector<BufferArray> arrays(const SynapseGroup& sg, unsigned batch,
+                                           const std::string& scalar);
+    DendriticRing(Env& env, const SynapseGroup& sg, const std::string& prefix, Use use,
+                  const std::string& scalar);
+    // Statements declaring what writerElement reads, for batch element `batch` (propagation;
+    // sfNpost in scope).
+    std::string writerSetup() const;
+    // The element `sfD_` steps late of target id_post (an lvalue), and the number sfD_ must be
+    // below.
+    std::string writerElement() const;
+    std::string writerLimit() const;
+    // The slot of this step for target sfId of batch element `batch` (an lvalue; sfN targets).
+    std::string readerElement() const;
+
+private:
+    std::string m_array, m_slots, m_scalar;
+};
+
+} // namespace spikeforge::codegen

@@ -46,8 +46,9 @@ public:
     virtual std::string paddingSkip(Env& env) const = 0;
     // Whether postsynaptic learning needs a column index built at initialisation.
     virtual bool needsColumnIndex() const = 0;
-    // Building the connectivity at initialisation; none when it is implicit.
-    virtual std::optional<ConnectivityBuild> build(Lowerer& e) const = 0;
+    // Building the connectivity at initialisation (InitBody::setup's names in scope); no steps
+    // when it is implicit.
+    virtual std::vector<BuildStep> build(Lowerer& e) const = 0;
 
     // ---- host codec ----
     // The descriptor's arrays the codec reads (ConnectivityArray::var), pulled to the host first.

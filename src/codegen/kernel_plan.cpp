@@ -14,6 +14,8 @@ const char* hookName(Hook h) {
         return "SF_ADD_SYNAPSE";
     case Hook::ReportError:
         return "SF_REPORT_ERROR";
+    case Hook::AtomicAddU32:
+        return "SF_ATOMIC_ADD_U32";
     case Hook::TimeMin:
         return "SF_TIME_MIN";
     case Hook::LineResync:
@@ -43,9 +45,9 @@ std::string flags(const NeuronUpdateBody& b) {
 }
 std::string flags(const PropagationBody& b) {
     return std::string(b.presynaptic ? "pre" : "post") + (b.loop.indexIsTarget ? ",index" : "") +
-           ",w" + std::to_string(b.writesSpikeSide) + std::to_string(b.writesOtherSide) +
-           std::to_string(b.writesShared) + ",span" + std::to_string(static_cast<int>(b.span)) +
-           "x" + std::to_string(b.threadsPerSpike);
+           (b.loop.setupGeneratesRow ? ",rows" : "") + ",w" + std::to_string(b.writesSpikeSide) +
+           std::to_string(b.writesOtherSide) + std::to_string(b.writesShared) + ",span" +
+           std::to_string(static_cast<int>(b.span)) + "x" + std::to_string(b.threadsPerSpike);
 }
 std::string flags(const CustomUpdateBody& b) {
     std::string s = std::to_string(static_cast<int>(b.kind)) + "," + std::to_string(b.batch);
@@ -54,7 +56,10 @@ std::string flags(const CustomUpdateBody& b) {
     return s;
 }
 std::string flags(const InitBody& b) {
-    std::string s = b.connectivity ? (b.connectivity->columnIndex ? "conn+col" : "conn") : "";
+    std::string s;
+    for (const auto& step : b.build)
+        s += "b" + std::to_string(static_cast<int>(step.kind)) +
+             std::to_string(static_cast<int>(step.extent));
     for (const auto& v : b.vars)
         s += "," + std::to_string(v.batch);
     return s;

@@ -24,6 +24,7 @@ enum class Hook {
     AddSynapse,     // SF_ADD_SYNAPSE(j): append target j to the row being built: sfRow[sfLen++]
                     // while sfLen < sfStride, counting on past it (the caller reports overflow)
     ReportError,    // SF_REPORT_ERROR(word, bit): set an abi::ErrorBit in an error word (atomic)
+    AtomicAddU32,   // SF_ATOMIC_ADD_U32(p, v): atomically add v to *p (uint32_t), the old value
     TimeMin,        // SF_TIME_MIN: spike time of a neuron that never spiked
     LineResync,     // `#line SF_RESYNC`: point diagnostics back at the generated file
     RngState,       // sf_rng: a random stream's state type (rand_* functions draw from sfRng)
@@ -31,9 +32,10 @@ enum class Hook {
     Global,         // SF_GLOBAL: address space of device arrays, in every pointer a fragment
                     // declares (`SF_GLOBAL float* p`; empty on the CPU, `__global` in OpenCL C)
 };
-inline constexpr Hook kHooks[] = {
-    Hook::AddToPost, Hook::AddToPostDelay, Hook::AddToPre, Hook::AddSynapse, Hook::ReportError,
-    Hook::TimeMin,   Hook::LineResync,     Hook::RngState, Hook::RngInit,    Hook::Global};
+inline constexpr Hook kHooks[] = {Hook::AddToPost,  Hook::AddToPostDelay, Hook::AddToPre,
+                                  Hook::AddSynapse, Hook::ReportError,    Hook::AtomicAddU32,
+                                  Hook::TimeMin,    Hook::LineResync,     Hook::RngState,
+                                  Hook::RngInit,    Hook::Global};
 const char* hookName(Hook h);
 // `SF_GLOBAL <elementType>*`: the type of a pointer into a device array, in fragments.
 std::string globalPointer(const std::string& elementType);
@@ -192,31 +194,36 @@ struct VarInitLoop {
     std::string skip, body; // statements; skip may `continue` (padding of sparse rows)
 };
 
-// Building a sparse-row connectivity: preCalc once, then per id_pre: rowBody appends targets
-// with SF_ADD_SYNAPSE into sfRow (stride sfStride, length sfLen); the printer stores the row
-// length (reporting overflow in `error`) and, if columnIndex, builds the column index.
-struct ConnectivityBuild {
-    std::string preCalc, rowBody;
-    std::string numPre, numPost, stride, rowLength, ind, indType;
-    std::string error; // uint32_t* expression: the group's word in the model-wide error array
-    bool columnIndex = false;
-    std::string colStart, colSyn;
+// One step of building a layout's arrays at initialisation (a connectivity layout's build,
+// codegen/layouts/): the steps of a group run in order, each finished before the next starts.
+// Names provided to `body`: those of InitBody::setup, and sfI (uint64_t), the iteration of a
+// ForEach step.
+struct BuildStep {
+    enum class Kind {
+        Serial,        // body, once
+        ForEach,       // body for every sfI in [0, count), in parallel, in any order
+        InclusiveScan, // array[0 .. count) (uint32_t) replaced by its inclusive prefix sums
+        SortSegments,  // for every s in [0, count): array[bounds[s] .. bounds[s + 1]) (uint32_t)
+                       // sorted ascending
+    } kind = Kind::Serial;
+    // The step's size for a backend sizing its launch, from the group's SynapseExtent: 1, pre,
+    // post, post + 1 or pre x rowStride; `count` is the same in the body's names.
+    enum class Extent { One, Pre, Post, PostPlusOne, RowSlots } extent = Extent::One;
+    std::string count;
+    std::string body;
+    std::string array, bounds; // InclusiveScan, SortSegments: uint32_t* expressions
 };
 
 struct InitBody {
     std::string setup; // statements once per call
-    std::optional<ConnectivityBuild> connectivity;
+    std::vector<BuildStep> build;
     std::vector<VarInitLoop> vars;
 
     std::vector<std::string*> fragments() {
         std::vector<std::string*> f = {&setup};
-        if (connectivity) {
-            auto& c = *connectivity;
-            for (std::string* s :
-                 {&c.preCalc, &c.rowBody, &c.numPre, &c.numPost, &c.stride, &c.rowLength, &c.ind,
-                  &c.indType, &c.error, &c.colStart, &c.colSyn})
-                f.push_back(s);
-        }
+        for (auto& s : build)
+            for (std::string* x : {&s.count, &s.body, &s.array, &s.bounds})
+                f.push_back(x);
         for (auto& v : vars)
             for (std::string* s : {&v.ctype, &v.array, &v.count, &v.skip, &v.body})
                 f.push_back(s);

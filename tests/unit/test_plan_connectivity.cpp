@@ -85,11 +85,15 @@ TEST(PlanConnectivity, SparseLearningNeedsAColumnIndex) {
     EXPECT_EQ(arrayNamed(arrays, "Syn.colStart")->count, 301u);
     EXPECT_EQ(arrayNamed(arrays, "Syn.ind")->ctype, "uint16_t");
     const Plan p = lowerModel(m);
-    bool built = false;
+    // The rows, then the column index's counting sort: zero, count, scan, fill, sort.
+    std::vector<BuildStep::Kind> kinds;
     for (const auto& g : p.kernels.at(0).groups)
-        if (const auto* b = std::get_if<InitBody>(&g.body); b && b->connectivity)
-            built = b->connectivity->columnIndex;
-    EXPECT_TRUE(built);
+        if (const auto* b = std::get_if<InitBody>(&g.body); b && !b->build.empty())
+            for (const auto& step : b->build)
+                kinds.push_back(step.kind);
+    using K = BuildStep::Kind;
+    EXPECT_EQ(kinds, (std::vector<K>{K::ForEach, K::ForEach, K::ForEach, K::InclusiveScan,
+                                     K::ForEach, K::SortSegments}));
 }
 
 // Propagation may split the targets among threads when the synapse code writes nothing of the

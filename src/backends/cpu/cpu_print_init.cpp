@@ -1,38 +1,35 @@
-// Initialisation on the CPU: the connectivity (rows built in parallel, then the column index by
-// a counting sort), then every variable.
+// Initialisation on the CPU: the layout's build steps (codegen::BuildStep), then every variable.
 #include "backends/cpu/cpu_print.hpp"
 
 namespace spikeforge::cpu {
 
 namespace {
 
-void printConnectivity(Writer& w, const codegen::ConnectivityBuild& c) {
-    if (!c.preCalc.empty()) w << "{\n" << c.preCalc << "}\n";
-    const std::string rows = "for (uint32_t id_pre = 0; id_pre < " + c.numPre +
-                             "; id_pre++) {\n"
-                             "const uint32_t sfStride = " +
-                             c.stride + ";\n" + c.indType + "* sfRow = " + c.ind +
-                             " + (size_t)id_pre * sfStride;\nuint32_t sfLen = 0;\n" + c.rowBody +
-                             "if (sfLen > sfStride) {\n"
-                             "__atomic_fetch_or(" +
-                             c.error +
-                             ", SF_ERROR_ROW_OVERFLOW, __ATOMIC_RELAXED);\n"
-                             "sfLen = sfStride;\n}\n" +
-                             c.rowLength + "[id_pre] = sfLen;\n}\n";
-    parallelFor(w, c.numPre, 128, "schedule(dynamic, 16)", rows);
-    if (!c.columnIndex) return;
-    // Column index (CSC over synapse ids) for postsynaptic learning: a counting sort.
-    w << "{\nuint32_t* cs = " + c.colStart +
-             ";\n"
-             "for (uint32_t j = 0; j <= " +
-             c.numPost + "; j++) cs[j] = 0;\n" + "for (uint32_t i = 0; i < " + c.numPre +
-             "; i++) for (uint32_t k = 0; k < " + c.rowLength + "[i]; k++) cs[" + c.ind +
-             "[(size_t)i * " + c.stride + " + k] + 1]++;\n" + "for (uint32_t j = 0; j < " +
-             c.numPost + "; j++) cs[j + 1] += cs[j];\n" + "std::vector<uint32_t> cursor(cs, cs + " +
-             c.numPost + ");\n" + "for (uint32_t i = 0; i < " + c.numPre +
-             "; i++) for (uint32_t k = 0; k < " + c.rowLength +
-             "[i]; k++) {\nconst size_t s = (size_t)i * " + c.stride + " + k;\n" + c.colSyn +
-             "[cursor[" + c.ind + "[s]]++] = (uint32_t)s;\n}\n}\n";
+// A step of a layout's build (codegen::BuildStep), in the CPU's loops.
+void printBuildStep(Writer& w, const codegen::BuildStep& s) {
+    using Kind = codegen::BuildStep::Kind;
+    const std::string range = "for (uint64_t sfI = 0; sfI < (uint64_t)(" + s.count + "); sfI++)";
+    // Rows of connectivity are heavy items of uneven cost; the other steps' items are light.
+    const bool heavy = s.extent == codegen::BuildStep::Extent::Pre;
+    switch (s.kind) {
+    case Kind::Serial:
+        w << "{\n" << s.body << "}\n";
+        break;
+    case Kind::ForEach:
+        parallelFor(w, s.count, heavy ? 128 : 16384,
+                    heavy ? "schedule(dynamic, 16)" : "schedule(static)",
+                    range + " {\n" + s.body + "}\n");
+        break;
+    case Kind::InclusiveScan:
+        w << "{\nuint32_t* sfA = " + s.array + ";\nfor (uint64_t sfI = 1; sfI < (uint64_t)(" +
+                 s.count + "); sfI++) sfA[sfI] += sfA[sfI - 1u];\n}\n";
+        break;
+    case Kind::SortSegments:
+        parallelFor(w, s.count, 256, "schedule(dynamic, 16)",
+                    range + " std::sort(" + s.array + " + " + s.bounds + "[sfI], " + s.array +
+                        " + " + s.bounds + "[sfI + 1u]);\n");
+        break;
+    }
 }
 
 void printVarInit(Writer& w, const codegen::VarInitLoop& v) {
@@ -50,7 +47,8 @@ void printVarInit(Writer& w, const codegen::VarInitLoop& v) {
 
 void printInit(Writer& w, const codegen::InitBody& b) {
     w << b.setup;
-    if (b.connectivity) printConnectivity(w, *b.connectivity);
+    for (const auto& step : b.build)
+        printBuildStep(w, step);
     for (const auto& v : b.vars)
         printVarInit(w, v);
 }

@@ -51,6 +51,8 @@ std::string prelude(const codegen::Plan& plan, const Dialect& d) {
          "(j) do { if (sfLen < sfStride) sfRow[sfLen] = (j); sfLen++; } while (0)\n";
     s += "#define " + std::string(hookName(Hook::ReportError)) +
          "(word, bit) ((void)sf_atomic_or_u32((word), (bit)))\n";
+    s += "#define " + std::string(hookName(Hook::AtomicAddU32)) +
+         "(p, v) sf_atomic_add_u32((p), (v))\n";
     s += codegen::abi::errorBitDefinitions();
     s += codegen::abi::stepArgsDeclaration();
     s += backends::randomNumberSource();

@@ -48,7 +48,7 @@ public:
     }
     std::string paddingSkip(Env&) const override { return ""; }
     bool needsColumnIndex() const override { return false; }
-    std::optional<ConnectivityBuild> build(Lowerer&) const override { return std::nullopt; }
+    std::vector<BuildStep> build(Lowerer&) const override { return {}; }
     std::vector<std::string> codecArrays() const override { return {}; }
     uint64_t countSynapses(const HostArrayReader&) const override { return synapseCount(); }
     EncodedSynapses encode(std::span<const std::pair<uint32_t, uint32_t>>) const override {

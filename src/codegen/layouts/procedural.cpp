@@ -55,7 +55,7 @@ public:
     }
     std::string paddingSkip(Env&) const override { return ""; }
     bool needsColumnIndex() const override { return false; }
-    std::optional<ConnectivityBuild> build(Lowerer&) const override { return std::nullopt; }
+    std::vector<BuildStep> build(Lowerer&) const override { return {}; }
 
     // ---- host codec: there is nothing on the host or the device to decode ----
     std::vector<std::string> codecArrays() const override { return {}; }

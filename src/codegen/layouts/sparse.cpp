@@ -67,7 +67,7 @@ public:
     }
     std::string paddingSkip(Env& env) const override { return paddingSkip(env, "i"); }
     bool needsColumnIndex() const override { return !m_sg.wu().model.postSpikeSynCode.empty(); }
-    std::optional<ConnectivityBuild> build(Lowerer& e) const override;
+    std::vector<BuildStep> build(Lowerer& e) const override;
     std::vector<std::string> codecArrays() const override { return {"rowLength", "ind"}; }
     uint64_t countSynapses(const HostArrayReader& read) const override {
         uint64_t total = 0;
@@ -167,49 +167,80 @@ Sparse::encode(std::span<const std::pair<uint32_t, uint32_t>> list) const {
     return out;
 }
 
-std::optional<ConnectivityBuild> Sparse::build(Lowerer& e) const {
+std::vector<BuildStep> Sparse::build(Lowerer& e) const {
+    using Step = BuildStep;
     const Model& m = e.model;
     const auto& conn = *m_sg.connectivity();
     const std::string& n = m_sg.name();
-    ConnectivityBuild b;
-    b.numPre = "sfNpre";
-    b.numPost = "sfNpost";
-    b.stride = stride(e.env);
+    const std::string S = stride(e.env);
     // The build writes the rows; building the column index reads them back.
     const Use rows = needsColumnIndex() ? Use::ReadWrite : Use::Write;
-    b.rowLength = rowLength(e.env, rows);
-    b.ind = ind(e.env, rows);
-    b.indType = indType();
-    b.error = e.errorWord(m_sg);
+    const std::string lengths = rowLength(e.env, rows), targets = ind(e.env, rows);
+    const std::string error = e.errorWord(m_sg);
     const auto values = contexts::evaluateParams(conn.snippet, conn.params, m.dt());
-    const std::string rng = std::string(hookName(Hook::RngState)) + " sfRng; " +
-                            hookName(Hook::RngInit) + "(&sfRng, seed, ";
     auto bindPreCalc = [&](const snippet::Scanned& scanned) {
         e.subs["preCalcRowLength"] =
             e.env.array("preCalcRowLength", "uint32_t", n + ".preCalcRowLength",
                         useOf(scanned, "preCalcRowLength"));
         e.subs["#size:preCalcRowLength"] = "sfNpre";
     };
+    std::vector<Step> steps;
     if (!conn.snippet.preCalcRowLengthCode.empty()) {
         const auto& scanned = analysis::of(m, n, "connectivity.preCalcRowLengthCode");
         e.subs.clear();
         e.bindParams(scanned, values, {}, n, "cp_");
         bindPreCalc(scanned);
-        b.preCalc = rng +
-                    e.env.number("streamPreCalc", "uint32_t", streamId(n, "connectivity.preCalc")) +
-                    ", 0u, 0u, 0u);\n" + e.render(n, "connectivity.preCalcRowLengthCode");
+        steps.push_back(
+            {Step::Kind::Serial, Step::Extent::One, "1u",
+             std::string(hookName(Hook::RngState)) + " sfRng; " + hookName(Hook::RngInit) +
+                 "(&sfRng, seed, " +
+                 e.env.number("streamPreCalc", "uint32_t", streamId(n, "connectivity.preCalc")) +
+                 ", 0u, 0u, 0u);\n" + e.render(n, "connectivity.preCalcRowLengthCode"),
+             "", ""});
     }
     const auto& scanned = analysis::of(m, n, "connectivity.rowBuildCode");
     e.subs.clear();
     if (scanned.referencedNames.count("preCalcRowLength")) bindPreCalc(scanned);
-    b.rowBody = rowBuildCode(e, m_sg, "seed");
-    if (needsColumnIndex()) {
-        b.columnIndex = true;
-        // A counting sort: counts, prefix sums and fill positions are read back.
-        b.colStart = e.env.array("colStart", "uint32_t", n + ".colStart", Use::ReadWrite);
-        b.colSyn = e.env.array("colSyn", "uint32_t", n + ".colSyn", Use::Write);
-    }
-    return b;
+    // Row sfI: its targets appended into its stride, its length stored; a row the bound cannot
+    // hold is reported, never truncated silently.
+    steps.push_back({Step::Kind::ForEach, Step::Extent::Pre, "sfNpre",
+                     "const uint32_t id_pre = (uint32_t)sfI;\nconst uint32_t sfStride = " + S +
+                         ";\n" + globalPointer(indType()) + " sfRow = " + targets +
+                         " + (size_t)id_pre * sfStride;\nuint32_t sfLen = 0;\n{\n" +
+                         rowBuildCode(e, m_sg, "seed") + "}\nif (sfLen > sfStride) {\n" +
+                         hookName(Hook::ReportError) + "(" + error +
+                         ", SF_ERROR_ROW_OVERFLOW);\nsfLen = sfStride;\n}\n" + lengths +
+                         "[id_pre] = sfLen;\n",
+                     "", ""});
+    if (!needsColumnIndex()) return steps;
+    // The column index, a counting sort over colStart (numPost + 1 words): zero; count (column
+    // j in colStart[j + 2]); an inclusive scan, leaving colStart[j + 1] = start of column j;
+    // fill (each synapse takes colStart[its target + 1]++ as its place, which leaves
+    // colStart[j] = start of column j); then each column sorted ascending, so the index is the
+    // same whatever order the fill ran in. Counts, sums and places are read back.
+    const std::string colStart =
+        e.env.array("colStart", "uint32_t", n + ".colStart", Use::ReadWrite);
+    const std::string colSyn = e.env.array("colSyn", "uint32_t", n + ".colSyn", Use::ReadWrite);
+    const std::string slots = "(uint64_t)sfNpre * " + S;
+    const std::string eachSynapse = "const uint32_t sfStride = " + S + ";\nif (sfI % sfStride < " +
+                                    lengths + "[sfI / sfStride]) {\nconst uint32_t j = (uint32_t)" +
+                                    targets + "[sfI];\n";
+    const std::string add = hookName(Hook::AtomicAddU32);
+    steps.push_back({Step::Kind::ForEach, Step::Extent::PostPlusOne, "(uint64_t)sfNpost + 1u",
+                     colStart + "[sfI] = 0u;\n", "", ""});
+    steps.push_back({Step::Kind::ForEach, Step::Extent::RowSlots, slots,
+                     eachSynapse + "if (j + 2u <= sfNpost) (void)" + add + "(&" + colStart +
+                         "[j + 2u], 1u);\n}\n",
+                     "", ""});
+    steps.push_back({Step::Kind::InclusiveScan, Step::Extent::PostPlusOne, "(uint64_t)sfNpost + 1u",
+                     "", colStart, ""});
+    steps.push_back({Step::Kind::ForEach, Step::Extent::RowSlots, slots,
+                     eachSynapse + colSyn + "[" + add + "(&" + colStart +
+                         "[j + 1u], 1u)] = (uint32_t)sfI;\n}\n",
+                     "", ""});
+    steps.push_back(
+        {Step::Kind::SortSegments, Step::Extent::Post, "(uint64_t)sfNpost", "", colSyn, colStart});
+    return steps;
 }
 
 } // namespace

@@ -54,7 +54,7 @@ public:
     std::string decode(Env&) const override { return ""; }
     std::string paddingSkip(Env&) const override { return ""; }
     bool needsColumnIndex() const override { return false; }
-    std::optional<ConnectivityBuild> build(Lowerer&) const override { return std::nullopt; }
+    std::vector<BuildStep> build(Lowerer&) const override { return {}; }
 
     std::vector<std::string> codecArrays() const override { return {}; }
     uint64_t countSynapses(const HostArrayReader& read) const override {

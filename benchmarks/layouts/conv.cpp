@@ -7,6 +7,7 @@
 // input; the program checks that they do (the targets' summed input, to float rounding) before
 // it reports. Prints step time medians [ms], the ratio Dense / Toeplitz, the bytes of the
 // synapse state of each, then one JSON line.
+#include "layer_models.hpp"
 #include "spikeforge/model.hpp"
 #include "spikeforge/models.hpp"
 #include "spikeforge/simulation.hpp"
@@ -31,37 +32,15 @@ struct Options {
     int threads = 1;
 };
 
-NeuronModel poissonLike() {
-    NeuronModel m;
-    m.name = "Bernoulli";
-    m.params = {"p"};
-    m.thresholdConditionCode = "rand_uniform() < p";
-    return m;
-}
-
-// Non-spiking targets that sum their input: the step time is the delivery's.
-NeuronModel accumulate() {
-    NeuronModel m;
-    m.name = "Accumulate";
-    m.vars = {{"acc"}};
-    m.simCode = "acc += Isyn;";
-    m.thresholdConditionCode = "false";
-    return m;
-}
-
-WeightUpdateModel pulse() {
-    WeightUpdateModel m;
-    m.name = "Pulse";
-    m.vars = {{"g", "scalar", VarAccess::ReadOnly}};
-    m.preSpikeSynCode = "addToPost(g);";
-    return m;
-}
+using sfbench::accumulate;
+using sfbench::bernoulli;
+using sfbench::pulse;
 
 void addLayers(Model& m, const Options& o) {
     m.setDT(1.0);
     m.setSeed(1234);
     const unsigned n = o.height * o.width * o.channels;
-    m.addNeuronGroup("In", n, poissonLike(), {{"p", o.rate}}, {});
+    m.addNeuronGroup("In", n, bernoulli(), {{"p", o.rate}}, {{"spikes", 0.0}});
     m.addNeuronGroup("Out", n, accumulate(), {}, {{"acc", 0.0}});
 }
 

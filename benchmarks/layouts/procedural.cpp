@@ -7,6 +7,7 @@
 // (Procedural; the same rows, see docs/models.md). Checks that both deliver the same input, then
 // prints step time medians, synaptic events per second and the bytes of synapse state of each,
 // then one JSON line.
+#include "layer_models.hpp"
 #include "spikeforge/model.hpp"
 #include "spikeforge/models.hpp"
 #include "spikeforge/simulation.hpp"
@@ -30,33 +31,9 @@ struct Options {
     int threads = 1;
 };
 
-NeuronModel bernoulli() {
-    NeuronModel m;
-    m.name = "Bernoulli";
-    m.params = {"p"};
-    m.vars = {{"spikes"}};
-    m.simCode = "";
-    m.thresholdConditionCode = "rand_uniform() < p";
-    m.resetCode = "spikes += 1.0;";
-    return m;
-}
-
-NeuronModel accumulate() {
-    NeuronModel m;
-    m.name = "Accumulate";
-    m.vars = {{"acc"}};
-    m.simCode = "acc += Isyn;";
-    m.thresholdConditionCode = "false";
-    return m;
-}
-
-WeightUpdateModel pulse() {
-    WeightUpdateModel m;
-    m.name = "Pulse";
-    m.vars = {{"g", "scalar", VarAccess::ReadOnly}};
-    m.preSpikeSynCode = "addToPost(g);";
-    return m;
-}
+using sfbench::accumulate;
+using sfbench::bernoulli;
+using sfbench::pulse;
 
 // Both models have the same names and seed: the same spikes and the same rows.
 void build(Model& m, MatrixType type, const Options& o) {

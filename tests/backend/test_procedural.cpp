@@ -3,6 +3,7 @@
 // same initialiser, name and seed delivers (weights evaluated from their initialiser too), and
 // the same on every backend; its row lengths, counted at the spikes, are within binomial bounds.
 #include "backend_fixture.hpp"
+#include "probe_models.hpp"
 
 #include "spikeforge/models.hpp"
 
@@ -19,24 +20,8 @@ using sftest::expectError;
 constexpr unsigned kPre = 300, kPost = 257;
 constexpr double kProb = 0.1;
 
-// Neurons with fire = 1 spike in the first step and count the input they get back (addToPre).
-NeuronModel spikeOnceCounting() {
-    NeuronModel m;
-    m.name = "SpikeOnceCounting";
-    m.vars = {{"fire"}, {"count"}};
-    m.simCode = "count += Isyn;";
-    m.thresholdConditionCode = "fire != 0";
-    m.resetCode = "fire = 0;";
-    return m;
-}
-NeuronModel accumulate() {
-    NeuronModel m;
-    m.name = "Accumulate";
-    m.vars = {{"acc"}};
-    m.simCode = "acc += Isyn;";
-    m.thresholdConditionCode = "false";
-    return m;
-}
+using sftest::accumulate;
+
 // Adds g to the target and 1 to the source: the source counts its row.
 WeightUpdateModel pulseCountingRows() {
     WeightUpdateModel m;
@@ -52,7 +37,7 @@ void network(Model& m, MatrixType type, unsigned batch, const VarInit& weight,
     m.setBatchSize(batch);
     m.setPrecision(Precision::Double);
     m.setSeed(2024);
-    m.addNeuronGroup("In", kPre, spikeOnceCounting(), {}, {{"fire", 0.0}, {"count", 0.0}});
+    m.addNeuronGroup("In", kPre, sftest::spikeOnce(), {}, {{"fire", 0.0}, {"count", 0.0}});
     m.addNeuronGroup("Out", kPost, accumulate(), {}, {{"acc", 0.0}});
     m.addSynapseGroup("Syn", type, 0, "In", "Out", {wu, {}, {{"g", weight}}, {}, {}},
                       {models::DeltaCurr(), {}, {}}, conn);

@@ -3,6 +3,7 @@
 // pooling first, overlapping windows too), batch 1 and 3; the codec reads the group as the
 // equivalent dense matrix, and a Dense group holding that matrix delivers the same input.
 #include "backend_fixture.hpp"
+#include "probe_models.hpp"
 
 #include "spikeforge/models.hpp"
 
@@ -84,35 +85,14 @@ std::vector<double> directConv(const Conv& c, const std::vector<double>& in,
     return out;
 }
 
-// Neurons with fire = 1 spike in the first step; targets sum their input into acc.
-NeuronModel spikeOnce() {
-    NeuronModel m;
-    m.name = "SpikeOnce";
-    m.vars = {{"fire"}};
-    m.thresholdConditionCode = "fire != 0";
-    m.resetCode = "fire = 0;";
-    return m;
-}
-NeuronModel accumulate() {
-    NeuronModel m;
-    m.name = "Accumulate";
-    m.vars = {{"acc"}};
-    m.simCode = "acc += Isyn;";
-    m.thresholdConditionCode = "false";
-    return m;
-}
-WeightUpdateModel pulse() {
-    WeightUpdateModel m;
-    m.name = "Pulse";
-    m.vars = {{"g", "scalar", VarAccess::ReadOnly}};
-    m.preSpikeSynCode = "addToPost(g);";
-    return m;
-}
+using sftest::accumulate;
+using sftest::pulse;
+using sftest::spikeOnce;
 
 void addLayers(Model& m, const Conv& c, unsigned batch) {
     m.setBatchSize(batch);
     m.setPrecision(Precision::Double);
-    m.addNeuronGroup("In", c.numPre(), spikeOnce(), {}, {{"fire", 0.0}});
+    m.addNeuronGroup("In", c.numPre(), spikeOnce(), {}, {{"fire", 0.0}, {"count", 0.0}});
     m.addNeuronGroup("Out", c.numPost(), accumulate(), {}, {{"acc", 0.0}});
 }
 
@@ -264,7 +244,7 @@ TEST(ToeplitzModel, BadShapesAndUsesAreClearErrors) {
     auto build = [&](ToeplitzConnectivityInit init, WeightUpdateModel wu = pulse(),
                      unsigned numPost = 0) {
         Model m("toeplitz_bad");
-        m.addNeuronGroup("In", c.numPre(), spikeOnce(), {}, {{"fire", 0.0}});
+        m.addNeuronGroup("In", c.numPre(), spikeOnce(), {}, {{"fire", 0.0}, {"count", 0.0}});
         m.addNeuronGroup("Out", numPost ? numPost : c.numPost(), accumulate(), {}, {{"acc", 0.0}});
         m.addSynapseGroup("Conv", MatrixType::Toeplitz, 0, "In", "Out",
                           {wu, {}, {{"g", 0.0}}, {}, {}}, {models::DeltaCurr(), {}, {}}, init);
@@ -298,7 +278,7 @@ TEST(ToeplitzModel, BadShapesAndUsesAreClearErrors) {
     learns.postSpikeSynCode = "g += 1.0;";
     expectError<ModelError>([&] { build(c.init(), learns); }, {"no postsynaptic learning"});
     Model m("toeplitz_kind");
-    m.addNeuronGroup("In", c.numPre(), spikeOnce(), {}, {{"fire", 0.0}});
+    m.addNeuronGroup("In", c.numPre(), spikeOnce(), {}, {{"fire", 0.0}, {"count", 0.0}});
     m.addNeuronGroup("Out", c.numPost(), accumulate(), {}, {{"acc", 0.0}});
     expectError<ModelError>(
         [&] {

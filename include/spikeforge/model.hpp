@@ -168,6 +168,9 @@ public:
     // initialisation, as with its own bound. 0: the initialiser's bound.
     void setMaxConnections(unsigned rowLength) { m_maxConnections = rowLength; }
     unsigned maxConnections() const { return m_maxConnections; }
+    // The longest row a Procedural group may generate per spike (its row is built in memory
+    // private to one thread); a larger bound is a ModelError at finalise.
+    static constexpr unsigned kMaxProceduralRowLength = 16384;
     // Filled in by Model::finalise for Sparse groups: the row stride.
     unsigned maxRowLength() const { return m_maxRowLength; }
     // Synapse slots per presynaptic neuron in storage: every target for Dense, the maximum row

@@ -375,6 +375,14 @@ void Model::finalise() {
                                  sg->connectivity()->snippet.name +
                                  "' draws its row lengths together (preCalcRowLengthCode), but a "
                                  "Procedural group regenerates each row on its own; use Sparse");
+            // A spike's row is generated into a buffer private to the thread (stack or GPU
+            // private memory), which a bound this large would overflow.
+            if (sg->maxRowLength() > SynapseGroup::kMaxProceduralRowLength)
+                throw ModelError(where(sg->name(), "connectivity") + "rows of up to " +
+                                 std::to_string(sg->maxRowLength()) +
+                                 " synapses; a Procedural group generates at most " +
+                                 std::to_string(SynapseGroup::kMaxProceduralRowLength) +
+                                 " per spike (use Sparse, or fewer targets per row)");
         }
         checkSynapseSizes(*sg, m_batchSize);
     }

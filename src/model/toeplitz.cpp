@@ -93,6 +93,17 @@ std::map<std::string, unsigned> readParams(const std::string& prefix, ToeplitzKi
     return out;
 }
 
+// Optional parameters given (non-zero) must equal what the others give (`source`, e.g. "the
+// pooled image gives").
+void checkGiven(const std::string& prefix, const std::map<std::string, unsigned>& p,
+                std::initializer_list<std::pair<const char*, unsigned>> derived,
+                const std::string& source) {
+    for (const auto& [name, value] : derived)
+        if (p.at(name) != 0 && p.at(name) != value)
+            throw ModelError(prefix + "parameter '" + name + "' is " + std::to_string(p.at(name)) +
+                             ", but " + source + " " + std::to_string(value));
+}
+
 void requirePositive(const std::string& prefix, const std::map<std::string, unsigned>& p,
                      std::initializer_list<const char*> names) {
     for (const char* n : names)
@@ -137,13 +148,8 @@ ConvGeometry toeplitzGeometry(const std::string& group, const ToeplitzConnectivi
         g.poolSW = p.at("pool_sw");
         g.convInH = convOut(prefix, "pooling window's vertical", g.inH, 0, g.poolKH, g.poolSH);
         g.convInW = convOut(prefix, "pooling window's horizontal", g.inW, 0, g.poolKW, g.poolSW);
-        for (const auto& [name, value] :
-             {std::pair{"conv_ih", g.convInH}, std::pair{"conv_iw", g.convInW},
-              std::pair{"conv_ic", g.inC}})
-            if (p.at(name) != 0 && p.at(name) != value)
-                throw ModelError(prefix + "parameter '" + name + "' is " +
-                                 std::to_string(p.at(name)) + ", but the pooled image gives " +
-                                 std::to_string(value));
+        checkGiven(prefix, p, {{"conv_ih", g.convInH}, {"conv_iw", g.convInW}, {"conv_ic", g.inC}},
+                   "the pooled image gives");
         break;
     }
     requirePositive(prefix, p, {"conv_kh", "conv_kw", "conv_oc", "conv_sh", "conv_sw"});
@@ -161,11 +167,8 @@ ConvGeometry toeplitzGeometry(const std::string& group, const ToeplitzConnectivi
                          "input reaches");
     g.outH = convOut(prefix, "vertical", g.convInH, g.padH, g.kh, g.sh);
     g.outW = convOut(prefix, "horizontal", g.convInW, g.padW, g.kw, g.sw);
-    for (const auto& [name, value] : {std::pair{"conv_oh", g.outH}, std::pair{"conv_ow", g.outW}})
-        if (p.at(name) != 0 && p.at(name) != value)
-            throw ModelError(prefix + "parameter '" + name + "' is " + std::to_string(p.at(name)) +
-                             ", but the input, kernel, stride and padding give " +
-                             std::to_string(value));
+    checkGiven(prefix, p, {{"conv_oh", g.outH}, {"conv_ow", g.outW}},
+               "the input, kernel, stride and padding give");
     auto fits = [&](uint64_t a, uint64_t b, uint64_t c) {
         return a * b <= std::numeric_limits<uint32_t>::max() / std::max<uint64_t>(c, 1);
     };

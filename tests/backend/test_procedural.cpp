@@ -169,6 +169,19 @@ TEST(ProceduralModel, StoresNothingAndRefusesWhatNeedsStorage) {
     expectError<ModelError>([&] { withUpdate.finalise(); }, {"'ScaleW'", "'Syn' is Procedural"});
 }
 
+TEST(ProceduralModel, RowsTooLongForOneThreadAreRefused) {
+    Model m("procedural_huge");
+    m.addNeuronGroup("In", 10, sftest::spikeOnce(), {}, {{"fire", 0.0}, {"count", 0.0}});
+    m.addNeuronGroup("Out", 200000, accumulate(), {}, {{"acc", 0.0}});
+    m.addSynapseGroup("Syn", MatrixType::Procedural, 0, "In", "Out",
+                      {pulseCountingRows(), {}, {{"g", 1.0}}, {}, {}},
+                      {models::DeltaCurr(), {}, {}}, init::FixedProbability(0.5));
+    expectError<ModelError>([&] { m.finalise(); },
+                            {"'Syn'", "a Procedural group generates at most 16384", "use Sparse"});
+    m.synapseGroup("Syn").setMaxConnections(SynapseGroup::kMaxProceduralRowLength);
+    EXPECT_NO_THROW(m.finalise());
+}
+
 TEST(ProceduralModel, RowsLongerThanTheBoundAreReported) {
     Model m("procedural_overflow");
     network(m, MatrixType::Procedural, 1, 1.0);

@@ -20,6 +20,13 @@ struct BackendPreferences {
     std::string cacheDir;   // empty = $SPIKEFORGE_CACHE, $XDG_CACHE_HOME/spikeforge or ~/.cache/…
     std::string compiler;   // one program (path or name), no arguments; empty = $CXX or c++
     bool debugCode = false; // -O0 -g instead of -O3
+    // Let the compilers reorder and approximate floating-point arithmetic as GeNN's
+    // optimize_code and Brian2's default -ffast-math do (cpu: -ffast-math; cuda:
+    // --use_fast_math; opencl: -cl-unsafe-math-optimizations): x / c becomes x * (1 / c),
+    // a * b + c may be fused, sums reassociated. NaN and Inf keep their meaning (isnan, isinf
+    // and the NaN checks of training still work). Results then differ in the last bits from an
+    // exact build and between backends; off by default (docs/backends.md, "Fast math").
+    bool fastMath = false;
     double compileTimeout = 600.0; // [s] 0 = no limit
     // The GPU backends' device (opencl; cuda later; the cpu backend refuses one): empty = the
     // first GPU or accelerator, else the first device; "P:D" = device D of platform P as
@@ -259,17 +266,21 @@ public:
     // every backend.
     std::vector<std::vector<uint32_t>> currentSpikes(const std::string& group);
     // Record spikes of every group with spike recording on, for the next `steps` steps, then
-    // stop. Discards spikes kept from an earlier window. Recording is streamed: a bit-packed
-    // device buffer holds one chunk of steps (as many as fit in 64 MiB for all recorded groups,
-    // at least 1); each full chunk is decoded into events on the host, so memory grows with the
-    // number of spikes, not with the window. Throws ModelError if the window end overflows.
+    // stop. Delivers what was recorded before, then discards spikes kept from an earlier window.
+    // Recording is streamed: a bit-packed device buffer holds one chunk of steps (about 1 MiB,
+    // at least 1,024 steps within a 64 MiB budget; docs/memory.md); each full chunk is decoded
+    // into events on a host thread of its own while the next is recorded, so memory grows with
+    // the number of spikes, not with the window. Throws ModelError if the window end overflows.
     void setRecordingWindow(uint64_t steps);
-    // Largest recording chunk in steps (0 = the 64 MiB budget decides); for tests and tuning.
+    // Largest recording chunk in steps (0 = the sizing above decides); for tests and tuning.
     // Takes effect at the next setRecordingWindow.
     void setRecordingChunkSteps(uint64_t steps);
     // Stream decoded spikes to `sink` instead of keeping them (an empty sink keeps them again).
-    // spikes() then returns only events decoded while no sink was set. The sink runs inside
-    // run()/step()/pullRecording(); an exception it throws propagates from there.
+    // spikes() then returns only events decoded while no sink was set. The sink runs on the
+    // calling thread inside run()/step()/pullRecording() (and reset(), resetState(),
+    // setRecordingWindow(), which deliver what was recorded before); an exception it throws
+    // propagates from there. Everything recorded up to the last chunk end is delivered when
+    // run() returns.
     void setSpikeSink(SpikeSink sink);
     // Decode the steps recorded so far in the current chunk (spikes() shows full chunks only).
     void pullRecording();

@@ -72,6 +72,7 @@ struct RunResult {
     double dt = 0.0;         // [ms]
     double durationMs = 0.0; // steps * dt
     unsigned batch = 1;
+    bool fastMath = false;
     uint64_t neurons = 0;
     uint64_t synapses = 0;
     BuildInfo build;
@@ -193,6 +194,7 @@ RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps,
     prefs.device = options.device;
     prefs.threads = options.threads;
     prefs.cudaGraphSteps = options.cudaGraphSteps;
+    prefs.fastMath = options.fastMath;
     if (options.compileTimeoutSeconds) prefs.compileTimeout = *options.compileTimeoutSeconds;
     Simulation sim(*cfg.model, prefs);
     applyInputs(sim, cfg);
@@ -222,6 +224,7 @@ RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps,
     result.dt = cfg.model->dt();
     result.durationMs = double(steps) * cfg.model->dt();
     result.batch = cfg.model->batchSize();
+    result.fastMath = options.fastMath;
     result.build = sim.buildInfo();
     for (const auto& group : cfg.model->neuronGroups())
         result.neurons += group->size();
@@ -231,9 +234,9 @@ RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps,
 }
 
 void printReport(std::ostream& out, const RunResult& r) {
-    out << "model " << r.model << " on backend " << r.backend << ": batch " << r.batch << ", "
-        << r.steps << " steps of " << formatTime(r.dt) << " ms (" << formatTime(r.durationMs)
-        << " ms)\n\n";
+    out << "model " << r.model << " on backend " << r.backend << (r.fastMath ? " (fast math)" : "")
+        << ": batch " << r.batch << ", " << r.steps << " steps of " << formatTime(r.dt) << " ms ("
+        << formatTime(r.durationMs) << " ms)\n\n";
     out << std::left << std::setw(20) << "population" << std::right << std::setw(12) << "size"
         << std::setw(14) << "spikes" << std::setw(14) << "rate [Hz]" << '\n';
     for (const PopulationResult& p : r.populations) {
@@ -267,7 +270,7 @@ std::string resultJson(const RunResult& r) {
     o.addString("model", r.model).addString("backend", r.backend);
     o.addInteger("neurons", r.neurons).addInteger("synapses", r.synapses);
     o.addNumber("dt_ms", r.dt).addInteger("steps", r.steps).addNumber("duration_ms", r.durationMs);
-    o.addInteger("batch", r.batch);
+    o.addInteger("batch", r.batch).addBool("fast_math", r.fastMath);
     o.addNumber("build_s", r.build.generateSeconds + r.build.compileSeconds);
     o.addNumber("generate_s", r.build.generateSeconds)
         .addNumber("compile_s", r.build.compileSeconds);
@@ -427,6 +430,9 @@ int runCli(int argc, char** argv) {
                     "cuda: run this many steps per CUDA graph (0 = plain launches)")
         ->check(CLI::Range(0u, kMaxCudaGraphSteps))
         ->capture_default_str();
+    sim->add_flag("--fast-math", options.fastMath,
+                  "Compile with fast floating-point maths, as Brian2 does by default (results "
+                  "differ in the last bits; docs/backends.md)");
     sim->add_option(
         "--record", options.recordPath,
         "Write every recorded spike to this CSV file (time_ms,population,neuron,batch)");

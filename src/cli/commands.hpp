@@ -23,6 +23,7 @@ struct SimulateOptions {
     std::optional<unsigned> batch;               // overrides [model] batch
     int threads = 0;                             // 0 = all cores
     uint32_t cudaGraphSteps = 0;                 // BackendPreferences::cudaGraphSteps
+    bool fastMath = false;                       // BackendPreferences::fastMath
     std::string recordPath;                      // CSV of every recorded spike; empty = none
     bool force = false;                          // --record may overwrite an existing file
     std::optional<double> compileTimeoutSeconds; // [s] compiler time limit; 0 = none

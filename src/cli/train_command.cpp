@@ -37,6 +37,7 @@ std::unique_ptr<EventPropCompiler> makeCompiler(const TrainConfig& cfg,
     prefs.backend = o.backend;
     prefs.device = o.device;
     prefs.threads = o.threads;
+    prefs.fastMath = o.fastMath;
     return std::make_unique<EventPropCompiler>(cfg.network, cfg.eventprop, prefs);
 }
 
@@ -210,6 +211,9 @@ void addCommonOptions(CLI::App* cmd, TrainCommandOptions& o) {
     cmd->add_option("--threads", o.threads, "CPU threads (0 = all cores)")
         ->check(CLI::Range(0, 4096))
         ->capture_default_str();
+    cmd->add_flag("--fast-math", o.fastMath,
+                  "Compile with fast floating-point maths (results differ in the last bits; "
+                  "docs/backends.md)");
     cmd->add_option("--set", o.sets, "Override a [parameters] entry: NAME=VALUE (repeatable)")
         ->allow_extra_args(false);
     cmd->add_option("--data-dir", o.dataDir,

@@ -19,6 +19,7 @@ struct TrainCommandOptions {
     std::string backend = "cpu";
     std::string device;             // BackendPreferences::device
     int threads = 0;                // cpu backend; 0 = all cores
+    bool fastMath = false;          // BackendPreferences::fastMath
     std::optional<uint32_t> epochs; // overrides [training] epochs
     std::string dataDir;   // base of relative dataset file names; empty = the config's directory
     std::string resumeDir; // train: continue from this checkpoint directory

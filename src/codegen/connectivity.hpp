@@ -42,6 +42,12 @@ public:
     // Statements decoding synapse element `id` into id_pre and id_post; they `continue` past
     // padding.
     virtual std::string decode(Env& env) const = 0;
+    // Transposable layouts (MatrixTraits::transposable): the element of synapse (id_pre,
+    // id_post) in a synapse-shaped variable, and the element of its mirror (id_post, id_pre) in
+    // a variable of the transposed group; expressions of id_pre and id_post, "" where the
+    // layout cannot be transposed.
+    virtual std::string elementOf(Env&) const { return ""; }
+    virtual std::string transposedElementOf(Env&) const { return ""; }
     // Statements skipping (`continue`) padding element `i` of a synapse variable; "" if none.
     virtual std::string paddingSkip(Env& env) const = 0;
     // Whether postsynaptic learning needs a column index built at initialisation.

@@ -21,8 +21,8 @@ enum class Hook {
     AddToPost,      // SF_ADD_TO_POST(x): add x to the input of this synapse's target `id_post`
     AddToPostDelay, // SF_ADD_TO_POST_DELAY(x, d): the same, d steps later (dendritic delay)
     AddToPre,       // SF_ADD_TO_PRE(x): add x to the input of this synapse's source `id_pre`
-    AddSynapse,     // SF_ADD_SYNAPSE(j): append target j to the row being built: sfRow[sfLen++]
-                    // while sfLen < sfStride, counting on past it (the caller reports overflow)
+    AddSynapse,     // SF_ADD_SYNAPSE(j): append target j to the row being built (defined by
+                    // the layout around its row code, layouts/sparse.cpp: not a backend's)
     ReportError,    // SF_REPORT_ERROR(word, bit): set an abi::ErrorBit in an error word (atomic)
     AtomicAddU32,   // SF_ATOMIC_ADD_U32(p, v): atomically add v to *p (uint32_t), the old value
     TimeMin,        // SF_TIME_MIN: spike time of a neuron that never spiked
@@ -105,6 +105,9 @@ struct PropagationBody {
     std::string spikeIds;   // their ids (uint32_t*)
     std::string spikeId;    // name of the spiking neuron's index
     std::string perBatch;   // statements
+    // SF_ADD_TO_POST(x) adds x to postInput (an lvalue of id_post, this batch element's);
+    // SF_ADD_TO_PRE(x) adds x to preOutput (an lvalue of id_pre; empty unless addsToPre).
+    std::string postInput, preOutput;
     // SF_ADD_TO_POST_DELAY(x, d) (dendritic delay; empty when unused): with sfD_ = d, report
     // abi::ErrorBit::DendriticDelay into delayError when sfD_ >= delayLimit, else add x to
     // delayedInput (an lvalue of sfD_ and id_post, for this batch element).
@@ -118,7 +121,7 @@ struct PropagationBody {
     // for backends that run spikes or synapses in parallel: variables of the spiking neuron's
     // side (one spike's own), of the other side, or anything else (EGPs: shared by all).
     bool writesSpikeSide = false, writesOtherSide = false, writesShared = false;
-    // The per-synapse code calls SF_ADD_TO_PRE (addToPre): it adds to sfOutPre[id_pre].
+    // The per-synapse code calls SF_ADD_TO_PRE (addToPre): it adds to preOutput.
     bool addsToPre = false;
     // writesSpikeSide for a reason other than addToPre (a variable of the spiking side).
     bool writesSpikeVars = false;
@@ -128,9 +131,10 @@ struct PropagationBody {
     unsigned threadsPerSpike = 0;
 
     std::vector<std::string*> fragments() {
-        return {&setup,        &slot,        &spikeCount, &spikeIds,   &spikeId,    &perBatch,
-                &delayedInput, &delayLimit,  &delayError, &loop.setup, &loop.begin, &loop.end,
-                &loop.perIter, &loop.target, &loop.bound, &perSynapse, &numTargets};
+        return {&setup,       &slot,       &spikeCount, &spikeIds,     &spikeId,
+                &perBatch,    &postInput,  &preOutput,  &delayedInput, &delayLimit,
+                &delayError,  &loop.setup, &loop.begin, &loop.end,     &loop.perIter,
+                &loop.target, &loop.bound, &perSynapse, &numTargets};
     }
 };
 
@@ -150,14 +154,13 @@ struct Reduction {
     std::string array, index;
 };
 
-// A transposed copy of a WU-shaped value of a Dense update (synapse id = id_pre * numPost +
-// id_post): the local `value` of perElement, stored at [id_post * numPre + id_pre] of `array`
-// (the transposed group's numPost x numPre array). `batchStride` is the array's elements per
-// batch element ("sfN") when it has a batch dimension, empty when not.
+// A transposed copy of a WU-shaped value of an update over a transposable layout (Dense): the
+// local `value` of perElement, stored to `target`, the mirror element of synapse (id_pre,
+// id_post) in the transposed group's variable (an lvalue of batch, id_pre and id_post, from the
+// layout: Connectivity::transposedElementOf). numPre x numPost is the matrix's extent.
 struct Transpose {
-    std::string array, value, ctype;
+    std::string value, ctype, target;
     std::string numPre, numPost; // expressions
-    std::string batchStride;
 };
 
 // Custom update over numElements elements x batch: prologue; per (batch, id): decode,
@@ -172,6 +175,9 @@ struct CustomUpdateBody {
     std::string perElement;
     std::vector<Reduction> reductions;
     std::vector<Transpose> transposes; // only in element-wise updates
+    // With transposes: the element `id` of synapse (id_pre, id_post), an expression (the layout's
+    // Connectivity::elementOf), for backends that visit the matrix by tiles.
+    std::string elementId;
 
     std::vector<std::string*> fragments() {
         std::vector<std::string*> f = {&numElements, &prologue, &epilogue, &decode, &perElement};
@@ -179,9 +185,9 @@ struct CustomUpdateBody {
             for (std::string* s : {&r.name, &r.local, &r.ctype, &r.array, &r.index})
                 f.push_back(s);
         for (auto& t : transposes)
-            for (std::string* s :
-                 {&t.array, &t.value, &t.ctype, &t.numPre, &t.numPost, &t.batchStride})
+            for (std::string* s : {&t.value, &t.ctype, &t.target, &t.numPre, &t.numPost})
                 f.push_back(s);
+        f.push_back(&elementId);
         return f;
     }
 };

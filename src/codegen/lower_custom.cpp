@@ -86,10 +86,15 @@ std::vector<Transpose> transposes(Lowerer& e, const CustomUpdate& cu, const std:
     for (const auto& s : ss) {
         if (s.transpose.empty()) continue;
         const SynapseGroup& sg = *cu.synapseGroup();
-        out.push_back({s.transpose, "l_" + s.name, s.type,
+        const std::string mirror = connectivityOf(sg)->transposedElementOf(e.env);
+        if (mirror.empty())
+            throw InternalError("custom update '" + cu.name() + "' transposes synapse group '" +
+                                sg.name() + "', whose layout has no transpose");
+        out.push_back({"l_" + s.name, s.type,
+                       s.transpose + "[" + (s.transposeBatched ? "(size_t)batch * sfN + " : "") +
+                           mirror + "]",
                        e.env.number("numPre", "uint32_t", sg.source().size()),
-                       e.env.number("numPost", "uint32_t", sg.target().size()),
-                       s.transposeBatched ? "sfN" : ""});
+                       e.env.number("numPost", "uint32_t", sg.target().size())});
     }
     return out;
 }
@@ -211,6 +216,8 @@ LoweredGroup lowerCustomUpdate(const Model& m, const std::vector<const CustomUpd
     b.reductions = reductions(blocks.front().slots);
     // Transposes occur only in unfused updates (fusable), whose locals the stores read.
     b.transposes = transposes(e, first, blocks.front().slots);
+    if (!b.transposes.empty())
+        b.elementId = connectivityOf(*first.synapseGroup())->elementOf(e.env);
     return e.finish(name, std::move(b), first.numElements(),
                     first.isWUShaped() ? synapseExtent(*first.synapseGroup()) : SynapseExtent{});
 }

@@ -123,7 +123,7 @@ Writes writesOf(const SynapseGroup& sg, const snippet::Scanned& scanned, bool pr
     return w;
 }
 
-// addToPre(x) adds to the source's outPre row of this batch element (SF_ADD_TO_PRE, sfOutPre).
+// addToPre(x) adds to the source's outPre row of this batch element (SF_ADD_TO_PRE, preOutput).
 // The span rule gives one work-item sole use of each source's slot: the spike's own (presynaptic
 // code: the write is to the spike side) or a serial one (postsynaptic learning: the other side).
 void bindAddToPre(Lowerer& e, const SynapseGroup& sg, const snippet::Scanned& scanned,
@@ -135,6 +135,7 @@ void bindAddToPre(Lowerer& e, const SynapseGroup& sg, const snippet::Scanned& sc
         e.env.array("outPre", e.scalar(), sg.name() + ".outPre", Use::ReadWrite);
     b.perBatch += globalPointer(e.scalar()) + " sfOutPre = " + outPre +
                   " + (size_t)batch * sfNpre; (void)sfOutPre;\n";
+    b.preOutput = "sfOutPre[id_pre]";
 }
 
 void setWrites(PropagationBody& b, const Writes& w) {
@@ -206,6 +207,7 @@ LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg) {
     b.perSynapse = e.render(n, "preSpikeSynCode");
     b.perBatch += globalPointer(e.scalar()) + " sfInSyn = " + inSyn +
                   " + (size_t)batch * sfNpost; (void)sfInSyn;\n";
+    b.postInput = "sfInSyn[id_post]";
     if (usesDendriticDelay(m, sg)) {
         const DendriticRing ring(e.env, sg, "", Use::ReadWrite, e.scalar());
         b.perBatch +=

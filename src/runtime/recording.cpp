@@ -6,13 +6,77 @@
 #include <algorithm>
 #include <limits>
 #include <new>
+#include <system_error>
+#include <utility>
 
 namespace spikeforge::runtime {
 
 SpikeRecorder::SpikeRecorder(backends::Device& device, std::vector<Group> groups, unsigned batch,
                              double dt)
     : m_device(device), m_groups(std::move(groups)), m_events(m_groups.size()), m_batch(batch),
-      m_dt(dt) {}
+      m_dt(dt) {
+    m_copied.words.resize(m_groups.size());
+    m_copied.events.resize(m_groups.size());
+}
+
+SpikeRecorder::Worker::~Worker() {
+    if (!m_thread.joinable()) return;
+    {
+        std::lock_guard lock(m_mutex);
+        m_stop = true;
+    }
+    m_cv.notify_all();
+    m_thread.join();
+}
+
+void SpikeRecorder::Worker::loop() {
+    std::unique_lock lock(m_mutex);
+    for (;;) {
+        m_cv.wait(lock, [&] { return m_stop || m_job; });
+        if (!m_job) return; // stopping, nothing left to do
+        auto job = std::move(m_job);
+        m_job = nullptr;
+        lock.unlock();
+        std::exception_ptr error;
+        try {
+            job();
+        } catch (...) {
+            error = std::current_exception();
+        }
+        lock.lock();
+        m_error = error;
+        m_busy = false;
+        m_cv.notify_all();
+    }
+}
+
+void SpikeRecorder::Worker::start(std::function<void()> job) {
+    wait();
+    if (!m_thread.joinable()) {
+        try {
+            m_thread = std::thread([this] { loop(); });
+        } catch (const std::system_error&) { // no thread to be had: decode here
+            try {
+                job();
+            } catch (...) {
+                m_error = std::current_exception();
+            }
+            return;
+        }
+    }
+    {
+        std::lock_guard lock(m_mutex);
+        m_job = std::move(job);
+        m_busy = true;
+    }
+    m_cv.notify_all();
+}
+
+void SpikeRecorder::Worker::wait() {
+    std::unique_lock lock(m_mutex);
+    m_cv.wait(lock, [&] { return !m_busy; });
+    if (std::exception_ptr e = std::exchange(m_error, nullptr)) std::rethrow_exception(e);
+}
 
 size_t SpikeRecorder::bytesPerStep() const {
     size_t total = 0;
@@ -27,8 +91,11 @@ size_t SpikeRecorder::bytesPerStep() const {
 
 uint64_t SpikeRecorder::chunkCapacity(uint64_t windowSteps) const {
     const size_t perStep = bytesPerStep();
-    uint64_t c =
-        perStep == 0 ? windowSteps : std::max<uint64_t>(1, kRecordingBudgetBytes / perStep);
+    uint64_t c = windowSteps;
+    if (perStep > 0) {
+        const uint64_t fit = std::max<uint64_t>(1, kRecordingBudgetBytes / perStep);
+        c = std::min(fit, std::max(kRecordingMinChunkSteps, kRecordingChunkTargetBytes / perStep));
+    }
     if (m_chunkLimit > 0) c = std::min(c, m_chunkLimit);
     return std::min(c, windowSteps);
 }
@@ -36,6 +103,7 @@ uint64_t SpikeRecorder::chunkCapacity(uint64_t windowSteps) const {
 void SpikeRecorder::setWindow(uint64_t start, uint64_t steps, const Allocate& allocate) {
     const uint64_t end = codegen::checkedAdd(start, steps, "recording window (first step + steps)");
     const uint64_t capacity = chunkCapacity(steps);
+    deliver(); // what was recorded before goes where it always went; then it is not kept
     // Idle until every buffer is allocated, so a failed allocation leaves nothing recording.
     m_windowSteps = 0;
     m_windowEnd = m_chunkStart = start;
@@ -52,10 +120,15 @@ void SpikeRecorder::setWindow(uint64_t start, uint64_t steps, const Allocate& al
 }
 
 void SpikeRecorder::rewind() {
-    for (auto& e : m_events)
-        e = {};
     m_windowEnd = m_windowSteps;
     m_chunkStart = 0;
+    for (auto& e : m_events)
+        e = {};
+    if (!m_sink) { // kept events from before the rewind are discarded, the copied chunk's too
+        settle();
+        m_copied.error = nullptr;
+        m_copied.decoded = false;
+    } // else the copied chunk goes to the sink at the next deliver()
 }
 
 uint64_t SpikeRecorder::recordSteps() const {
@@ -71,52 +144,114 @@ uint64_t SpikeRecorder::stepsUntilFlush(uint64_t step) const {
 
 bool SpikeRecorder::afterRun(uint64_t step) {
     if (!active() || step < m_chunkStart + recordSteps()) return false;
-    flush(step);
+    deliver(); // may throw (the sink): then this chunk stays full on the device, as it was
+    handOff(step);
     return true;
 }
 
-// Group by group: copy the filled steps, clear them on the device, decode, then deliver (sink)
-// or keep. Host memory is one group's chunk at a time. A sink that throws loses that group's
-// chunk only: the groups before it were delivered and cleared, the ones after it stay on the
-// device for the next flush (the chunk does not advance), so nothing is delivered twice.
 void SpikeRecorder::flush(uint64_t step) {
+    deliver();
     if (!active()) return;
     const uint64_t end = std::min(step, m_chunkStart + recordSteps());
-    const uint64_t filled = end > m_chunkStart ? end - m_chunkStart : 0;
-    if (filled > 0) m_device.synchronise();
-    try {
-        for (size_t i = 0; i < m_groups.size() && filled > 0; i++) {
-            const Group& g = m_groups[i];
-            // Fits: at most the chunk buffer, whose size was checked when it was allocated.
-            const size_t words = filled * m_batch * codegen::bitWords(g.neurons);
-            m_scratch.resize(words);
-            m_device.copyFromDevice(m_scratch.data(), g.buffer->device, words * sizeof(uint32_t));
-            m_device.zero(g.buffer->device, words * sizeof(uint32_t));
-            if (!m_sink) {
-                decode(m_scratch, filled, g, m_events[i]);
-                continue;
-            }
-            m_decoded.clear();
-            decode(m_scratch, filled, g, m_decoded);
-            if (!m_decoded.empty()) m_sink(g.name, m_decoded);
-            if (m_decoded.capacity() > (size_t(1) << 20)) m_decoded = {}; // after a burst
-        }
-    } catch (const std::bad_alloc&) {
-        size_t kept = 0;
-        for (const auto& e : m_events)
-            kept += e.size();
-        throw BackendError("out of host memory decoding recorded spikes (" + std::to_string(kept) +
-                           " events kept); set a spike sink (Simulation::setSpikeSink) to stream "
-                           "them, or record fewer groups or steps");
-    }
-    m_chunkStart = end;
+    if (end > m_chunkStart) handOff(end);
+    deliver();
 }
 
-void SpikeRecorder::decode(const std::vector<uint32_t>& words, uint64_t steps, const Group& g,
-                           std::vector<SpikeEvent>& out) const {
+// Copies every group's filled steps (one sync point) and decodes the copy on the worker while
+// the caller goes on recording. Nothing is cleared: the kernels store every word of every
+// recorded step whole (SpikeRecording::recordWords), so the next chunk overwrites this one.
+void SpikeRecorder::handOff(uint64_t end) {
+    const uint64_t filled = end - m_chunkStart;
+    m_device.synchronise();
+    for (size_t i = 0; i < m_groups.size(); i++) {
+        const Group& g = m_groups[i];
+        // Fits: at most the chunk buffer, whose size was checked when it was allocated.
+        const size_t words = filled * m_batch * codegen::bitWords(g.neurons);
+        try {
+            m_copied.words[i].resize(words);
+        } catch (const std::bad_alloc&) {
+            throw BackendError("out of host memory copying recorded spikes of neuron group '" +
+                               g.name + "'");
+        }
+        m_device.copyFromDevice(m_copied.words[i].data(), g.buffer->device,
+                                words * sizeof(uint32_t));
+    }
+    m_copied.start = m_chunkStart;
+    m_copied.steps = filled;
+    m_copied.undelivered = 0;
+    m_copied.decoded = false;
+    m_copied.decoding = true;
+    m_chunkStart = end;
+    m_worker.start([this] { decodeCopied(); });
+}
+
+// On the worker: touches only m_copied, which the caller leaves alone until waitDecoded().
+void SpikeRecorder::decodeCopied() {
+    for (size_t i = 0; i < m_groups.size(); i++) {
+        auto& out = m_copied.events[i];
+        out.clear();
+        decode(m_copied.words[i], m_copied.start, m_copied.steps, m_groups[i], out);
+    }
+}
+
+void SpikeRecorder::settle() {
+    if (!m_copied.decoding) return;
+    m_copied.decoding = false;
+    try {
+        m_worker.wait();
+        m_copied.decoded = true;
+    } catch (...) {
+        m_copied.error = std::current_exception();
+    }
+}
+
+bool SpikeRecorder::waitDecoded() {
+    settle();
+    if (std::exception_ptr e = std::exchange(m_copied.error, nullptr)) {
+        m_copied.decoded = false; // lost: nothing of it is delivered
+        try {
+            std::rethrow_exception(e);
+        } catch (const std::bad_alloc&) {
+            size_t kept = 0;
+            for (const auto& events : m_events)
+                kept += events.size();
+            throw BackendError(
+                "out of host memory decoding recorded spikes (" + std::to_string(kept) +
+                " events kept); set a spike sink (Simulation::setSpikeSink) to stream them, or "
+                "record fewer groups or steps");
+        }
+    }
+    return m_copied.decoded;
+}
+
+// Group by group, in order, on the caller's thread. A sink that throws loses that group's part
+// of the chunk only: the groups before it were delivered, the ones after it are delivered by the
+// next call, so nothing is delivered twice.
+void SpikeRecorder::deliver() {
+    if (!waitDecoded()) return;
+    while (m_copied.undelivered < m_groups.size()) {
+        const size_t i = m_copied.undelivered++;
+        auto& events = m_copied.events[i];
+        if (!m_sink) {
+            auto& kept = m_events[i];
+            if (kept.empty())
+                kept.swap(events);
+            else
+                kept.insert(kept.end(), events.begin(), events.end());
+        } else if (!events.empty()) {
+            m_sink(m_groups[i].name, events);
+        }
+        if (events.capacity() > (size_t(1) << 20)) events = {}; // after a burst
+        events.clear();
+    }
+    m_copied.decoded = false;
+}
+
+void SpikeRecorder::decode(const std::vector<uint32_t>& words, uint64_t start, uint64_t steps,
+                           const Group& g, std::vector<SpikeEvent>& out) const {
     const unsigned W = codegen::bitWords(g.neurons);
     for (uint64_t t = 0; t < steps; t++) {
-        const double time = static_cast<double>(m_chunkStart + t) * m_dt;
+        const double time = static_cast<double>(start + t) * m_dt;
         for (unsigned b = 0; b < m_batch; b++)
             for (unsigned w = 0; w < W; w++) {
                 uint32_t x = words[(t * m_batch + b) * W + w];
@@ -141,8 +276,11 @@ const std::vector<SpikeEvent>& SpikeRecorder::events(const std::string& group) c
 }
 
 size_t SpikeRecorder::hostBytes() const {
-    size_t total =
-        m_scratch.capacity() * sizeof(uint32_t) + m_decoded.capacity() * sizeof(SpikeEvent);
+    size_t total = 0;
+    for (const auto& w : m_copied.words)
+        total += w.capacity() * sizeof(uint32_t);
+    for (const auto& e : m_copied.events)
+        total += e.capacity() * sizeof(SpikeEvent);
     for (const auto& e : m_events)
         total += e.capacity() * sizeof(SpikeEvent);
     return total;

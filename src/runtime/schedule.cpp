@@ -55,6 +55,7 @@ void Simulation::run(const Schedule& schedule, uint64_t repeats) {
             }
         }
     s.submit();
+    s.recorder->deliver();
     s.errors->check(s.step);
 }
 

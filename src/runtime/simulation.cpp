@@ -69,12 +69,14 @@ Simulation::~Simulation() = default;
 void Simulation::step() {
     m_impl->advance(1);
     m_impl->submit();
+    m_impl->recorder->deliver();
 }
 
 void Simulation::run(uint64_t steps) {
     auto& s = *m_impl;
     s.advance(steps);
     s.submit();
+    s.recorder->deliver(); // the last full chunk, decoded while the steps after it ran
     s.errors->check(s.step);
 }
 
@@ -96,6 +98,7 @@ uint64_t Simulation::timestep() const {
 void Simulation::reset() {
     m_impl->recorder->rewind();
     m_impl->initialise(true);
+    m_impl->recorder->deliver(); // what was recorded before the reset, to the sink
 }
 
 void Simulation::resetState(const std::vector<std::string>& state) {
@@ -103,6 +106,7 @@ void Simulation::resetState(const std::vector<std::string>& state) {
     const std::vector<std::string> chosen = s.stateArrays(state); // checked before any change
     const std::vector<std::string> pending = s.resetTrial(chosen);
     s.submit();
+    s.recorder->deliver(); // what was recorded before the reset, to the sink
     if (!pending.empty()) runtime::throwErrors(pending);
 }
 
@@ -302,6 +306,7 @@ MemoryUsage Simulation::memoryUsage() const {
         u.hostMirrorBytes += a.host.capacity();
         if (name.size() > 10 && name.ends_with(".recordSpk")) u.recordingBufferBytes += a.bytes();
     }
+    s.recorder->settle();
     u.recordingHostBytes = s.recorder->hostBytes();
     u.recordingChunkSteps = s.recorder->chunkSteps();
     return u;

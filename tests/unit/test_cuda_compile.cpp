@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -27,14 +28,14 @@ namespace {
     if (!cuda::nvrtcInfo().available) GTEST_SKIP() << cuda::nvrtcInfo().reason
 
 // Generates `m`'s program in the CUDA dialect and compiles it for sm_80 and sm_90.
-void compilesForCuda(Model& m, unsigned workGroupSize = 128) {
+void compilesForCuda(Model& m, unsigned workGroupSize = 128, bool fastMath = false) {
     m.finalise();
     const simt::Program p =
         simt::generate(codegen::lowerModel(m), cuda::cudaDialect(workGroupSize));
     for (int major : {8, 9}) {
         cuda::CompiledCuda out;
         try {
-            out = cuda::compileCuda(p.source, major, 0, cuda::cudaCompileOptions());
+            out = cuda::compileCuda(p.source, major, 0, cuda::cudaCompileOptions(fastMath));
         } catch (const BackendError& e) {
             ADD_FAILURE() << "sm_" << major << "0: " << e.what();
             continue;
@@ -74,6 +75,22 @@ TEST(CudaCompile, NeuronsAndDenseSparseDelayedPropagation) {
         SCOPED_TRACE(precision == Precision::Float ? "float" : "double");
         compilesForCuda(m);
     }
+}
+
+// BackendPreferences::fastMath: --use_fast_math instead of --fmad=false.
+TEST(CudaCompile, FastMathOptions) {
+    SKIP_WITHOUT_NVRTC();
+    const auto exact = cuda::cudaCompileOptions(false), fast = cuda::cudaCompileOptions(true);
+    EXPECT_NE(std::find(exact.begin(), exact.end(), "--fmad=false"), exact.end());
+    EXPECT_EQ(std::find(fast.begin(), fast.end(), "--fmad=false"), fast.end());
+    EXPECT_NE(std::find(fast.begin(), fast.end(), "--use_fast_math"), fast.end());
+    Model m("fast_math");
+    m.addNeuronGroup("Pre", 300, models::LIF(), kLif, kLifVars);
+    m.addNeuronGroup("Post", 200, models::LIF(), kLif, kLifVars);
+    m.addSynapseGroup("Dense", MatrixType::Dense, 0, "Pre", "Post",
+                      {models::StaticPulse(), {}, {{"g", init::Normal(0.0, 1.0)}}, {}, {}},
+                      {models::ExpCurr(), {{"tau", 5.0}}, {}});
+    compilesForCuda(m, 128, true);
 }
 
 TEST(CudaCompile, StdpDenseAndSparse) {

@@ -174,7 +174,10 @@ TEST(SimtCustomUpdate, TransposeRunsAsTiles) {
     ASSERT_TRUE(f.group);
     const auto& b = std::get<codegen::CustomUpdateBody>(f.group->body);
     ASSERT_EQ(b.transposes.size(), 1u);
-    EXPECT_TRUE(b.transposes[0].batchStride.empty());
+    // Not batched: the mirror element has no batch offset; the layout gives both indices.
+    EXPECT_EQ(b.transposes[0].target.find("batch"), std::string::npos) << b.transposes[0].target;
+    EXPECT_NE(b.transposes[0].target.find("id_post"), std::string::npos);
+    EXPECT_NE(b.elementId.find("id_pre"), std::string::npos) << b.elementId;
     const auto stages = customUpdateStages({plan, *f.table, *f.group, kWG}, b);
     ASSERT_EQ(stages.size(), 1u);
     EXPECT_EQ(stages[0].items, std::vector<size_t>{2 * 3 * kWG}); // ceil(37/32) x ceil(70/32)

@@ -308,6 +308,9 @@ std::vector<std::string> compileFlags(const BackendPreferences& prefs) {
     // exceptions or reads errno) but conditional arithmetic in snippets can be if-converted and
     // vectorised. No contraction of a*b+c into one fused operation: the GPU backends do not
     // contract either, so one model computes the same numbers on every backend.
+    if (prefs.fastMath) // as Brian2's default: finite-math-only stays off, so NaN is still NaN
+        return {"-std=c++17", "-O3",   "-march=native", "-ffast-math", "-fno-finite-math-only",
+                "-fopenmp",   "-fPIC", "-shared"};
     return {"-std=c++17",      "-O3",      "-march=native",     "-fno-trapping-math",
             "-fno-math-errno", "-fopenmp", "-ffp-contract=off", "-fPIC",
             "-shared"};

@@ -40,14 +40,10 @@ std::string prelude(const codegen::Plan& plan) {
     s += codegen::abi::errorBitDefinitions();
     s += codegen::abi::stepArgsDeclaration();
     s += backends::randomNumberSource();
-    // Each thread owns the targets it updates (see cpu_print_synapse.cpp): plain additions.
-    s += "#define " + std::string(hookName(Hook::AddToPost)) + "(x) (sfInSyn[id_post] += (x))\n";
     // Code calling addToPre writes its source's side, so spikes are never split among threads
     // (codegen: no numTargets; postsynaptic learning splits only batch elements). sfPreAcc is
     // the source's slot, or a register summing one presynaptic spike's row (cpu_print_synapse).
     s += "#define " + std::string(hookName(Hook::AddToPre)) + "(x) (sfPreAcc += (x))\n";
-    s += "#define " + std::string(hookName(Hook::AddSynapse)) +
-         "(j) do { if (sfLen < sfStride) sfRow[sfLen] = (j); sfLen++; } while (0)\n";
     s += "#define " + std::string(hookName(Hook::ReportError)) +
          "(word, bit) ((void)__atomic_fetch_or((word), (bit), __ATOMIC_RELAXED))\n";
     s += "#define " + std::string(hookName(Hook::AtomicAddU32)) +

@@ -54,9 +54,7 @@ std::string writeAccumulators(const std::vector<Reduction>& rs, bool perElement)
 std::string transposedStores(const std::vector<codegen::Transpose>& ts) {
     std::string c;
     for (const auto& t : ts)
-        c += t.array + "[" +
-             (t.batchStride.empty() ? "" : "(size_t)batch * " + t.batchStride + " + ") +
-             "(size_t)id_post * " + t.numPre + " + id_pre] = " + t.value + ";\n";
+        c += t.target + " = " + t.value + ";\n";
     return c;
 }
 

@@ -28,9 +28,9 @@ std::string spikeLoops(const codegen::PropagationBody& b, bool partitioned) {
     std::string rowBegin, rowEnd, synapseBegin, simd;
     if (b.addsToPre && b.presynaptic) {
         rowBegin = "scalar sfPreAcc = 0;\n";
-        rowEnd = "sfOutPre[id_pre] += sfPreAcc;\n";
+        rowEnd = b.preOutput + " += sfPreAcc;\n";
     } else if (b.addsToPre) {
-        synapseBegin = "scalar& sfPreAcc = sfOutPre[id_pre];\n";
+        synapseBegin = "scalar& sfPreAcc = " + b.preOutput + ";\n";
     }
     // A dense row of a presynaptic spike: every synapse has its own target, and code that
     // writes no state of the spike's side (addToPre aside, a sum) or shared state leaves the
@@ -56,6 +56,9 @@ std::string spikeLoops(const codegen::PropagationBody& b, bool partitioned) {
 void printPropagation(Writer& w, const codegen::PropagationBody& b) {
     // Input d steps late (dendritic delay): the ring's element as the plan spells it; each
     // thread owns its targets, so a plain addition.
+    // Each thread owns the targets it updates: plain additions into the plan's input element.
+    const std::string postHook = codegen::hookName(codegen::Hook::AddToPost);
+    if (!b.postInput.empty()) w << "#define " + postHook + "(x) (" + b.postInput + " += (x))\n";
     const std::string delayHook = codegen::hookName(codegen::Hook::AddToPostDelay);
     if (!b.delayedInput.empty())
         w << "#define " + delayHook +
@@ -94,6 +97,7 @@ void printPropagation(Writer& w, const codegen::PropagationBody& b) {
     }
     w << " else {\nfor (uint32_t batch = sfB0; batch < sfB1; batch++) {\n"
       << spikeLoops(b, false) << "}\n}\n";
+    if (!b.postInput.empty()) w << "#undef " + postHook + "\n";
     if (!b.delayedInput.empty()) w << "#undef " + delayHook + "\n";
 }
 

@@ -49,7 +49,7 @@ std::string cachedCubin(const DeviceInfo& device, const std::string& source,
                         const BackendPreferences& prefs, BuildInfo& info) {
     const NvrtcInfo& nvrtc = nvrtcInfo();
     if (!nvrtc.available) throw BackendError("the cuda backend cannot run: " + nvrtc.reason);
-    const std::vector<std::string> options = cudaCompileOptions();
+    const std::vector<std::string> options = cudaCompileOptions(prefs.fastMath);
     const fs::path dir = backends::cache::prepare(prefs);
     const std::string key =
         cubinKey(source, options, device.major, device.minor, nvrtc.major, nvrtc.minor);

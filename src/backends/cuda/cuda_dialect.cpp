@@ -104,14 +104,16 @@ simt::Dialect cudaDialect(unsigned workGroupSize) {
     return d;
 }
 
-std::vector<std::string> cudaCompileOptions() {
+std::vector<std::string> cudaCompileOptions(bool fastMath) {
     // No fused multiply-add: a*b+c stays two roundings, as on the cpu and opencl backends, so
-    // that one model gives the same numbers wherever summation order cannot differ.
+    // that one model gives the same numbers wherever summation order cannot differ (unless the
+    // user asked for fast maths: approximate division and square root, fused multiply-add).
     // Every stage function loads all fields of its table and declares the names every body may
     // use, and a launch tests every range's bounds (the first's lower bound is 0): by design, so
     // their warnings (177: declared but never referenced, 186: unsigned compared with zero, 550:
     // set but never used) would only bury a real message in the log.
-    return {"--fmad=false", "--std=c++17", "--diag-suppress=177,186,550"};
+    return {fastMath ? "--use_fast_math" : "--fmad=false", "--std=c++17",
+            "--diag-suppress=177,186,550"};
 }
 
 } // namespace spikeforge::cuda

@@ -18,6 +18,6 @@ namespace spikeforge::cuda {
 simt::Dialect cudaDialect(unsigned workGroupSize = 128);
 
 // NVRTC options every SIMT program is compiled with (besides the target architecture).
-std::vector<std::string> cudaCompileOptions();
+std::vector<std::string> cudaCompileOptions(bool fastMath = false);
 
 } // namespace spikeforge::cuda

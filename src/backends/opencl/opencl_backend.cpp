@@ -54,8 +54,8 @@ std::unique_ptr<backends::Device> OpenClBackend::build(const codegen::Plan& plan
     const simt::Program program =
         simt::generate(plan, openclDialect(device->info(), m_prefs.openclKernels));
     info.generateSeconds = secondsSince(start);
-    Program built =
-        buildCached(*device, program.source, buildOptions(device->info()), m_prefs, info);
+    Program built = buildCached(*device, program.source,
+                                buildOptions(device->info(), m_prefs.fastMath), m_prefs, info);
     device->load(plan, program, std::move(built));
     return device;
 }

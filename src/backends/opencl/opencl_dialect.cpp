@@ -95,8 +95,11 @@ simt::Dialect openclDialect(const DeviceInfo& device, BackendPreferences::Kernel
     return d;
 }
 
-std::string buildOptions(const DeviceInfo&) {
-    return "-cl-std=CL1.2";
+std::string buildOptions(const DeviceInfo&, bool fastMath) {
+    // Fast maths without -cl-fast-relaxed-math, which would add -cl-finite-math-only: NaN and Inf
+    // must keep their meaning (isnan in snippets, the NaN checks of training).
+    return fastMath ? "-cl-std=CL1.2 -cl-unsafe-math-optimizations -cl-no-signed-zeros"
+                    : "-cl-std=CL1.2";
 }
 
 } // namespace spikeforge::opencl

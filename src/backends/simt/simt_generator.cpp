@@ -47,8 +47,6 @@ std::string prelude(const codegen::Plan& plan, const Dialect& d) {
     s += "#define SF_BATCH " + std::to_string(plan.batchSize) + "u\n";
     s += "#define SF_WG " + std::to_string(d.workGroupSize) + "u\n";
     s += "#define " + std::string(hookName(Hook::TimeMin)) + " ((scalar)-1.0e30)\n";
-    s += "#define " + std::string(hookName(Hook::AddSynapse)) +
-         "(j) do { if (sfLen < sfStride) sfRow[sfLen] = (j); sfLen++; } while (0)\n";
     s += "#define " + std::string(hookName(Hook::ReportError)) +
          "(word, bit) ((void)sf_atomic_or_u32((word), (bit)))\n";
     s += "#define " + std::string(hookName(Hook::AtomicAddU32)) +

@@ -63,10 +63,7 @@ Stage transposed(const GroupContext& c, const CustomUpdateBody& b) {
         s += "SF_LOCAL " + t.ctype + "* const " + tile + " = (SF_LOCAL " + t.ctype +
              "*)(sfLocal + " + std::to_string(k * tileWords) + "u);\n";
         toTile += tile + "[sfR * " + T1 + " + sfC] = " + t.value + ";\n";
-        fromTile += t.array + "[" +
-                    (t.batchStride.empty() ? "" : "(size_t)batch * " + t.batchStride + " + ") +
-                    "(size_t)(sfPost0 + sfR) * sfTNpre + sfPre0 + sfC] = " + tile + "[sfC * " + T1 +
-                    " + sfR];\n";
+        fromTile += t.target + " = " + tile + "[sfC * " + T1 + " + sfR];\n";
     }
     const std::string loop = "for (uint32_t sfT = sfLocalId; sfT < " + T + " * " + T +
                              "; sfT += SF_WG) {\nconst uint32_t sfR = sfT / " + T +
@@ -75,9 +72,13 @@ Stage transposed(const GroupContext& c, const CustomUpdateBody& b) {
     // synapses); storing: sfR is the post offset, sfC the pre offset.
     s += "if (sfPre0 < sfTNpre) {\n" + loop +
          "if (sfPre0 + sfR < sfTNpre && sfPost0 + sfC < sfTNpost) {\n"
-         "const size_t id = (size_t)(sfPre0 + sfR) * sfTNpost + sfPost0 + sfC;\n" +
-         element(b, toTile) + "}\n}\nSF_BARRIER();\n" + loop +
-         "if (sfPost0 + sfR < sfTNpost && sfPre0 + sfC < sfTNpre) {\n" + fromTile + "}\n}\n}\n";
+         "size_t sfId;\n{\nconst uint32_t id_pre = sfPre0 + sfR, id_post = sfPost0 + sfC;\n"
+         "sfId = " +
+         b.elementId + ";\n}\nconst size_t id = sfId;\n" + element(b, toTile) +
+         "}\n}\nSF_BARRIER();\n" + loop +
+         "if (sfPost0 + sfR < sfTNpost && sfPre0 + sfC < sfTNpre) {\n"
+         "const uint32_t id_pre = sfPre0 + sfC, id_post = sfPost0 + sfR;\n" +
+         fromTile + "}\n}\n}\n";
     std::vector<size_t> items;
     for (const auto& e : c.group.synapses)
         items.push_back((e.pre + kTile - 1) / kTile * ((e.post + kTile - 1) / kTile) *

@@ -20,8 +20,9 @@ std::string defineHooks(const codegen::PropagationBody& b, bool owned) {
         return owned ? "(void)(" + place + " += (" + x + "))"
                      : "(void)sf_atomic_add_scalar(&" + place + ", (" + x + "))";
     };
-    return "#define " + std::string(hookName(Hook::AddToPost)) + "(x) " +
-           addTo("sfInSyn[id_post]", "x") + "\n" +
+    return (b.postInput.empty() ? std::string()
+                                : "#define " + std::string(hookName(Hook::AddToPost)) + "(x) " +
+                                      addTo(b.postInput, "x") + "\n") +
            (b.delayedInput.empty()
                 ? std::string()
                 : "#define " + std::string(hookName(Hook::AddToPostDelay)) +
@@ -30,7 +31,9 @@ std::string defineHooks(const codegen::PropagationBody& b, bool owned) {
                       ", SF_ERROR_DENDRITIC_DELAY); else " + addTo(b.delayedInput, "x") +
                       "; } while (0)\n") +
            // The span rule gives the source's slot one owner (codegen bindAddToPre): plain.
-           "#define " + hookName(Hook::AddToPre) + "(x) (void)(sfOutPre[id_pre] += (x))\n";
+           (b.preOutput.empty() ? std::string()
+                                : "#define " + std::string(hookName(Hook::AddToPre)) +
+                                      "(x) (void)(" + b.preOutput + " += (x))\n");
 }
 
 std::string undefineHooks() {

@@ -53,7 +53,9 @@ public:
     // The words of batch element `batch` this step (pointer), sfWords of them.
     std::string stepWords() const;
     // Whether this step is recorded (a bool expression; "" when the group records nothing),
-    // and the pointer to batch element `batch`'s words in the recording.
+    // and the pointer to batch element `batch`'s words in the recording. Backends store each of
+    // the sfWords words whole (never OR bits in): the runtime relies on it to reuse a chunk
+    // without clearing it (runtime/recording.cpp).
     std::string recording() const;
     std::string recordWords() const;
 

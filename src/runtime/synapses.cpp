@@ -92,15 +92,31 @@ void checkRepresentable(codegen::CType t, double v, const std::string& where) {
         throw ModelError(where + ": " + std::to_string(v) + " is not a value of type " + info.name);
 }
 
+// The Sparse twin that reads Procedural group `name` (built on first use); nullptr for a group
+// of any other matrix type.
+Simulation* proceduralTwin(Simulation::Impl& s, const std::string& name) {
+    const SynapseGroup& sg = s.model.synapseGroup(name); // ModelError naming an unknown group
+    if (sg.matrixType() != MatrixType::Procedural) return nullptr;
+    auto it = s.proceduralTwins.find(name);
+    if (it == s.proceduralTwins.end())
+        it = s.proceduralTwins.emplace(name, runtime::makeProceduralTwin(s.model, sg, s.prefs))
+                 .first;
+    return it->second.sim.get();
+}
+
 } // namespace
 
 uint64_t Simulation::synapseCount(const std::string& synapseGroup) {
+    if (Simulation* twin = proceduralTwin(*m_impl, synapseGroup))
+        return twin->synapseCount(synapseGroup);
     auto& s = *m_impl;
     const auto layout = codegen::connectivityOf(s.model.synapseGroup(synapseGroup));
     return layout->countSynapses(pullCodecArrays(s, synapseGroup, *layout));
 }
 
 std::vector<SynapsePair> Simulation::synapses(const std::string& synapseGroup) {
+    if (Simulation* twin = proceduralTwin(*m_impl, synapseGroup))
+        return twin->synapses(synapseGroup);
     const SynapseMap map = synapseMap(*m_impl, synapseGroup);
     std::vector<SynapsePair> out;
     out.reserve(map.entries.size());
@@ -111,6 +127,8 @@ std::vector<SynapsePair> Simulation::synapses(const std::string& synapseGroup) {
 
 std::vector<double> Simulation::synapseValues(const std::string& synapseGroup,
                                               const std::string& var, unsigned batch) {
+    if (Simulation* twin = proceduralTwin(*m_impl, synapseGroup))
+        return twin->synapseValues(synapseGroup, var, batch);
     auto& s = *m_impl;
     const SynapseMap map = synapseMap(s, synapseGroup);
     const size_t offset = batchOffset(s, map, var, batch);
@@ -162,6 +180,8 @@ void Simulation::setSynapseValues(const std::string& synapseGroup, const std::st
 std::vector<double> Simulation::synapseMatrix(const std::string& synapseGroup,
                                               const std::string& var, unsigned batch,
                                               double absent) {
+    if (Simulation* twin = proceduralTwin(*m_impl, synapseGroup))
+        return twin->synapseMatrix(synapseGroup, var, batch, absent);
     auto& s = *m_impl;
     const SynapseMap map = synapseMap(s, synapseGroup);
     const size_t offset = batchOffset(s, map, var, batch);
@@ -208,6 +228,8 @@ void Simulation::setSynapseMatrix(const std::string& synapseGroup, const std::st
 }
 
 std::vector<uint32_t> Simulation::connectivityMatrix(const std::string& synapseGroup) {
+    if (Simulation* twin = proceduralTwin(*m_impl, synapseGroup))
+        return twin->connectivityMatrix(synapseGroup);
     const SynapseMap map = synapseMap(*m_impl, synapseGroup);
     std::vector<uint32_t> out(map.numPre * map.numPost, 0);
     for (const auto& e : map.entries)

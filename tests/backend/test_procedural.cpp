@@ -125,6 +125,36 @@ TEST_P(ProceduralTest, RowLengthsAreBinomial) {
     EXPECT_EQ(delivered, sum);
 }
 
+// The host codec of a Procedural group (its Sparse twin, regenerated on the cpu backend): the
+// synapses and weights read are those the group delivered on this backend — each source's row
+// length is what it counted, each target's input the sum of the weights read onto it — and the
+// same as the Sparse group's.
+TEST_P(ProceduralTest, ReadsTheSynapsesAndWeightsItDelivers) {
+    Model pm("procedural_read"), sm("procedural_read");
+    network(pm, MatrixType::Procedural, batch(), init::Uniform(-1.0, 2.0));
+    network(sm, MatrixType::Sparse, batch(), init::Uniform(-1.0, 2.0));
+    Simulation psim(pm, prefs()), ssim(sm, prefs());
+    const Delivered d = deliver(psim, batch());
+    const std::vector<SynapsePair> pairs = psim.synapses("Syn");
+    EXPECT_EQ(pairs, ssim.synapses("Syn"));
+    EXPECT_EQ(psim.synapseCount("Syn"), pairs.size());
+    EXPECT_EQ(psim.connectivityMatrix("Syn"), ssim.connectivityMatrix("Syn"));
+    std::vector<double> rowLength(kPre, 0.0), input(kPost, 0.0);
+    const std::vector<double> g = psim.synapseValues("Syn", "g", 0);
+    ASSERT_EQ(g.size(), pairs.size());
+    for (size_t k = 0; k < pairs.size(); k++) {
+        rowLength[pairs[k].pre] += 1.0;
+        input[pairs[k].post] += g[k];
+    }
+    for (unsigned i = 0; i < kPre; i++) // batch element 0 fired every source once
+        ASSERT_EQ(rowLength[i], d.count[i]) << "row " << i;
+    for (unsigned j = 0; j < kPost; j++)
+        ASSERT_NEAR(input[j], d.acc[j], 1e-9 * (1.0 + std::fabs(d.acc[j]))) << "target " << j;
+    for (unsigned b = 0; b < batch(); b++)
+        EXPECT_EQ(psim.synapseValues("Syn", "g", b), ssim.synapseValues("Syn", "g", b)) << b;
+    EXPECT_EQ(psim.synapseMatrix("Syn", "g", 0), ssim.synapseMatrix("Syn", "g", 0));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, ProceduralTest,
                          ::testing::Combine(::testing::ValuesIn(sftest::suiteBackends()),
                                             ::testing::Values(1u, 3u)),
@@ -133,15 +163,18 @@ INSTANTIATE_TEST_SUITE_P(Backends, ProceduralTest,
                                     std::to_string(std::get<1>(info.param));
                          });
 
-TEST(ProceduralModel, StoresNothingAndRefusesWhatNeedsStorage) {
+TEST(ProceduralModel, StoresNothingAndRefusesToBeGivenSynapses) {
     Model m("procedural_uses");
     network(m, MatrixType::Procedural, 1, 1.0);
     BackendPreferences cpu;
     cpu.backend = "cpu";
     {
         Simulation sim(m, cpu);
-        expectError<ModelError>([&] { sim.synapses("Syn"); }, {"'Syn' is Procedural", "Sparse"});
-        expectError<ModelError>([&] { sim.setSynapses("Syn", {}); }, {"'Syn' is Procedural"});
+        expectError<ModelError>([&] { sim.setSynapses("Syn", {}); },
+                                {"'Syn' is Procedural", "cannot be given"});
+        const std::vector<double> ones(sim.synapseCount("Syn"), 1.0);
+        expectError<ModelError>([&] { sim.setSynapseValues("Syn", "g", ones); },
+                                {"'Syn' is Procedural", "cannot be given"});
         expectError<ModelError>([&] { sim.view<double>("Syn", "g"); }, {"g"});
     }
     auto refused = [&](const WeightUpdateModel& wu, const SparseConnectivityInit& conn,

@@ -57,7 +57,8 @@ public:
     bool needsColumnIndex() const override { return false; }
     std::vector<BuildStep> build(Lowerer&) const override { return {}; }
 
-    // ---- host codec: there is nothing on the host or the device to decode ----
+    // ---- host codec: nothing is stored to decode. Reading goes through the group's Sparse
+    // twin (runtime/procedural_twin.hpp, before this layout is asked); giving is refused. ----
     std::vector<std::string> codecArrays() const override { return {}; }
     uint64_t countSynapses(const HostArrayReader&) const override { refuse(); }
     std::vector<SynapseEntry> synapseEntries(const HostArrayReader&) const override { refuse(); }
@@ -68,9 +69,9 @@ public:
 private:
     [[noreturn]] void refuse() const {
         throw ModelError("synapse group '" + m_sg.name() +
-                         "' is Procedural: its synapses are regenerated at every spike and never "
-                         "stored, so they cannot be read or given; a Sparse group with the same "
-                         "initialiser, name and seed holds exactly the same synapses");
+                         "' is Procedural: its synapses are regenerated from its initialisers at "
+                         "every spike and never stored, so they cannot be given from the host "
+                         "(they can be read); use a Sparse group to give synapses");
     }
     const SynapseGroup& m_sg;
 };

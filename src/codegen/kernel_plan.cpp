@@ -41,7 +41,8 @@ std::vector<std::string*> fragmentsOf(KernelBody& body) {
 namespace {
 
 std::string flags(const NeuronUpdateBody& b) {
-    return std::string(b.usesRng ? "rng" : "") + (b.unguardedWrites ? " writes" : "");
+    return std::string(b.usesRng ? "rng" : "") + (b.unguardedWrites ? " writes" : "") +
+           (b.loopFree ? "" : " loops");
 }
 std::string flags(const PropagationBody& b) {
     return std::string(b.presynaptic ? "pre" : "post") + (b.loop.indexIsTarget ? ",index" : "") +

@@ -72,6 +72,9 @@ struct NeuronUpdateBody {
     // The fragments write memory other than through stores guarded by sfWrite (per-neuron
     // arrays): a work-item past the group's end must not run them at all.
     bool unguardedWrites = false;
+    // The neuron's code has no loops (its variables are stored unconditionally at the end): a
+    // loop over neurons can be vectorised. False where a snippet loops (an event cursor).
+    bool loopFree = true;
 
     std::vector<std::string*> fragments() {
         return {&numNeurons, &perNeuron, &threshold,  &onSpike,  &store,

@@ -218,6 +218,7 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng,
     for (const char* f : {"simCode", "thresholdConditionCode", "resetCode"})
         e.storeWhereAssigned =
             e.storeWhereAssigned || snippet::containsLoop(analysis::of(m, name, f));
+    b.loopFree = !e.storeWhereAssigned;
     const auto vars = loadVars(e, nm.vars, name, "v_", "l_", "sfN", e.subs);
     for (const char* f : {"simCode", "thresholdConditionCode", "resetCode"}) {
         const auto& scanned = analysis::of(m, name, f);

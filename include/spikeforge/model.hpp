@@ -20,8 +20,9 @@ namespace spikeforge {
 // Dense: every pair; Sparse: rows built by a connectivity initialiser; Toeplitz: a convolution,
 // weights shared through a kernel (init::Conv2D, init::AvgPoolConv2D); Procedural: the
 // connectivity initialiser's rows regenerated at every spike, nothing stored (GeNN's
-// PROCEDURAL): per-synapse variables are read-only and evaluated from their initialisers.
-enum class MatrixType { Dense, Sparse, Toeplitz, Procedural };
+// PROCEDURAL): per-synapse variables are read-only and evaluated from their initialisers;
+// BlockSparse: b x b dense tiles at block positions drawn at initialisation (BlockSparseInit).
+enum class MatrixType { Dense, Sparse, Toeplitz, Procedural, BlockSparse };
 
 // How a GPU backend shares out a synapse group's spike propagation (docs/internals.md, "SIMT
 // kernels"): Auto lets the backend's rule choose; Postsynaptic: one thread per target (dense) or
@@ -36,9 +37,11 @@ struct MatrixTraits {
     bool transposable;       // a custom update may transpose a variable into it
     bool kernelShaped;       // its per-synapse variables hold a shared kernel (Toeplitz)
     bool procedural;         // nothing per synapse is stored: rows and values are regenerated
+    bool blockTiled;         // synapses come in b x b tiles at positions of a block layout
 };
 MatrixTraits matrixTraits(MatrixType t);
-const char* matrixTypeName(MatrixType t); // "Dense", "Sparse", "Toeplitz", "Procedural"
+// "Dense", "Sparse", "Toeplitz", "Procedural", "BlockSparse"
+const char* matrixTypeName(MatrixType t);
 
 // The snippet analysis Model::finalise records (checked trees and facts of every code field);
 // opaque here, read through the library's internal analysis layer.
@@ -76,6 +79,13 @@ public:
     // Record spikes into a bit-packed buffer (see Simulation::setRecordingWindow).
     void setSpikeRecording(bool on) { m_spikeRecording = on; }
     bool spikeRecording() const { return m_spikeRecording; }
+    // Keep each neuron's last spike time [ms] (the array `st`, read with Simulation::pull) even
+    // where no code reads it. Without this it is stored only where code reads it — neuron code
+    // `st`, synapse code `st_pre` / `st_post` — as GeNN does: updating it costs every neuron a
+    // load and a store each step.
+    void setSpikeTimeRequired(bool on) { m_spikeTimeRequested = on; }
+    // Whether the group stores `st` (requested, or read by code: filled in by Model::finalise).
+    bool spikeTimeRequired() const { return m_spikeTimeRequested || m_spikeTimeRead; }
     // Mark a parameter as dynamic: it becomes a runtime value instead of a folded constant.
     void setParamDynamic(const std::string& param, bool dynamic = true);
 
@@ -95,6 +105,8 @@ private:
     unsigned m_numNeurons;
     Bound<NeuronModel> m_bound;
     bool m_spikeRecording = false;
+    bool m_spikeTimeRequested = false;
+    bool m_spikeTimeRead = false;
     unsigned m_numDelaySlots = 2;
 };
 
@@ -145,6 +157,12 @@ public:
     // Toeplitz groups: the convolution and (after Model::finalise) its shape.
     const std::optional<ToeplitzConnectivityInit>& toeplitz() const { return m_toeplitz; }
     const ConvGeometry& convGeometry() const { return m_convGeometry; }
+    // BlockSparse groups: the block layout and (after Model::finalise) its shape: block-rows
+    // ceil(pre / b), block-columns ceil(post / b), tiles per block-row.
+    const std::optional<BlockSparseInit>& blockSparse() const { return m_blockSparse; }
+    unsigned numBlockRows() const;
+    unsigned numBlockCols() const;
+    unsigned blocksPerRow() const { return m_blocksPerRow; }
 
     // Dendritic delay: addToPostDelay(x, d) needs a ring of maxDendriticDelaySteps slots.
     void setMaxDendriticDelaySteps(unsigned steps) { m_maxDendriticDelaySteps = steps; }
@@ -197,6 +215,8 @@ private:
     VarInitMap m_wuPostVarInits;
     std::optional<SparseConnectivityInit> m_connectivity;
     std::optional<ToeplitzConnectivityInit> m_toeplitz;
+    std::optional<BlockSparseInit> m_blockSparse;
+    unsigned m_blocksPerRow = 0;
     ConvGeometry m_convGeometry;
     unsigned m_maxDendriticDelaySteps = 1;
     SpanType m_spanType = SpanType::Auto;
@@ -251,6 +271,11 @@ public:
                                   const std::string& target, const WeightUpdateInit& wu,
                                   const PostsynapticInit& ps,
                                   const ToeplitzConnectivityInit& toeplitz);
+    // A block-sparse group: matrixType must be MatrixType::BlockSparse.
+    SynapseGroup& addSynapseGroup(const std::string& name, MatrixType matrixType,
+                                  unsigned axonalDelaySteps, const std::string& source,
+                                  const std::string& target, const WeightUpdateInit& wu,
+                                  const PostsynapticInit& ps, const BlockSparseInit& blocks);
     CurrentSource& addCurrentSource(const std::string& name, const CurrentSourceModel& model,
                                     const std::string& target, const ParamValues& params,
                                     const VarInitMap& varInits);
@@ -293,6 +318,8 @@ private:
     void checkNameFree(const std::string& name, const char* what) const;
     NeuronGroup* findNeuronGroup(const std::string& name) const;
     void finaliseCustomUpdates(); // custom_update.cpp
+    void markSpikeTimeReaders();
+    static void checkBlockSparse(SynapseGroup& sg);
     std::string m_name;
     double m_dt = 0.1; // [ms]
     Precision m_precision = Precision::Float;

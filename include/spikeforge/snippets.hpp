@@ -151,6 +151,21 @@ struct SparseConnectivityInit {
     ParamValues params;
 };
 
+// Block-sparse connectivity (MatrixType::BlockSparse): the pre x post matrix cut into b x b
+// blocks, of which some hold a dense tile of synapses and the rest none. Sources are cut into
+// ceil(pre / b) block-rows, targets into ceil(post / b) block-columns; tiles at the edges are
+// cut off at the groups' ends (their missing rows and columns are no synapses). The layout of
+// the tiles is drawn at initialisation, on the backend, from the model's seed (the same tiles on
+// every backend):
+//  Random: every block-row holds round(density x block-columns) tiles (at least 1) at distinct
+//          block-columns drawn uniformly, so each source's row is equally long.
+enum class BlockLayout { Random };
+struct BlockSparseInit {
+    unsigned blockSize = 16; // b: 8, 16 or 32
+    BlockLayout layout = BlockLayout::Random;
+    double density = 0.1; // fraction of block positions holding a tile, (0, 1]
+};
+
 // A convolution as connectivity (GeNN's TOEPLITZ): images are stored row by row with the channel
 // fastest, neuron (y * width + x) * channels + c, and the kernel as [kh][kw][in channel][out
 // channel], so a per-synapse variable of a Toeplitz group has kh * kw * in * out elements, one per

@@ -201,8 +201,10 @@ MatrixType readMatrixType(const Reader& r, const toml::node& node, const std::st
     if (text == "sparse") return MatrixType::Sparse;
     if (text == "toeplitz") return MatrixType::Toeplitz;
     if (text == "procedural") return MatrixType::Procedural;
-    r.fail(node, where + ": matrix: unknown matrix type '" + text + "'" +
-                     suggestion(text, {"dense", "sparse", "toeplitz", "procedural"}));
+    if (text == "block_sparse") return MatrixType::BlockSparse;
+    r.fail(node,
+           where + ": matrix: unknown matrix type '" + text + "'" +
+               suggestion(text, {"dense", "sparse", "toeplitz", "procedural", "block_sparse"}));
 }
 
 WeightUpdateInit readWeightUpdate(const Reader& r, const toml::table& entry,
@@ -240,12 +242,14 @@ std::optional<SparseConnectivityInit> readProjectionConnectivity(const Reader& r
                                                                  const std::string& where,
                                                                  MatrixType matrix) {
     const toml::node* node = t.get("connectivity");
-    if (matrixTraits(matrix).kernelShaped) return std::nullopt; // readProjectionConvolution
+    // Read by readProjection: a convolution, a block layout.
+    if (matrixTraits(matrix).kernelShaped || matrixTraits(matrix).blockTiled) return std::nullopt;
     if (!matrixTraits(matrix).builtByInitialiser) {
         if (node)
             r.fail(*node, where + ": connectivity: only sparse projections take a connectivity "
-                                  "initialiser, and toeplitz ones a convolution (a dense "
-                                  "projection connects every pair)");
+                                  "initialiser, toeplitz ones a convolution and block_sparse "
+                                  "ones a block layout (a dense projection connects every "
+                                  "pair)");
         return std::nullopt;
     }
     if (!node)
@@ -292,7 +296,18 @@ void readProjection(const Reader& r, const toml::table& t, const std::string& wh
                               "a convolution such as {init = \"Conv2D\", conv_kh = 3, ...})");
         convolution = readToeplitz(r, *node, where + ": connectivity");
     }
+    std::optional<BlockSparseInit> blocks;
+    if (matrixTraits(matrix).blockTiled) {
+        const toml::node* node = t.get("connectivity");
+        if (!node)
+            r.fail(t, where + ": missing required key 'connectivity' (a block_sparse projection "
+                              "needs a block layout such as {layout = \"random\", block_size = "
+                              "16, density = 0.1})");
+        blocks = readBlockSparse(r, *node, where + ": connectivity");
+    }
     SynapseGroup& group = addToModel(r, t, where, [&]() -> SynapseGroup& {
+        if (blocks)
+            return model.addSynapseGroup(name, matrix, delay, source, target, wu, ps, *blocks);
         if (convolution)
             return model.addSynapseGroup(name, matrix, delay, source, target, wu, ps, *convolution);
         return model.addSynapseGroup(name, matrix, delay, source, target, wu, ps, connectivity);

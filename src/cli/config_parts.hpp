@@ -51,6 +51,7 @@ SparseConnectivityInit readConnectivity(const Reader& r, const toml::node& node,
                                         const std::string& where);
 // A convolution table {init = "Conv2D", conv_kh = 3, ...} (init::toeplitzParamNames): unknown
 // or missing parameters are errors at their file position; shapes are checked by finalise.
+BlockSparseInit readBlockSparse(const Reader& r, const toml::node& node, const std::string& where);
 ToeplitzConnectivityInit readToeplitz(const Reader& r, const toml::node& node,
                                       const std::string& where);
 

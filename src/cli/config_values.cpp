@@ -144,4 +144,27 @@ ToeplitzConnectivityInit readToeplitz(const Reader& r, const toml::node& node,
     return out;
 }
 
+// {layout = "random", block_size = 8 | 16 | 32, density = (0, 1]}; finalise checks the values.
+BlockSparseInit readBlockSparse(const Reader& r, const toml::node& node, const std::string& where) {
+    const toml::table& t = r.table(node, where);
+    r.checkKeys(t, where, {"layout", "block_size", "density"});
+    BlockSparseInit out;
+    const toml::node& layoutNode = r.require(t, "layout", where);
+    const std::string layout = r.string(layoutNode, where + ".layout");
+    if (layout != "random")
+        r.fail(layoutNode, where + ".layout: unknown block layout '" + layout + "'" +
+                               suggestion(layout, {"random"}));
+    out.layout = BlockLayout::Random;
+    const toml::node& sizeNode = r.require(t, "block_size", where);
+    out.blockSize = static_cast<unsigned>(r.count(sizeNode, where + ".block_size", 8, 32));
+    if (out.blockSize != 8 && out.blockSize != 16 && out.blockSize != 32)
+        r.fail(sizeNode, where + ".block_size: " + std::to_string(out.blockSize) +
+                             " is not one of 8, 16, 32");
+    const toml::node& densityNode = r.require(t, "density", where);
+    out.density = r.number(densityNode, where + ".density");
+    if (!(out.density > 0.0 && out.density <= 1.0))
+        r.fail(densityNode, where + ".density: must be in (0, 1]");
+    return out;
+}
+
 } // namespace spikeforge::cli

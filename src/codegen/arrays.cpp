@@ -108,7 +108,7 @@ void addNeuronArrays(ArrayList& l, const NeuronGroup& ng, unsigned B, Precision 
     const size_t N = ng.size();
     for (const auto& a : SpikeQueue::arrays(ng, B))
         l.add(n, a.var, a.ctype, a.dims, a.state);
-    l.add(n, "st", scalar, {B, N}, true);
+    if (ng.spikeTimeRequired()) l.add(n, "st", scalar, {B, N}, true);
     for (const auto& a : SpikeRecording::arrays(ng, B))
         l.add(n, a.var, a.ctype, a.dims, a.state);
     l.addVars(n, ng.model().vars, N, B, p, true);

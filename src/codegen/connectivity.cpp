@@ -15,6 +15,8 @@ std::unique_ptr<Connectivity> connectivityOf(const SynapseGroup& sg) {
         return toeplitzLayout(sg);
     case MatrixType::Procedural:
         return proceduralLayout(sg);
+    case MatrixType::BlockSparse:
+        return blockSparseLayout(sg);
     }
     throw InternalError("synapse group '" + sg.name() + "': unknown matrix type");
 }

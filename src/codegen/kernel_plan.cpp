@@ -42,7 +42,7 @@ namespace {
 
 std::string flags(const NeuronUpdateBody& b) {
     return std::string(b.usesRng ? "rng" : "") + (b.unguardedWrites ? " writes" : "") +
-           (b.loopFree ? "" : " loops");
+           (b.loopFree ? "" : " loops") + (b.independentNeurons ? "" : " shared");
 }
 std::string flags(const PropagationBody& b) {
     return std::string(b.presynaptic ? "pre" : "post") + (b.loop.indexIsTarget ? ",index" : "") +

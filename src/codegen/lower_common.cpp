@@ -64,6 +64,7 @@ void Lowerer::bindEGPs(const snippet::Scanned& scanned, const SnippetBase& s,
             subs[e.name] = env.array(prefix + e.name, resolveType(e.type, model.precision()),
                                      owner + "." + e.name, useOf(scanned, e.name));
             subs["#size:" + e.name] = env.arraySize(prefix + e.name + "_n", owner + "." + e.name);
+            if (scanned.assignedNames.count(e.name)) writesEGP = true;
         }
 }
 

@@ -201,7 +201,9 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng,
     b.queueCount = queue.count("sfRow");
     b.queueIds = queue.ids("sfRow");
     b.nextQueueCount = queue.count(queue.row(queue.nextSlot()));
-    const std::string st = e.env.array("st", S, name + ".st", Use::ReadWrite);
+    // The last spike time only where it is kept (NeuronGroup::spikeTimeRequired).
+    const bool keepsSt = ng.spikeTimeRequired();
+    const std::string st = keepsSt ? e.env.array("st", S, name + ".st", Use::ReadWrite) : "";
     const SpikeRecording bits(e.env, ng);
     b.stepWords = bits.stepWords();
     b.recording = bits.recording();
@@ -253,17 +255,19 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng,
     // Every snippet of this body was rendered through `e`, which recorded whether one draws
     // random numbers; only then does each neuron seed a generator.
     b.usesRng = e.usesRng;
-    b.perNeuron = S + " sfIsyn = 0; (void)sfIsyn;\n" + S + " l_st = " + st +
-                  "[(size_t)batch * sfN + sfId];\n";
+    b.independentNeurons = !e.writesEGP;
+    b.perNeuron = S + " sfIsyn = 0; (void)sfIsyn;\n";
+    if (keepsSt) b.perNeuron += S + " l_st = " + st + "[(size_t)batch * sfN + sfId];\n";
     if (b.usesRng)
         b.perNeuron += std::string(hookName(Hook::RngState)) + " sfRng; " +
                        hookName(Hook::RngInit) + "(&sfRng, a->seed, " + stream +
                        ", id, batch, a->rngStep);\n";
     b.perNeuron += vars.loads + inputs + dynamics + sim;
-    b.onSpike = reset + "l_st = sf_t;\n" + spikeCode;
+    b.onSpike = reset + (keepsSt ? "l_st = sf_t;\n" : "") + spikeCode;
     // Every snippet that sees the neuron's locals is rendered by now (its own fields and the
     // input, dynamics and spike blocks above, which may name its variables).
-    b.store = "if (sfWrite) " + st + "[(size_t)batch * sfN + sfId] = l_st;\n" + vars.stores(e);
+    b.store = (keepsSt ? "if (sfWrite) " + st + "[(size_t)batch * sfN + sfId] = l_st;\n" : "") +
+              vars.stores(e);
     return e.finish(name, std::move(b), ng.size());
 }
 
@@ -271,13 +275,15 @@ LoweredGroup lowerNeuronInit(const Model& m, const NeuronGroup& ng) {
     Lowerer e(m);
     const std::string N = e.env.number("numNeurons", "uint32_t", ng.size());
     InitBody b;
-    VarInitLoop st;
-    st.ctype = e.scalar();
-    st.array = e.env.array("st", e.scalar(), ng.name() + ".st", Use::Write);
-    st.count = N;
-    st.batch = m.batchSize();
-    st.body = std::string("arr[(size_t)batch * n + i] = ") + hookName(Hook::TimeMin) + ";\n";
-    b.vars.push_back(st);
+    if (ng.spikeTimeRequired()) {
+        VarInitLoop st;
+        st.ctype = e.scalar();
+        st.array = e.env.array("st", e.scalar(), ng.name() + ".st", Use::Write);
+        st.count = N;
+        st.batch = m.batchSize();
+        st.body = std::string("arr[(size_t)batch * n + i] = ") + hookName(Hook::TimeMin) + ";\n";
+        b.vars.push_back(st);
+    }
     for (const auto& v : ng.model().vars)
         b.vars.push_back(e.varInit(ng.name(), v, ng.bound().varInits.at(v.name),
                                    hasElementDim(v.access) ? N : "1u", hasBatchDim(v.access)));

@@ -38,6 +38,9 @@ public:
     // saves and restores it with the substitutions.
     Subs subs;
     bool usesRng = false; // some code rendered so far draws random numbers (Scanned::usesRng)
+    // Some code bound so far assigns an EGP: memory shared by every element, so elements of one
+    // loop may depend on each other (bindEGPs).
+    bool writesEGP = false;
     // Variables stored where code assigns them (snippet::RenderOptions::writeThrough): name →
     // store statement, for the locals in `subs` that hold writable variables, when
     // storeWhereAssigned is set (neuron code with loops, see lower_neuron.cpp).

@@ -9,13 +9,15 @@ namespace spikeforge {
 MatrixTraits matrixTraits(MatrixType t) {
     switch (t) {
     case MatrixType::Dense:
-        return {false, true, false, false};
+        return {false, true, false, false, false};
     case MatrixType::Sparse:
-        return {true, false, false, false};
+        return {true, false, false, false, false};
     case MatrixType::Toeplitz:
-        return {false, false, true, false};
+        return {false, false, true, false, false};
     case MatrixType::Procedural:
-        return {true, false, false, true};
+        return {true, false, false, true, false};
+    case MatrixType::BlockSparse:
+        return {false, false, false, false, true};
     }
     throw InternalError("unknown matrix type");
 }
@@ -30,6 +32,8 @@ const char* matrixTypeName(MatrixType t) {
         return "Toeplitz";
     case MatrixType::Procedural:
         return "Procedural";
+    case MatrixType::BlockSparse:
+        return "BlockSparse";
     }
     throw InternalError("unknown matrix type");
 }
@@ -43,6 +47,8 @@ unsigned SynapseGroup::rowStride() const {
         return m_maxRowLength;
     case MatrixType::Toeplitz:
         return static_cast<unsigned>(m_convGeometry.rowIterations());
+    case MatrixType::BlockSparse:
+        return m_blocksPerRow * m_blockSparse->blockSize;
     }
     throw InternalError("unknown matrix type");
 }
@@ -57,8 +63,21 @@ size_t SynapseGroup::synapseVarElements() const {
         return m_convGeometry.kernelSize();
     case MatrixType::Procedural:
         return 0;
+    case MatrixType::BlockSparse: // whole tiles, edge tiles included
+        return size_t(numBlockRows()) * m_blocksPerRow * m_blockSparse->blockSize *
+               m_blockSparse->blockSize;
     }
     throw InternalError("unknown matrix type");
+}
+
+unsigned SynapseGroup::numBlockRows() const {
+    const unsigned b = m_blockSparse ? m_blockSparse->blockSize : 0;
+    return b ? (source().size() + b - 1) / b : 0;
+}
+
+unsigned SynapseGroup::numBlockCols() const {
+    const unsigned b = m_blockSparse ? m_blockSparse->blockSize : 0;
+    return b ? (target().size() + b - 1) / b : 0;
 }
 
 void checkLayoutUses(const Model& m, const analysis::Results& results) {

@@ -223,6 +223,9 @@ SynapseGroup& Model::addSynapseGroup(const std::string& name, MatrixType matrixT
         throw ModelError(where(name, "connectivity") + "a " + matrixTypeName(matrixType) +
                          " synapse group needs a convolution (init::Conv2D or "
                          "init::AvgPoolConv2D)");
+    if (matrixTraits(matrixType).blockTiled)
+        throw ModelError(where(name, "connectivity") + "a " + matrixTypeName(matrixType) +
+                         " synapse group needs a block layout (BlockSparseInit)");
     m_finalised = false;
     m_synapseGroups.push_back(std::make_unique<SynapseGroup>(
         name, matrixType, axonalDelaySteps, src, tgt, wu, ps, std::move(connectivity)));
@@ -258,6 +261,22 @@ SynapseGroup& Model::addSynapseGroup(const std::string& name, MatrixType matrixT
     m_synapseGroups.back()->m_toeplitz = toeplitz;
     m_groupsByName[name] = {nullptr, m_synapseGroups.back().get()};
     return *m_synapseGroups.back();
+}
+
+SynapseGroup& Model::addSynapseGroup(const std::string& name, MatrixType matrixType,
+                                     unsigned axonalDelaySteps, const std::string& source,
+                                     const std::string& target, const WeightUpdateInit& wu,
+                                     const PostsynapticInit& ps, const BlockSparseInit& blocks) {
+    if (!matrixTraits(matrixType).blockTiled)
+        throw ModelError(where(name, "connectivity") +
+                         "a block layout needs MatrixType::BlockSparse, not " +
+                         matrixTypeName(matrixType));
+    // Checked and added as a Dense group is, then given its layout.
+    SynapseGroup& sg = addSynapseGroup(name, MatrixType::Dense, axonalDelaySteps, source, target,
+                                       wu, ps, std::nullopt);
+    sg.m_matrixType = matrixType;
+    sg.m_blockSparse = blocks;
+    return sg;
 }
 
 CurrentSource& Model::addCurrentSource(const std::string& name, const CurrentSourceModel& model,
@@ -298,6 +317,58 @@ const SynapseGroup& Model::synapseGroup(const std::string& n) const {
     const auto it = m_groupsByName.find(n);
     if (it != m_groupsByName.end() && it->second.synapseGroup) return *it->second.synapseGroup;
     noSuchGroup(m_synapseGroups, n, "synapse group");
+}
+
+// Which groups store their neurons' last spike times: those whose neuron code reads `st`, whose
+// outgoing synapse code reads `st_pre` or incoming synapse code `st_post` (only those contexts
+// declare the names, so a field naming one belongs to such a group).
+// A block layout's parameters, and its shape: the tiles per block-row.
+void Model::checkBlockSparse(SynapseGroup& sg) {
+    const BlockSparseInit& b = *sg.blockSparse();
+    const std::string at = where(sg.name(), "block layout");
+    if (b.blockSize != 8 && b.blockSize != 16 && b.blockSize != 32)
+        throw ModelError(at + "block size " + std::to_string(b.blockSize) +
+                         " is not one of 8, 16, 32");
+    if (!(b.density > 0.0 && b.density <= 1.0))
+        throw ModelError(at + "density must be in (0, 1] (got " + std::to_string(b.density) + ")");
+    if (!sg.wu().model.postSpikeSynCode.empty())
+        throw ModelError(where(sg.name(), "postSpikeSynCode") +
+                         "postsynaptic learning on a BlockSparse group needs a transposed block "
+                         "index, which is not built yet; use Dense or Sparse");
+    const unsigned cols = sg.numBlockCols();
+    switch (b.layout) {
+    case BlockLayout::Random:
+        sg.m_blocksPerRow =
+            std::clamp(static_cast<unsigned>(std::lround(b.density * cols)), 1u, cols);
+        break;
+    }
+}
+
+void Model::markSpikeTimeReaders() {
+    for (auto& ng : m_neuronGroups)
+        ng->m_spikeTimeRead = false;
+    auto named = [&](const std::string& group) -> const NamedGroup& {
+        const auto it = m_groupsByName.find(group);
+        if (it == m_groupsByName.end())
+            throw InternalError("code field of unknown group '" + group + "'");
+        return it->second;
+    };
+    auto mark = [&](const std::string& group) {
+        NeuronGroup* ng = named(group).neuronGroup;
+        if (!ng) throw InternalError("'" + group + "' reads st but is no neuron group");
+        ng->m_spikeTimeRead = true;
+    };
+    for (size_t i = 0; i < m_analysis->fields.size(); i++) {
+        const auto& refs = m_analysis->fields[i].referencedNames;
+        const std::string& owner = m_analysis->names[i].group;
+        if (refs.count("st")) mark(owner);
+        if (!refs.count("st_pre") && !refs.count("st_post")) continue;
+        const SynapseGroup* sg = named(owner).synapseGroup;
+        if (!sg)
+            throw InternalError("'" + owner + "' reads st_pre/st_post but is no synapse group");
+        if (refs.count("st_pre")) mark(sg->source().name());
+        if (refs.count("st_post")) mark(sg->target().name());
+    }
 }
 
 void Model::finalise() {
@@ -365,6 +436,7 @@ void Model::finalise() {
                                  "a Toeplitz group has no postsynaptic learning: its weights are "
                                  "shared by every position of the kernel");
         }
+        if (sg->blockSparse()) checkBlockSparse(*sg);
         if (matrixTraits(sg->matrixType()).procedural) {
             if (!sg->wu().model.postSpikeSynCode.empty())
                 throw ModelError(where(sg->name(), "postSpikeSynCode") +
@@ -396,6 +468,7 @@ void Model::finalise() {
     // Every code field is scanned here and only here; later passes read the kept results.
     m_analysis = analysis::analyse(*this);
     checkLayoutUses(*this, *m_analysis);
+    markSpikeTimeReaders();
     m_finalised = true;
 }
 

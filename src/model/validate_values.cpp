@@ -141,6 +141,14 @@ void checkSynapseSizes(const SynapseGroup& sg, unsigned batchSize) {
         if (!mul(pre, sg.maxRowLength(), n64))
             throw ModelError(prefix + "rows x maximum row length overflows 64 bits");
         break;
+    case MatrixType::BlockSparse: { // whole tiles; element indices are 64-bit
+        const std::uint64_t b = sg.blockSparse()->blockSize;
+        std::uint64_t tiles = 0, n = 0;
+        if (!mul(sg.numBlockRows(), sg.blocksPerRow(), tiles) || !mul(tiles, b * b, n))
+            throw ModelError(prefix + "tiles x block size squared overflows 64 bits");
+        checkBytes(prefix, "synapse variables", n, batchSize);
+        break;
+    }
     case MatrixType::Toeplitz: // the kernel: its sizes were checked with the shape
         checkBytes(prefix, "synapse variables", sg.convGeometry().kernelSize(), batchSize);
         break;

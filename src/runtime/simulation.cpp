@@ -146,6 +146,7 @@ void Simulation::pullConnectivity(const std::string& sg) {
     case MatrixType::Dense:
     case MatrixType::Toeplitz:
     case MatrixType::Procedural:
+    case MatrixType::BlockSparse:
         throw ModelError("synapse group '" + sg + "' is " +
                          matrixTypeName(m_impl->model.synapseGroup(sg).matrixType()) +
                          ": it has no sparse connectivity");

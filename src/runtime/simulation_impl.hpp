@@ -75,6 +75,10 @@ struct Simulation::Impl {
                 if (n.rfind(group + ".", 0) == 0) names.push_back(n.substr(group.size() + 1));
             if (names.empty())
                 throw ModelError("no group '" + group + "' in model '" + model.name() + "'");
+            if (var == "st")
+                throw ModelError("neuron group '" + group +
+                                 "' keeps no spike times: no code reads st, st_pre or st_post "
+                                 "(call NeuronGroup::setSpikeTimeRequired(true) to keep them)");
             throw ModelError("group '" + group + "' has no variable '" + var + "'");
         }
         return it->second;

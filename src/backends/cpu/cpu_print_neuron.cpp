@@ -26,9 +26,18 @@ void printNeuronUpdate(Writer& w, const codegen::NeuronUpdateBody& b) {
         "const uint32_t sfEnd = (sfW + 1u) * 32u < sfN ? (sfW + 1u) * 32u : sfN;\n"
         "for (uint32_t id = sfW * 32u; id < sfEnd; id++) {\n" +
         neuron + "}\n";
-    const std::string word = b.loopFree ? "if ((sfW + 1u) * 32u <= sfN) {\n"
-                                          "for (uint32_t sfK = 0; sfK < 32u; sfK++) {\n"
-                                          "const uint32_t id = sfW * 32u + sfK;\n" +
+    // Where neurons are independent the compiler is told so: it cannot prove that the group's
+    // arrays do not alias, and would otherwise test their addresses at every word.
+    const std::string independent = b.independentNeurons
+                                        ? "#if defined(__clang__)\n"
+                                          "#pragma clang loop vectorize(assume_safety)\n"
+                                          "#elif defined(__GNUC__)\n"
+                                          "#pragma GCC ivdep\n"
+                                          "#endif\n"
+                                        : "";
+    const std::string word = b.loopFree ? "if ((sfW + 1u) * 32u <= sfN) {\n" + independent +
+                                              "for (uint32_t sfK = 0; sfK < 32u; sfK++) {\n"
+                                              "const uint32_t id = sfW * 32u + sfK;\n" +
                                               neuron + "}\n} else {\n" + general + "}\n"
                                         : general;
     const std::string update = "for (uint32_t batch = sfB0; batch < sfB1; batch++)\n"

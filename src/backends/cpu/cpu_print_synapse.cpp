@@ -40,15 +40,33 @@ std::string spikeLoops(const codegen::PropagationBody& b, bool partitioned) {
     if (b.presynaptic && l.indexIsTarget && !partitioned && !b.writesSpikeVars && !b.writesShared)
         simd = std::string("#pragma omp simd") + (b.addsToPre ? " reduction(+ : sfPreAcc)" : "") +
                "\n";
+    std::string row = simd + "for (uint32_t sfK = " + begin + "; sfK < " + end + "; sfK++) {\n" +
+                      l.perIter + filter + synapseBegin + b.perSynapse + "}\n";
+    // Runs of consecutive targets (tiles): each a contiguous loop, vectorised when the synapses
+    // are independent (distinct targets within a run); the threads' target ranges clip a run.
+    if (b.presynaptic && !l.runs.empty()) {
+        const std::string clip =
+            partitioned ? "if (sfRunPost + sfCe > sfHi) sfCe = sfHi > sfRunPost ? sfHi - sfRunPost "
+                          ": 0u;\nif (sfRunPost < sfLo) sfCb = sfLo - sfRunPost < sfCe ? sfLo - "
+                          "sfRunPost : sfCe;\n"
+                        : "";
+        const std::string runSimd = !b.writesSpikeVars && !b.writesShared
+                                        ? std::string("#pragma omp simd") +
+                                              (b.addsToPre ? " reduction(+ : sfPreAcc)" : "") + "\n"
+                                        : "";
+        row = "for (uint32_t sfR = 0; sfR < " + l.runs + "; sfR++) {\n" + l.runSetup +
+              "uint32_t sfCb = 0u, sfCe = sfRunLen;\n" + clip + runSimd +
+              "for (uint32_t sfC = sfCb; sfC < sfCe; sfC++) {\n"
+              "const uint32_t id_post = sfRunPost + sfC;\nconst size_t sfSyn = sfRunSyn + sfC;\n" +
+              synapseBegin + b.perSynapse + "}\n}\n";
+    }
     return "const uint32_t sfCnt = " + b.spikeCount +
            ";\n"
            "const uint32_t* sfSpk = " +
            b.spikeIds + ";\n" + b.perBatch +
            "for (uint32_t sfS = 0; sfS < sfCnt; sfS++) {\n"
            "const uint32_t " +
-           b.spikeId + " = sfSpk[sfS];\n" + l.setup + rowBegin + simd +
-           "for (uint32_t sfK = " + begin + "; sfK < " + end + "; sfK++) {\n" + l.perIter + filter +
-           synapseBegin + b.perSynapse + "}\n" + rowEnd + "}\n";
+           b.spikeId + " = sfSpk[sfS];\n" + l.setup + rowBegin + row + rowEnd + "}\n";
 }
 
 } // namespace

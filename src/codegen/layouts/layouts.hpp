@@ -15,5 +15,6 @@ std::unique_ptr<Connectivity> denseLayout(const SynapseGroup& sg);
 std::unique_ptr<Connectivity> sparseLayout(const SynapseGroup& sg);
 std::unique_ptr<Connectivity> toeplitzLayout(const SynapseGroup& sg);
 std::unique_ptr<Connectivity> proceduralLayout(const SynapseGroup& sg);
+std::unique_ptr<Connectivity> blockSparseLayout(const SynapseGroup& sg);
 
 } // namespace spikeforge::codegen

@@ -1,0 +1,168 @@
+// BlockSparse connectivity: the pre x post matrix cut into b x b blocks, of which each block-row
+// holds `blocksPerRow` dense tiles at distinct block-columns, drawn at initialisation (blockCol,
+// [block-row][tile], ascending). Per-synapse variables hold each block-row as a dense panel of b
+// rows by m * b columns (its tiles side by side): element ((br * b + r) * m + j) * b + c is row
+// r, column c of tile j of block-row br, i.e. the synapse from source br * b + r onto target
+// blockCol[br * m + j] * b + c. So a spike's row is m * b contiguous weights (storing tile after
+// tile instead made it m pieces of b weights b * b apart: event-driven delivery ran 4x slower),
+// and a tile is b runs of b weights m * b apart (a GEMM's leading dimension). Elements past a
+// group's end (rows or columns of an edge tile beyond the last neuron) are padding: no synapse.
+// A spike of source i adds row i mod b of each of its block-row's tiles to b consecutive
+// targets.
+#include "codegen/layouts/layouts.hpp"
+
+#include "codegen/arrays.hpp"
+#include "codegen/lowerer.hpp"
+
+namespace spikeforge::codegen {
+
+namespace {
+
+class BlockSparse final : public Connectivity {
+public:
+    explicit BlockSparse(const SynapseGroup& sg)
+        : m_sg(sg), m_b(sg.blockSparse()->blockSize), m_m(sg.blocksPerRow()),
+          m_rows(sg.numBlockRows()), m_cols(sg.numBlockCols()) {}
+    size_t synapseCount() const override { return m_sg.synapseVarElements(); }
+    std::vector<ConnectivityArray> arrays() const override {
+        return {{"blockCol", "uint32_t", {m_rows, m_m}}};
+    }
+
+    // Iteration sfK of a spike's row is column sfK mod b of its block-row's tile sfK / b.
+    SynapseLoop rowLoop(Lowerer& e) const override {
+        Env& env = e.env;
+        const std::string b = blockSize(env), m = tilesPerRow(env);
+        const std::string setup = "const uint32_t sfBr = id_pre / " + b + ", sfBrow = id_pre % " +
+                                  b + ";\nconst " + globalPointer("uint32_t") +
+                                  " sfTiles = " + blockCol(env) + " + (size_t)sfBr * " + m + ";\n";
+        const std::string body = "const uint32_t sfTj = sfK / " + b + ", sfTc = sfK % " + b +
+                                 ";\nconst uint32_t id_post = sfTiles[sfTj] * " + b +
+                                 " + sfTc;\nif (id_post >= sfNpost) continue;\n"
+                                 "const size_t sfSyn = (((size_t)sfBr * " +
+                                 b + " + sfBrow) * " + m + " + sfTj) * " + b + " + sfTc;\n";
+        const std::string iterations = env.number("blockRowSlots", "uint32_t", double(m_m) * m_b);
+        SynapseLoop loop{setup, "0u", iterations, body, "id_post", false, iterations};
+        // Each tile's row is a run of b consecutive targets (fewer in the last block-column).
+        loop.runs = m;
+        loop.runSetup = "const uint32_t sfRunPost = sfTiles[sfR] * " + b +
+                        ";\nconst size_t sfRunSyn = (((size_t)sfBr * " + b + " + sfBrow) * " + m +
+                        " + sfR) * " + b + ";\nconst uint32_t sfRunLen = sfNpost - sfRunPost < " +
+                        b + " ? sfNpost - sfRunPost : " + b + ";\n";
+        loop.runLength = m_b;
+        return loop;
+    }
+    SynapseLoop columnLoop(Env&) const override {
+        throw InternalError("synapse group '" + m_sg.name() +
+                            "': a BlockSparse group has no column loop (finalise refuses "
+                            "postsynaptic learning)");
+    }
+    // Element `id` as (id_pre, id_post): column c = id % b, tile j = id / b % m, row
+    // r = id / (b m) % b, block-row id / (b m b).
+    std::string decode(Env& env) const override {
+        return pairOf(env, "id") + "if (id_pre >= " + numPre(env) +
+               " || id_post >= " + numPost(env) + ") continue;\n";
+    }
+    std::string paddingSkip(Env& env) const override {
+        return "{\n" + pairOf(env, "i") + "if (id_pre >= " + numPre(env) +
+               " || id_post >= " + numPost(env) + ") continue;\n}\n";
+    }
+    bool needsColumnIndex() const override { return false; }
+    std::vector<BuildStep> build(Lowerer& e) const override;
+
+    std::vector<std::string> codecArrays() const override { return {"blockCol"}; }
+    uint64_t countSynapses(const HostArrayReader& read) const override {
+        return synapseEntries(read).size();
+    }
+    EncodedSynapses encode(std::span<const std::pair<uint32_t, uint32_t>>) const override {
+        throw ModelError("synapse group '" + m_sg.name() +
+                         "' is BlockSparse: its synapses are the whole tiles of its block "
+                         "layout, so they cannot be given as a list (set their values with "
+                         "setSynapseValues or setSynapseMatrix)");
+    }
+    // Source by source, each row in the device's order: tile by tile, column by column.
+    std::vector<SynapseEntry> synapseEntries(const HostArrayReader& read) const override {
+        const std::vector<uint64_t> cols = read("blockCol");
+        if (cols.size() != size_t(m_rows) * m_m)
+            throw InternalError("synapse group '" + m_sg.name() + "': block index of " +
+                                std::to_string(cols.size()) + " entries");
+        const size_t numPre = m_sg.source().size(), numPost = m_sg.target().size();
+        std::vector<SynapseEntry> out;
+        for (size_t pre = 0; pre < numPre; pre++) {
+            const size_t br = pre / m_b, r = pre % m_b;
+            for (size_t j = 0; j < m_m; j++) {
+                const uint64_t col = cols[br * m_m + j];
+                if (col >= m_cols)
+                    throw ModelError("synapse group '" + m_sg.name() + "': block-row " +
+                                     std::to_string(br) + " names block-column " +
+                                     std::to_string(col) + " of " + std::to_string(m_cols));
+                for (size_t c = 0; c < m_b; c++) {
+                    const size_t post = col * m_b + c;
+                    if (post >= numPost) break;
+                    out.push_back({pre * numPost + post, ((br * m_b + r) * m_m + j) * m_b + c});
+                }
+            }
+        }
+        return out;
+    }
+
+private:
+    // Statements defining id_pre and id_post of element `e` (a size_t expression).
+    std::string pairOf(Env& env, const std::string& e) const {
+        const std::string b = blockSize(env), m = tilesPerRow(env);
+        return "const size_t sfTile = (" + e + " / ((size_t)" + b + " * " + m + " * " + b +
+               ")) * " + m + " + " + e + " / " + b + " % " + m +
+               ";\nconst uint32_t id_pre = (uint32_t)(" + e + " / ((size_t)" + b + " * " + m +
+               " * " + b + ")) * " + b + " + (uint32_t)(" + e + " / ((size_t)" + b + " * " + m +
+               ") % " + b + ");\nconst uint32_t id_post = " + blockCol(env) + "[sfTile] * " + b +
+               " + (uint32_t)(" + e + " % " + b + ");\n";
+    }
+    std::string blockSize(Env& env) const { return env.number("blockSize", "uint32_t", m_b); }
+    std::string tilesPerRow(Env& env) const { return env.number("blocksPerRow", "uint32_t", m_m); }
+    std::string numPre(Env& env) const {
+        return env.number("numPre", "uint32_t", m_sg.source().size());
+    }
+    std::string numPost(Env& env) const {
+        return env.number("numPost", "uint32_t", m_sg.target().size());
+    }
+    std::string blockCol(Env& env, Use use = Use::Read) const {
+        return env.array("blockCol", "uint32_t", m_sg.name() + ".blockCol", use);
+    }
+
+    const SynapseGroup& m_sg;
+    unsigned m_b, m_m, m_rows, m_cols;
+};
+
+// Block-row sfI's tiles by selection sampling (Knuth's algorithm S): block-column c joins with
+// probability (tiles still needed) / (columns left), decided in integers from one 32-bit draw,
+// so exactly blocksPerRow distinct columns come out, ascending, the same on every backend.
+std::vector<BuildStep> BlockSparse::build(Lowerer& e) const {
+    Env& env = e.env;
+    const std::string& n = m_sg.name();
+    switch (m_sg.blockSparse()->layout) {
+    case BlockLayout::Random:
+        break;
+    }
+    const std::string rows = env.number("numBlockRows", "uint32_t", m_rows);
+    const std::string cols = env.number("numBlockCols", "uint32_t", m_cols);
+    const std::string m = tilesPerRow(env);
+    const std::string body =
+        "const uint32_t sfBr = (uint32_t)sfI;\n" + globalPointer("uint32_t") +
+        " sfTiles = " + blockCol(env, Use::Write) + " + (size_t)sfBr * " + m + ";\n" +
+        hookName(Hook::RngState) + " sfRng; " + hookName(Hook::RngInit) + "(&sfRng, seed, " +
+        env.number("streamBlocks", "uint32_t", streamId(n, "blockLayout")) +
+        ", sfBr, 0u, 0u);\n"
+        "uint32_t sfNeed = " +
+        m + ", sfOut = 0u;\nfor (uint32_t sfC = 0u; sfC < " + cols +
+        " && sfNeed > 0u; sfC++) {\n"
+        "if ((uint64_t)sf_next_u32(&sfRng) * (uint64_t)(" +
+        cols + " - sfC) < ((uint64_t)sfNeed << 32)) {\nsfTiles[sfOut++] = sfC;\nsfNeed--;\n}\n}\n";
+    return {{BuildStep::Kind::ForEach, BuildStep::Extent::Pre, rows, body, "", ""}};
+}
+
+} // namespace
+
+std::unique_ptr<Connectivity> blockSparseLayout(const SynapseGroup& sg) {
+    return std::make_unique<BlockSparse>(sg);
+}
+
+} // namespace spikeforge::codegen

@@ -1,0 +1,226 @@
+// Block-sparse connectivity (MatrixType::BlockSparse): b x b tiles at positions drawn from the
+// seed. A block-sparse group delivers exactly what a Dense group holding the same weights (zero
+// outside the tiles) delivers; its layout has the tiles per block-row asked, at distinct
+// block-columns spread uniformly, the same on every backend; its codec reads as the dense
+// matrix; bad parameters are clear errors naming the group.
+#include "backend_fixture.hpp"
+#include "spikeforge/models.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+#include <vector>
+
+using namespace spikeforge;
+using sftest::expectContains;
+
+namespace {
+
+// Neuron i of batch element b fires at steps following a pattern that differs between neurons
+// and batch elements (k counts steps).
+NeuronModel pattern() {
+    NeuronModel m;
+    m.name = "Pattern";
+    m.vars = {{"k", "int"}};
+    m.simCode = "k += 1;";
+    m.thresholdConditionCode = "(k * (id + 2) + 3 * batch) % 7 < 2";
+    return m;
+}
+
+// Sums its input over the run.
+NeuronModel accumulator() {
+    NeuronModel a;
+    a.name = "Accumulator";
+    a.vars = {{"x"}};
+    a.simCode = "x += Isyn;";
+    return a;
+}
+
+WeightUpdateInit staticPulse() {
+    return {models::StaticPulse(), {}, {{"g", 0.0}}, {}, {}};
+}
+
+struct Shape {
+    unsigned pre, post, block;
+    double density;
+};
+
+void addGroups(Model& m, const Shape& s, unsigned batch) {
+    m.setBatchSize(batch);
+    m.addNeuronGroup("Src", s.pre, pattern(), {}, {{"k", 0.0}});
+    m.addNeuronGroup("ViaBlocks", s.post, accumulator(), {}, {{"x", 0.0}});
+    m.addNeuronGroup("ViaDense", s.post, accumulator(), {}, {{"x", 0.0}});
+    m.addSynapseGroup("Blocks", MatrixType::BlockSparse, 0, "Src", "ViaBlocks", staticPulse(),
+                      {models::DeltaCurr(), {}, {}},
+                      BlockSparseInit{s.block, BlockLayout::Random, s.density});
+    m.addSynapseGroup("Dense", MatrixType::Dense, 0, "Src", "ViaDense", staticPulse(),
+                      {models::DeltaCurr(), {}, {}});
+}
+
+// A weight in eighths, different for each pair: sums of a few hundred of them are exact in
+// float, so any order of accumulation gives the same bits.
+double weightOf(uint32_t pre, uint32_t post) {
+    return double(int((pre * 7 + post * 3) % 9) - 4) / 8.0;
+}
+
+class BlockSparseTest : public sftest::BackendTest {};
+
+TEST_P(BlockSparseTest, DeliversWhatTheEquivalentDenseGroupDelivers) {
+    for (const Shape& s : {Shape{40, 37, 8, 0.4}, Shape{64, 48, 16, 0.34}, Shape{50, 70, 32, 0.5},
+                           Shape{33, 100, 8, 0.25}})
+        for (unsigned batch : {1u, 5u}) {
+            SCOPED_TRACE(testing::Message()
+                         << s.pre << " x " << s.post << ", b = " << s.block << ", batch " << batch);
+            Model m("block_sparse_vs_dense");
+            addGroups(m, s, batch);
+            Simulation sim(m, prefs(2));
+            const auto pairs = sim.synapses("Blocks");
+            ASSERT_FALSE(pairs.empty());
+            std::vector<double> dense(size_t(s.pre) * s.post, 0.0);
+            for (unsigned b = 0; b < batch; b++) {
+                std::vector<double> values;
+                for (const auto& p : pairs) {
+                    values.push_back(weightOf(p.pre, p.post) * (b + 1));
+                    dense[size_t(p.pre) * s.post + p.post] = values.back();
+                }
+                sim.setSynapseValues("Blocks", "g", values, b);
+                sim.setSynapseMatrix("Dense", "g", dense, b);
+            }
+            sim.run(30);
+            sim.pull("ViaBlocks", "x");
+            sim.pull("ViaDense", "x");
+            const auto got = sim.view<float>("ViaBlocks", "x");
+            const auto want = sim.view<float>("ViaDense", "x");
+            size_t nonZero = 0;
+            for (size_t i = 0; i < want.size(); i++) {
+                ASSERT_EQ(got[i], want[i]) << "target " << i % s.post << " batch " << i / s.post;
+                nonZero += want[i] != 0.0f;
+            }
+            EXPECT_GT(nonZero, want.size() / 4); // the input reached many targets
+        }
+}
+
+// Block structure read back through the codec: tiles per block-row, distinct columns, whole
+// tiles cut off only at the groups' ends; the same layout on this backend as on cpu.
+TEST_P(BlockSparseTest, LayoutHasTheTilesAskedAndIsTheSameOnEveryBackend) {
+    const Shape s{203, 805, 8, 0.25}; // 26 block-rows (the last of 3 rows), 101 block-columns
+    const unsigned rows = 26, cols = 101, perRow = 25; // round(0.25 x 101)
+    auto layout = [&](const BackendPreferences& p) {
+        Model m("block_sparse_layout");
+        addGroups(m, s, 1);
+        Simulation sim(m, p);
+        std::map<unsigned, std::map<unsigned, unsigned>> tiles; // block-row -> column -> pairs
+        for (const auto& pair : sim.synapses("Blocks")) {
+            EXPECT_LT(pair.pre, s.pre);
+            EXPECT_LT(pair.post, s.post);
+            tiles[pair.pre / s.block][pair.post / s.block]++;
+        }
+        EXPECT_EQ(sim.synapseCount("Blocks"), sim.synapses("Blocks").size());
+        return tiles;
+    };
+    const auto tiles = layout(prefs(1));
+    ASSERT_EQ(tiles.size(), rows);
+    std::vector<unsigned> perColumn(cols, 0);
+    for (const auto& [row, columns] : tiles) {
+        EXPECT_EQ(columns.size(), perRow) << "block-row " << row;
+        const unsigned height = row + 1 < rows ? 8u : 203u - 25u * 8u;
+        for (const auto& [col, pairs] : columns) {
+            const unsigned width = col + 1 < cols ? 8u : 805u - 100u * 8u;
+            EXPECT_EQ(pairs, height * width) << "tile (" << row << ", " << col << ")";
+            perColumn[col]++;
+        }
+    }
+    // Each column is in a block-row's tiles with probability 25/101: counts binomial(26, p),
+    // all within 5 sigma and not all equal (a layout that always took the same columns fails).
+    const double p = double(perRow) / cols, mean = rows * p, sd = std::sqrt(rows * p * (1 - p));
+    for (unsigned c = 0; c < cols; c++)
+        EXPECT_LE(std::abs(perColumn[c] - mean), 5 * sd) << "block-column " << c;
+    EXPECT_GT(std::set<unsigned>(perColumn.begin(), perColumn.end()).size(), 3u);
+    EXPECT_EQ(tiles, layout(sftest::preferencesFor("cpu")));
+}
+
+TEST_P(BlockSparseTest, CodecReadsTheDenseMatrix) {
+    const Shape s{20, 30, 8, 0.5};
+    Model m("block_sparse_codec");
+    addGroups(m, s, 1);
+    Simulation sim(m, prefs(1));
+    const auto pairs = sim.synapses("Blocks");
+    std::vector<double> values;
+    for (const auto& p : pairs)
+        values.push_back(weightOf(p.pre, p.post) + 8.0); // never 0
+    sim.setSynapseValues("Blocks", "g", values);
+    const auto matrix = sim.synapseMatrix("Blocks", "g", 0, -100.0);
+    const auto count = sim.connectivityMatrix("Blocks");
+    std::set<std::pair<uint32_t, uint32_t>> present;
+    for (const auto& p : pairs)
+        present.insert({p.pre, p.post});
+    EXPECT_EQ(present.size(), pairs.size()); // no pair twice
+    for (uint32_t i = 0; i < s.pre; i++)
+        for (uint32_t j = 0; j < s.post; j++) {
+            const size_t at = size_t(i) * s.post + j;
+            const bool has = present.count({i, j}) > 0;
+            EXPECT_EQ(count[at], has ? 1u : 0u);
+            EXPECT_EQ(matrix[at], has ? weightOf(i, j) + 8.0 : -100.0);
+        }
+    // The matrix round trip sets the same values; a value off the tiles is refused.
+    std::vector<double> dense(matrix);
+    for (double& v : dense)
+        if (v == -100.0) v = 0.0;
+    sim.setSynapseMatrix("Blocks", "g", dense);
+    EXPECT_EQ(sim.synapseValues("Blocks", "g"), values);
+    const auto absent = std::find(count.begin(), count.end(), 0u) - count.begin();
+    ASSERT_LT(size_t(absent), count.size());
+    dense[absent] = 1.0;
+    expectContains(sftest::errorOf<ModelError>([&] { sim.setSynapseMatrix("Blocks", "g", dense); }),
+                   {"Blocks"});
+    expectContains(sftest::errorOf<ModelError>([&] {
+                       const std::vector<SynapsePair> list{{0, 0}};
+                       sim.setSynapses("Blocks", list);
+                   }),
+                   {"Blocks", "BlockSparse"});
+}
+
+SF_INSTANTIATE_BACKEND_TESTS(BlockSparseTest);
+
+TEST(BlockSparseModel, BadParametersAreClearErrors) {
+    auto finalise = [](BlockSparseInit b, const char* postCode = "") {
+        Model m("block_sparse_bad");
+        m.addNeuronGroup("Src", 20, pattern(), {}, {{"k", 0.0}});
+        m.addNeuronGroup("Tgt", 20, accumulator(), {}, {{"x", 0.0}});
+        WeightUpdateInit wu = staticPulse();
+        wu.model.postSpikeSynCode = postCode;
+        m.addSynapseGroup("Syn", MatrixType::BlockSparse, 0, "Src", "Tgt", wu,
+                          {models::DeltaCurr(), {}, {}}, b);
+        m.finalise();
+    };
+    expectContains(sftest::errorOf<ModelError>([&] {
+                       finalise({12, BlockLayout::Random, 0.5});
+                   }),
+                   {"Syn", "block size 12", "8, 16, 32"});
+    for (double d : {0.0, -0.5, 1.5, std::nan("")})
+        expectContains(sftest::errorOf<ModelError>([&] {
+                           finalise({8, BlockLayout::Random, d});
+                       }),
+                       {"Syn", "density"});
+    expectContains(sftest::errorOf<ModelError>([&] {
+                       finalise({8, BlockLayout::Random, 0.5}, "g += 1.0;");
+                   }),
+                   {"Syn", "postSpikeSynCode", "BlockSparse"});
+    Model m("block_sparse_overloads");
+    m.addNeuronGroup("Src", 20, pattern(), {}, {{"k", 0.0}});
+    m.addNeuronGroup("Tgt", 20, accumulator(), {}, {{"x", 0.0}});
+    expectContains(sftest::errorOf<ModelError>([&] {
+                       m.addSynapseGroup("A", MatrixType::BlockSparse, 0, "Src", "Tgt",
+                                         staticPulse(), {models::DeltaCurr(), {}, {}});
+                   }),
+                   {"A", "block layout"});
+    expectContains(sftest::errorOf<ModelError>([&] {
+                       m.addSynapseGroup("B", MatrixType::Dense, 0, "Src", "Tgt", staticPulse(),
+                                         {models::DeltaCurr(), {}, {}}, BlockSparseInit{});
+                   }),
+                   {"B", "MatrixType::BlockSparse"});
+}
+
+} // namespace

@@ -106,7 +106,7 @@ struct SynapseLoop {
     // target, uint32_t), sfRunSyn (the element of its first synapse, size_t) and sfRunLen (its
     // synapses, uint32_t, at most runLength); synapse sfC of the run is target sfRunPost + sfC
     // at element sfRunSyn + sfC, and the runs in order, each in order, are the row sfK walks.
-    std::string runs, runSetup;
+    std::string runs = "", runSetup = "";
     unsigned runLength = 0;
 };
 

@@ -182,6 +182,57 @@ TEST_P(BlockSparseTest, CodecReadsTheDenseMatrix) {
                    {"Blocks", "BlockSparse"});
 }
 
+// Custom updates over block-sparse variables: each element decodes to its own (pre, post), and a
+// batch reduction sums each synapse's values over the batch; padding is left alone.
+TEST_P(BlockSparseTest, CustomUpdatesSeeEachSynapsesPairAndReduceOverTheBatch) {
+    using A = CustomUpdateVarAccess;
+    const unsigned batch = 3;
+    Model m("block_sparse_custom");
+    m.setBatchSize(batch);
+    m.addNeuronGroup("Src", 45, pattern(), {}, {{"k", 0.0}});
+    m.addNeuronGroup("Tgt", 21, accumulator(), {}, {{"x", 0.0}});
+    WeightUpdateModel wu;
+    wu.name = "Holder";
+    wu.vars = {{"g", "scalar", VarAccess::ReadOnly}, {"grad"}, {"pair"}};
+    wu.preSpikeSynCode = "addToPost(g);";
+    m.addSynapseGroup("Blocks", MatrixType::BlockSparse, 0, "Src", "Tgt",
+                      {wu, {}, {{"g", 0.0}, {"grad", 0.0}, {"pair", 0.0}}, {}, {}},
+                      {models::DeltaCurr(), {}, {}}, BlockSparseInit{16, BlockLayout::Random, 0.5});
+    CustomUpdateModel label;
+    label.name = "Label";
+    label.varRefs = {{"pair", "scalar", A::ReadWrite}};
+    label.updateCode = "pair = id_pre * 1000 + id_post;";
+    m.addCustomUpdateWU("L", "Label", label, {}, {}, {{"pair", {"Blocks", "pair"}}});
+    CustomUpdateModel reduce;
+    reduce.name = "Reduce";
+    reduce.varRefs = {{"grad", "scalar", A::ReadOnly}, {"g", "scalar", A::ReduceBatchSum}};
+    reduce.updateCode = "g = grad;";
+    m.addCustomUpdateWU("R", "Reduce", reduce, {}, {},
+                        {{"grad", {"Blocks", "grad"}}, {"g", {"Blocks", "g"}}});
+    Simulation sim(m, prefs(1));
+    const auto pairs = sim.synapses("Blocks");
+    ASSERT_FALSE(pairs.empty());
+    std::vector<double> total(pairs.size(), 0.0);
+    for (unsigned b = 0; b < batch; b++) {
+        std::vector<double> grad;
+        for (size_t k = 0; k < pairs.size(); k++) {
+            grad.push_back(weightOf(pairs[k].pre, pairs[k].post) + b);
+            total[k] += grad.back();
+        }
+        sim.setSynapseValues("Blocks", "grad", grad, b);
+    }
+    sim.customUpdate("Label");
+    sim.customUpdate("Reduce");
+    const auto labels = sim.synapseValues("Blocks", "pair", 1);
+    for (unsigned b = 0; b < batch; b++) {
+        const auto g = sim.synapseValues("Blocks", "g", b);
+        for (size_t k = 0; k < pairs.size(); k++)
+            ASSERT_EQ(g[k], total[k]) << "batch " << b << " synapse " << k;
+    }
+    for (size_t k = 0; k < pairs.size(); k++)
+        ASSERT_EQ(labels[k], pairs[k].pre * 1000.0 + pairs[k].post) << "synapse " << k;
+}
+
 SF_INSTANTIATE_BACKEND_TESTS(BlockSparseTest);
 
 TEST(BlockSparseModel, BadParametersAreClearErrors) {

@@ -34,9 +34,9 @@ public:
         const std::string b = blockSize(env), m = tilesPerRow(env);
         const std::string setup = "const uint32_t sfBr = id_pre / " + b + ", sfBrow = id_pre % " +
                                   b + ";\nconst " + globalPointer("uint32_t") +
-                                  " sfTiles = " + blockCol(env) + " + (size_t)sfBr * " + m + ";\n";
+                                  " sfBsTiles = " + blockCol(env) + " + (size_t)sfBr * " + m + ";\n";
         const std::string body = "const uint32_t sfTj = sfK / " + b + ", sfTc = sfK % " + b +
-                                 ";\nconst uint32_t id_post = sfTiles[sfTj] * " + b +
+                                 ";\nconst uint32_t id_post = sfBsTiles[sfTj] * " + b +
                                  " + sfTc;\nif (id_post >= sfNpost) continue;\n"
                                  "const size_t sfSyn = (((size_t)sfBr * " +
                                  b + " + sfBrow) * " + m + " + sfTj) * " + b + " + sfTc;\n";
@@ -44,7 +44,7 @@ public:
         SynapseLoop loop{setup, "0u", iterations, body, "id_post", false, iterations};
         // Each tile's row is a run of b consecutive targets (fewer in the last block-column).
         loop.runs = m;
-        loop.runSetup = "const uint32_t sfRunPost = sfTiles[sfR] * " + b +
+        loop.runSetup = "const uint32_t sfRunPost = sfBsTiles[sfR] * " + b +
                         ";\nconst size_t sfRunSyn = (((size_t)sfBr * " + b + " + sfBrow) * " + m +
                         " + sfR) * " + b + ";\nconst uint32_t sfRunLen = sfNpost - sfRunPost < " +
                         b + " ? sfNpost - sfRunPost : " + b + ";\n";
@@ -109,11 +109,11 @@ private:
     // Statements defining id_pre and id_post of element `e` (a size_t expression).
     std::string pairOf(Env& env, const std::string& e) const {
         const std::string b = blockSize(env), m = tilesPerRow(env);
-        return "const size_t sfTile = (" + e + " / ((size_t)" + b + " * " + m + " * " + b +
+        return "const size_t sfBsTile = (" + e + " / ((size_t)" + b + " * " + m + " * " + b +
                ")) * " + m + " + " + e + " / " + b + " % " + m +
                ";\nconst uint32_t id_pre = (uint32_t)(" + e + " / ((size_t)" + b + " * " + m +
                " * " + b + ")) * " + b + " + (uint32_t)(" + e + " / ((size_t)" + b + " * " + m +
-               ") % " + b + ");\nconst uint32_t id_post = " + blockCol(env) + "[sfTile] * " + b +
+               ") % " + b + ");\nconst uint32_t id_post = " + blockCol(env) + "[sfBsTile] * " + b +
                " + (uint32_t)(" + e + " % " + b + ");\n";
     }
     std::string blockSize(Env& env) const { return env.number("blockSize", "uint32_t", m_b); }
@@ -147,7 +147,7 @@ std::vector<BuildStep> BlockSparse::build(Lowerer& e) const {
     const std::string m = tilesPerRow(env);
     const std::string body =
         "const uint32_t sfBr = (uint32_t)sfI;\n" + globalPointer("uint32_t") +
-        " sfTiles = " + blockCol(env, Use::Write) + " + (size_t)sfBr * " + m + ";\n" +
+        " sfBsTiles = " + blockCol(env, Use::Write) + " + (size_t)sfBr * " + m + ";\n" +
         hookName(Hook::RngState) + " sfRng; " + hookName(Hook::RngInit) + "(&sfRng, seed, " +
         env.number("streamBlocks", "uint32_t", streamId(n, "blockLayout")) +
         ", sfBr, 0u, 0u);\n"
@@ -155,7 +155,7 @@ std::vector<BuildStep> BlockSparse::build(Lowerer& e) const {
         m + ", sfOut = 0u;\nfor (uint32_t sfC = 0u; sfC < " + cols +
         " && sfNeed > 0u; sfC++) {\n"
         "if ((uint64_t)sf_next_u32(&sfRng) * (uint64_t)(" +
-        cols + " - sfC) < ((uint64_t)sfNeed << 32)) {\nsfTiles[sfOut++] = sfC;\nsfNeed--;\n}\n}\n";
+        cols + " - sfC) < ((uint64_t)sfNeed << 32)) {\nsfBsTiles[sfOut++] = sfC;\nsfNeed--;\n}\n}\n";
     return {{BuildStep::Kind::ForEach, BuildStep::Extent::Pre, rows, body, "", ""}};
 }
 

@@ -1,6 +1,6 @@
 // What spike recording costs a COBA run (issue #19: ≤ 5 %):
 //   bench_recording [--neurons 4000] [--prob 0.02] [--duration-ms 10000] [--repeats 11]
-//                   [--backend cpu] [--threads 1]
+//                   [--backend cpu] [--threads 1] [--chunk-steps 0]
 // Two simulations of the same network (examples/coba_model.hpp), one with spike recording on
 // both populations, one without. Each repeat runs both from the initial state, in alternating
 // order; the recorded run is timed from run() to the end of pullRecording(), so the decode of the
@@ -29,6 +29,7 @@ struct Options {
     double prob = 0.02, durationMs = 10000.0; // [ms]
     std::string backend = "cpu";
     int threads = 1;
+    unsigned chunkSteps = 0; // 0: the runtime's choice (Simulation::setRecordingChunkSteps)
 };
 
 double median(std::vector<double> v) {
@@ -60,6 +61,8 @@ bool parse(int argc, char** argv, Options& o) {
             o.repeats = unsigned(std::stoul(v));
         else if (a == "--backend")
             o.backend = v;
+        else if (a == "--chunk-steps")
+            o.chunkSteps = unsigned(std::stoul(v));
         else if (a == "--threads")
             o.threads = std::stoi(v);
         else {
@@ -69,7 +72,7 @@ bool parse(int argc, char** argv, Options& o) {
     }
     if (argc % 2 == 0 || o.repeats == 0 || o.neurons < 10) {
         std::cerr << "usage: bench_recording [--neurons N>=10] [--prob P] [--duration-ms T] "
-                     "[--repeats R>=1] [--backend B] [--threads T]\n";
+                     "[--repeats R>=1] [--backend B] [--threads T] [--chunk-steps S]\n";
         return false;
     }
     return true;
@@ -106,6 +109,7 @@ int main(int argc, char** argv) {
                 secondsOff = secondsSince(t0);
             } else {
                 simOn.reset();
+                if (o.chunkSteps) simOn.setRecordingChunkSteps(o.chunkSteps);
                 simOn.setRecordingWindow(steps);
                 delivered = 0;
                 const auto t0 = std::chrono::steady_clock::now();

@@ -4,6 +4,7 @@
 // block-columns spread uniformly, the same on every backend; its codec reads as the dense
 // matrix; bad parameters are clear errors naming the group.
 #include "backend_fixture.hpp"
+#include "probe_models.hpp"
 #include "spikeforge/models.hpp"
 
 #include <algorithm>
@@ -29,15 +30,6 @@ NeuronModel pattern() {
     return m;
 }
 
-// Sums its input over the run.
-NeuronModel accumulator() {
-    NeuronModel a;
-    a.name = "Accumulator";
-    a.vars = {{"x"}};
-    a.simCode = "x += Isyn;";
-    return a;
-}
-
 WeightUpdateInit staticPulse() {
     return {models::StaticPulse(), {}, {{"g", 0.0}}, {}, {}};
 }
@@ -50,8 +42,8 @@ struct Shape {
 void addGroups(Model& m, const Shape& s, unsigned batch) {
     m.setBatchSize(batch);
     m.addNeuronGroup("Src", s.pre, pattern(), {}, {{"k", 0.0}});
-    m.addNeuronGroup("ViaBlocks", s.post, accumulator(), {}, {{"x", 0.0}});
-    m.addNeuronGroup("ViaDense", s.post, accumulator(), {}, {{"x", 0.0}});
+    m.addNeuronGroup("ViaBlocks", s.post, sftest::accumulate(), {}, {{"acc", 0.0}});
+    m.addNeuronGroup("ViaDense", s.post, sftest::accumulate(), {}, {{"acc", 0.0}});
     m.addSynapseGroup("Blocks", MatrixType::BlockSparse, 0, "Src", "ViaBlocks", staticPulse(),
                       {models::DeltaCurr(), {}, {}},
                       BlockSparseInit{s.block, BlockLayout::Random, s.density});
@@ -89,10 +81,10 @@ TEST_P(BlockSparseTest, DeliversWhatTheEquivalentDenseGroupDelivers) {
                 sim.setSynapseMatrix("Dense", "g", dense, b);
             }
             sim.run(30);
-            sim.pull("ViaBlocks", "x");
-            sim.pull("ViaDense", "x");
-            const auto got = sim.view<float>("ViaBlocks", "x");
-            const auto want = sim.view<float>("ViaDense", "x");
+            sim.pull("ViaBlocks", "acc");
+            sim.pull("ViaDense", "acc");
+            const auto got = sim.view<float>("ViaBlocks", "acc");
+            const auto want = sim.view<float>("ViaDense", "acc");
             size_t nonZero = 0;
             for (size_t i = 0; i < want.size(); i++) {
                 ASSERT_EQ(got[i], want[i]) << "target " << i % s.post << " batch " << i / s.post;
@@ -190,7 +182,7 @@ TEST_P(BlockSparseTest, CustomUpdatesSeeEachSynapsesPairAndReduceOverTheBatch) {
     Model m("block_sparse_custom");
     m.setBatchSize(batch);
     m.addNeuronGroup("Src", 45, pattern(), {}, {{"k", 0.0}});
-    m.addNeuronGroup("Tgt", 21, accumulator(), {}, {{"x", 0.0}});
+    m.addNeuronGroup("Tgt", 21, sftest::accumulate(), {}, {{"acc", 0.0}});
     WeightUpdateModel wu;
     wu.name = "Holder";
     wu.vars = {{"g", "scalar", VarAccess::ReadOnly}, {"grad"}, {"pair"}};
@@ -239,7 +231,7 @@ TEST(BlockSparseModel, BadParametersAreClearErrors) {
     auto finalise = [](BlockSparseInit b, const char* postCode = "") {
         Model m("block_sparse_bad");
         m.addNeuronGroup("Src", 20, pattern(), {}, {{"k", 0.0}});
-        m.addNeuronGroup("Tgt", 20, accumulator(), {}, {{"x", 0.0}});
+        m.addNeuronGroup("Tgt", 20, sftest::accumulate(), {}, {{"acc", 0.0}});
         WeightUpdateInit wu = staticPulse();
         wu.model.postSpikeSynCode = postCode;
         m.addSynapseGroup("Syn", MatrixType::BlockSparse, 0, "Src", "Tgt", wu,
@@ -261,7 +253,7 @@ TEST(BlockSparseModel, BadParametersAreClearErrors) {
                    {"Syn", "postSpikeSynCode", "BlockSparse"});
     Model m("block_sparse_overloads");
     m.addNeuronGroup("Src", 20, pattern(), {}, {{"k", 0.0}});
-    m.addNeuronGroup("Tgt", 20, accumulator(), {}, {{"x", 0.0}});
+    m.addNeuronGroup("Tgt", 20, sftest::accumulate(), {}, {{"acc", 0.0}});
     expectContains(sftest::errorOf<ModelError>([&] {
                        m.addSynapseGroup("A", MatrixType::BlockSparse, 0, "Src", "Tgt",
                                          staticPulse(), {models::DeltaCurr(), {}, {}});

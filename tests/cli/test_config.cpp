@@ -599,3 +599,44 @@ TEST(ConfigToeplitz, BadConvolutionsAreErrorsAtTheirPosition) {
                          ""),
                 "[[projections]]", {"missing required key 'connectivity'", "Conv2D"});
 }
+
+// ---- block_sparse projections ---------------------------------------------------------------
+
+namespace {
+
+const std::string blockConfig = replaced(
+    convConfig,
+    "matrix = \"toeplitz\"\nconnectivity = { init = \"Conv2D\", conv_kh = 3, conv_kw = 3, conv_ih "
+    "= 5, conv_iw = 7, conv_ic = 2, conv_oc = 3 }",
+    "matrix = \"block_sparse\"\nconnectivity = { layout = \"random\", block_size = 16, density = "
+    "0.5 }");
+
+} // namespace
+
+TEST(ConfigBlockSparse, BlockLayoutBuildsItsShape) {
+    Config cfg = load(blockConfig);
+    cfg.model->finalise();
+    const SynapseGroup& g = cfg.model->synapseGroup("Conv");
+    EXPECT_EQ(g.matrixType(), MatrixType::BlockSparse);
+    ASSERT_TRUE(g.blockSparse().has_value());
+    EXPECT_EQ(g.blockSparse()->blockSize, 16u);
+    EXPECT_EQ(g.numBlockRows(), 5u); // ceil(70 / 16)
+    EXPECT_EQ(g.numBlockCols(), 3u); // ceil(45 / 16)
+    EXPECT_EQ(g.blocksPerRow(), 2u); // round(0.5 x 3)
+    EXPECT_EQ(g.synapseVarElements(), 5u * 2u * 16u * 16u);
+}
+
+TEST(ConfigBlockSparse, BadLayoutsAreErrorsAtTheirPosition) {
+    expectError(replaced(blockConfig, "layout = \"random\"", "layout = \"randm\""), "\"randm\"",
+                {"unknown block layout 'randm'", "random"});
+    expectError(replaced(blockConfig, "block_size = 16", "block_size = 12"), "12",
+                {"block_size", "not one of 8, 16, 32"});
+    expectError(replaced(blockConfig, "density = 0.5", "density = 1.5"), "1.5",
+                {"density", "(0, 1]"});
+    expectError(replaced(blockConfig, "density = 0.5", "densty = 0.5"), "densty",
+                {"densty"});
+    expectError(replaced(blockConfig, ", density = 0.5", ""), "{ layout",
+                {"missing", "density"});
+    expectError(replaced(blockConfig, "matrix = \"block_sparse\"", "matrix = \"block_sparce\""),
+                "\"block_sparce\"", {"unknown matrix type 'block_sparce'", "block_sparse"});
+}

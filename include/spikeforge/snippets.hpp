@@ -157,13 +157,19 @@ struct SparseConnectivityInit {
 // cut off at the groups' ends (their missing rows and columns are no synapses). The layout of
 // the tiles is drawn at initialisation, on the backend, from the model's seed (the same tiles on
 // every backend):
-//  Random: every block-row holds round(density x block-columns) tiles (at least 1) at distinct
-//          block-columns drawn uniformly, so each source's row is equally long.
-enum class BlockLayout { Random };
+//  Random:        every block-row holds m = round(density x block-columns) tiles (at least 1)
+//                 at distinct block-columns drawn uniformly, so each source's row is equally
+//                 long.
+//  WattsStrogatz: the small-world layout at block level: block-row r holds the m block-columns
+//                 nearest its place on the ring of block-columns (r x columns / rows), each
+//                 then rewired with probability `rewire` to a uniformly drawn column the row
+//                 does not hold yet; again m tiles per block-row.
+enum class BlockLayout { Random, WattsStrogatz };
 struct BlockSparseInit {
     unsigned blockSize = 16; // b: 8, 16 or 32
     BlockLayout layout = BlockLayout::Random;
     double density = 0.1; // fraction of block positions holding a tile, (0, 1]
+    double rewire = 0.0;  // WattsStrogatz: rewiring probability, [0, 1]
 };
 
 // A convolution as connectivity (GeNN's TOEPLITZ): images are stored row by row with the channel

@@ -144,17 +144,21 @@ ToeplitzConnectivityInit readToeplitz(const Reader& r, const toml::node& node,
     return out;
 }
 
-// {layout = "random", block_size = 8 | 16 | 32, density = (0, 1]}; finalise checks the values.
+// {layout = "random" | "watts_strogatz", block_size = 8 | 16 | 32, density = (0, 1], rewire =
+// [0, 1] (watts_strogatz only)}; finalise checks the values again.
 BlockSparseInit readBlockSparse(const Reader& r, const toml::node& node, const std::string& where) {
     const toml::table& t = r.table(node, where);
-    r.checkKeys(t, where, {"layout", "block_size", "density"});
+    r.checkKeys(t, where, {"layout", "block_size", "density", "rewire"});
     BlockSparseInit out;
     const toml::node& layoutNode = r.require(t, "layout", where);
     const std::string layout = r.string(layoutNode, where + ".layout");
-    if (layout != "random")
+    if (layout == "random")
+        out.layout = BlockLayout::Random;
+    else if (layout == "watts_strogatz")
+        out.layout = BlockLayout::WattsStrogatz;
+    else
         r.fail(layoutNode, where + ".layout: unknown block layout '" + layout + "'" +
-                               suggestion(layout, {"random"}));
-    out.layout = BlockLayout::Random;
+                               suggestion(layout, {"random", "watts_strogatz"}));
     const toml::node& sizeNode = r.require(t, "block_size", where);
     out.blockSize = static_cast<unsigned>(r.count(sizeNode, where + ".block_size", 8, 32));
     if (out.blockSize != 8 && out.blockSize != 16 && out.blockSize != 32)
@@ -164,6 +168,13 @@ BlockSparseInit readBlockSparse(const Reader& r, const toml::node& node, const s
     out.density = r.number(densityNode, where + ".density");
     if (!(out.density > 0.0 && out.density <= 1.0))
         r.fail(densityNode, where + ".density: must be in (0, 1]");
+    if (const toml::node* rewire = t.get("rewire")) {
+        if (out.layout != BlockLayout::WattsStrogatz)
+            r.fail(*rewire, where + ".rewire: applies to layout \"watts_strogatz\" only");
+        out.rewire = r.number(*rewire, where + ".rewire");
+        if (!(out.rewire >= 0.0 && out.rewire <= 1.0))
+            r.fail(*rewire, where + ".rewire: must be in [0, 1]");
+    }
     return out;
 }
 

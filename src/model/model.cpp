@@ -335,9 +335,15 @@ void Model::checkBlockSparse(SynapseGroup& sg) {
         throw ModelError(where(sg.name(), "postSpikeSynCode") +
                          "postsynaptic learning on a BlockSparse group needs a transposed block "
                          "index, which is not built yet; use Dense or Sparse");
+    if (!(b.rewire >= 0.0 && b.rewire <= 1.0))
+        throw ModelError(at + "rewiring probability must be in [0, 1] (got " +
+                         std::to_string(b.rewire) + ")");
+    if (b.layout != BlockLayout::WattsStrogatz && b.rewire != 0.0)
+        throw ModelError(at + "a rewiring probability applies to the WattsStrogatz layout only");
     const unsigned cols = sg.numBlockCols();
     switch (b.layout) {
     case BlockLayout::Random:
+    case BlockLayout::WattsStrogatz:
         sg.m_blocksPerRow =
             std::clamp(static_cast<unsigned>(std::lround(b.density * cols)), 1u, cols);
         break;

@@ -133,6 +133,96 @@ TEST_P(BlockSparseTest, LayoutHasTheTilesAskedAndIsTheSameOnEveryBackend) {
     EXPECT_EQ(tiles, layout(sftest::preferencesFor("cpu")));
 }
 
+// The block graph of a square recurrent layer (block-rows = block-columns = nodes), undirected,
+// without self-loops: its mean clustering coefficient and mean shortest path length.
+struct GraphStats {
+    double clustering = 0, pathLength = 0;
+};
+
+GraphStats blockGraphStats(const std::vector<std::set<unsigned>>& adj) {
+    const size_t n = adj.size();
+    GraphStats s;
+    for (size_t v = 0; v < n; v++) {
+        const std::vector<unsigned> nb(adj[v].begin(), adj[v].end());
+        if (nb.size() < 2) continue;
+        size_t links = 0;
+        for (size_t i = 0; i < nb.size(); i++)
+            for (size_t j = i + 1; j < nb.size(); j++)
+                links += adj[nb[i]].count(nb[j]);
+        s.clustering += 2.0 * links / (double(nb.size()) * (nb.size() - 1));
+    }
+    s.clustering /= n;
+    double total = 0, pairs = 0;
+    for (size_t src = 0; src < n; src++) { // breadth-first search from every node
+        std::vector<int> dist(n, -1);
+        std::vector<unsigned> queue{unsigned(src)};
+        dist[src] = 0;
+        for (size_t q = 0; q < queue.size(); q++)
+            for (unsigned w : adj[queue[q]])
+                if (dist[w] < 0) {
+                    dist[w] = dist[queue[q]] + 1;
+                    queue.push_back(w);
+                }
+        for (size_t t = 0; t < n; t++)
+            if (t != src && dist[t] > 0) total += dist[t], pairs += 1;
+    }
+    s.pathLength = total / pairs;
+    return s;
+}
+
+// The tiles of a recurrent BlockSparse group read through the codec, as block-rows of columns.
+std::vector<std::set<unsigned>> blockRows(const BackendPreferences& p, const BlockSparseInit& b,
+                                          unsigned neurons) {
+    Model m("block_sparse_small_world");
+    m.addNeuronGroup("Hidden", neurons, pattern(), {}, {{"k", 0.0}});
+    m.addSynapseGroup("Rec", MatrixType::BlockSparse, 0, "Hidden", "Hidden", staticPulse(),
+                      {models::DeltaCurr(), {}, {}}, b);
+    Simulation sim(m, p);
+    std::vector<std::set<unsigned>> rows((neurons + b.blockSize - 1) / b.blockSize);
+    for (const auto& pair : sim.synapses("Rec"))
+        rows[pair.pre / b.blockSize].insert(pair.post / b.blockSize);
+    return rows;
+}
+
+TEST_P(BlockSparseTest, WattsStrogatzIsASmallWorld) {
+    const unsigned neurons = 1024, nodes = 128, m = 10; // b = 8, density 10/128
+    const double density = double(m) / nodes;
+    auto graph = [&](const std::vector<std::set<unsigned>>& rows) {
+        std::vector<std::set<unsigned>> adj(nodes);
+        for (unsigned r = 0; r < nodes; r++)
+            for (unsigned c : rows[r])
+                if (c != r) adj[r].insert(c), adj[c].insert(r);
+        return adj;
+    };
+    // No rewiring: exactly the ring lattice, the m columns centred on the row's own.
+    const auto lattice =
+        blockRows(prefs(1), {8, BlockLayout::WattsStrogatz, density, 0.0}, neurons);
+    for (unsigned r = 0; r < nodes; r++) {
+        std::set<unsigned> want;
+        for (unsigned j = 0; j < m; j++)
+            want.insert((r + nodes - m / 2 + j) % nodes);
+        ASSERT_EQ(lattice[r], want) << "block-row " << r;
+    }
+    const BlockSparseInit smallWorld{8, BlockLayout::WattsStrogatz, density, 0.1};
+    const auto rewired = blockRows(prefs(1), smallWorld, neurons);
+    const auto random = blockRows(prefs(1), {8, BlockLayout::Random, density}, neurons);
+    size_t moved = 0;
+    for (unsigned r = 0; r < nodes; r++) {
+        ASSERT_EQ(rewired[r].size(), m) << "block-row " << r;
+        ASSERT_EQ(random[r].size(), m) << "block-row " << r;
+        for (unsigned c : rewired[r])
+            moved += lattice[r].count(c) == 0;
+    }
+    // About a tenth of the lattice's tiles move: binomial(1280, 0.1) = 128 +- 11.
+    EXPECT_GT(moved, 80u);
+    EXPECT_LT(moved, 180u);
+    const GraphStats sw = blockGraphStats(graph(rewired)), rnd = blockGraphStats(graph(random));
+    // Watts & Strogatz (1998): clustering far above a random graph's, paths nearly as short.
+    EXPECT_GT(sw.clustering, 2.5 * rnd.clustering) << sw.clustering << " vs " << rnd.clustering;
+    EXPECT_LT(sw.pathLength, 1.6 * rnd.pathLength) << sw.pathLength << " vs " << rnd.pathLength;
+    EXPECT_EQ(rewired, blockRows(sftest::preferencesFor("cpu"), smallWorld, neurons));
+}
+
 TEST_P(BlockSparseTest, CodecReadsTheDenseMatrix) {
     const Shape s{20, 30, 8, 0.5};
     Model m("block_sparse_codec");

@@ -624,6 +624,14 @@ TEST(ConfigBlockSparse, BlockLayoutBuildsItsShape) {
     EXPECT_EQ(g.numBlockCols(), 3u); // ceil(45 / 16)
     EXPECT_EQ(g.blocksPerRow(), 2u); // round(0.5 x 3)
     EXPECT_EQ(g.synapseVarElements(), 5u * 2u * 16u * 16u);
+    // rewire defaults to 0 (the ring lattice)
+    Config ws = load(replaced(blockConfig, "layout = \"random\"", "layout = \"watts_strogatz\""));
+    EXPECT_EQ(ws.model->synapseGroup("Conv").blockSparse()->layout, BlockLayout::WattsStrogatz);
+    Config rewired =
+        load(replaced(blockConfig, "layout = \"random\", block_size = 16, density = 0.5",
+                      "layout = \"watts_strogatz\", block_size = 16, density = 0.5, "
+                      "rewire = 0.25"));
+    EXPECT_EQ(rewired.model->synapseGroup("Conv").blockSparse()->rewire, 0.25);
 }
 
 TEST(ConfigBlockSparse, BadLayoutsAreErrorsAtTheirPosition) {
@@ -633,10 +641,13 @@ TEST(ConfigBlockSparse, BadLayoutsAreErrorsAtTheirPosition) {
                 {"block_size", "not one of 8, 16, 32"});
     expectError(replaced(blockConfig, "density = 0.5", "density = 1.5"), "1.5",
                 {"density", "(0, 1]"});
-    expectError(replaced(blockConfig, "density = 0.5", "densty = 0.5"), "densty",
-                {"densty"});
-    expectError(replaced(blockConfig, ", density = 0.5", ""), "{ layout",
-                {"missing", "density"});
+    expectError(replaced(blockConfig, "density = 0.5", "densty = 0.5"), "densty", {"densty"});
+    expectError(replaced(blockConfig, ", density = 0.5", ""), "{ layout", {"missing", "density"});
+    expectError(replaced(blockConfig, "density = 0.5", "density = 0.5, rewire = 0.1"), "0.1",
+                {"rewire", "watts_strogatz"});
+    expectError(replaced(blockConfig, "layout = \"random\", block_size = 16, density = 0.5",
+                         "layout = \"watts_strogatz\", block_size = 16, density = 0.5, rewire = 2.5"),
+                "2.5", {"rewire", "[0, 1]"});
     expectError(replaced(blockConfig, "matrix = \"block_sparse\"", "matrix = \"block_sparce\""),
                 "\"block_sparce\"", {"unknown matrix type 'block_sparce'", "block_sparse"});
 }

@@ -14,6 +14,9 @@
 #include "codegen/arrays.hpp"
 #include "codegen/lowerer.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace spikeforge::codegen {
 
 namespace {
@@ -34,7 +37,8 @@ public:
         const std::string b = blockSize(env), m = tilesPerRow(env);
         const std::string setup = "const uint32_t sfBr = id_pre / " + b + ", sfBrow = id_pre % " +
                                   b + ";\nconst " + globalPointer("uint32_t") +
-                                  " sfBsTiles = " + blockCol(env) + " + (size_t)sfBr * " + m + ";\n";
+                                  " sfBsTiles = " + blockCol(env) + " + (size_t)sfBr * " + m +
+                                  ";\n";
         const std::string body = "const uint32_t sfTj = sfK / " + b + ", sfTc = sfK % " + b +
                                  ";\nconst uint32_t id_post = sfBsTiles[sfTj] * " + b +
                                  " + sfTc;\nif (id_post >= sfNpost) continue;\n"
@@ -132,30 +136,53 @@ private:
     unsigned m_b, m_m, m_rows, m_cols;
 };
 
-// Block-row sfI's tiles by selection sampling (Knuth's algorithm S): block-column c joins with
-// probability (tiles still needed) / (columns left), decided in integers from one 32-bit draw,
-// so exactly blocksPerRow distinct columns come out, ascending, the same on every backend.
+// Block-row sfI's tiles, drawn from its own stream (the same on every backend), ascending.
 std::vector<BuildStep> BlockSparse::build(Lowerer& e) const {
     Env& env = e.env;
     const std::string& n = m_sg.name();
-    switch (m_sg.blockSparse()->layout) {
-    case BlockLayout::Random:
-        break;
-    }
     const std::string rows = env.number("numBlockRows", "uint32_t", m_rows);
     const std::string cols = env.number("numBlockCols", "uint32_t", m_cols);
     const std::string m = tilesPerRow(env);
-    const std::string body =
+    std::string body =
         "const uint32_t sfBr = (uint32_t)sfI;\n" + globalPointer("uint32_t") +
         " sfBsTiles = " + blockCol(env, Use::Write) + " + (size_t)sfBr * " + m + ";\n" +
         hookName(Hook::RngState) + " sfRng; " + hookName(Hook::RngInit) + "(&sfRng, seed, " +
-        env.number("streamBlocks", "uint32_t", streamId(n, "blockLayout")) +
-        ", sfBr, 0u, 0u);\n"
-        "uint32_t sfNeed = " +
-        m + ", sfOut = 0u;\nfor (uint32_t sfC = 0u; sfC < " + cols +
-        " && sfNeed > 0u; sfC++) {\n"
-        "if ((uint64_t)sf_next_u32(&sfRng) * (uint64_t)(" +
-        cols + " - sfC) < ((uint64_t)sfNeed << 32)) {\nsfBsTiles[sfOut++] = sfC;\nsfNeed--;\n}\n}\n";
+        env.number("streamBlocks", "uint32_t", streamId(n, "blockLayout")) + ", sfBr, 0u, 0u);\n";
+    switch (m_sg.blockSparse()->layout) {
+    case BlockLayout::Random:
+        // Selection sampling (Knuth's algorithm S): column c joins with probability (tiles
+        // still needed) / (columns left), decided in integers from one 32-bit draw, so exactly
+        // m distinct columns come out, already ascending.
+        body +=
+            "uint32_t sfNeed = " + m + ", sfOut = 0u;\nfor (uint32_t sfC = 0u; sfC < " + cols +
+            " && sfNeed > 0u; sfC++) {\nif ((uint64_t)sf_next_u32(&sfRng) * (uint64_t)(" + cols +
+            " - sfC) < ((uint64_t)sfNeed << 32)) {\nsfBsTiles[sfOut++] = sfC;\nsfNeed--;\n}\n}\n";
+        break;
+    case BlockLayout::WattsStrogatz: {
+        // The ring lattice: block-row r's position on the ring of block-columns,
+        // c0 = r * cols / rows, and the m columns centred on it; then each is rewired with
+        // probability `rewire` to a uniformly drawn column the row does not hold yet (none when
+        // the row holds every column); then sorted (insertion sort: m is small).
+        const double threshold =
+            std::min(4294967296.0, std::round(m_sg.blockSparse()->rewire * 4294967296.0));
+        const std::string limit = env.number("rewireBelow", "uint64_t", threshold);
+        body += "const uint32_t sfC0 = (uint32_t)((uint64_t)sfBr * " + cols + " / " + rows +
+                ");\nfor (uint32_t sfJ = 0u; sfJ < " + m + "; sfJ++)\nsfBsTiles[sfJ] = (sfC0 + " +
+                cols + " - " + m + " / 2u + sfJ) % " + cols + ";\nif (" + m + " < " + cols +
+                ") {\nfor (uint32_t sfJ = 0u; sfJ < " + m +
+                "; sfJ++) {\nif ((uint64_t)sf_next_u32(&sfRng) >= " + limit +
+                ") continue;\nfor (;;) {\nconst uint32_t sfNew = (uint32_t)(((uint64_t)"
+                "sf_next_u32(&sfRng) * " +
+                cols + ") >> 32);\nbool sfHeld = false;\nfor (uint32_t sfQ = 0u; sfQ < " + m +
+                "; sfQ++) sfHeld = sfHeld || sfBsTiles[sfQ] == sfNew;\nif (!sfHeld) {\n"
+                "sfBsTiles[sfJ] = sfNew;\nbreak;\n}\n}\n}\n}\nfor (uint32_t sfJ = 1u; sfJ < " +
+                m +
+                "; sfJ++) {\nconst uint32_t sfV = sfBsTiles[sfJ];\nuint32_t sfQ = sfJ;\n"
+                "while (sfQ > 0u && sfBsTiles[sfQ - 1u] > sfV) {\nsfBsTiles[sfQ] = "
+                "sfBsTiles[sfQ - 1u];\nsfQ--;\n}\nsfBsTiles[sfQ] = sfV;\n}\n";
+        break;
+    }
+    }
     return {{BuildStep::Kind::ForEach, BuildStep::Extent::Pre, rows, body, "", ""}};
 }
 

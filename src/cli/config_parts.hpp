@@ -52,6 +52,12 @@ SparseConnectivityInit readConnectivity(const Reader& r, const toml::node& node,
 // A convolution table {init = "Conv2D", conv_kh = 3, ...} (init::toeplitzParamNames): unknown
 // or missing parameters are errors at their file position; shapes are checked by finalise.
 BlockSparseInit readBlockSparse(const Reader& r, const toml::node& node, const std::string& where);
+// The names of a block layout's keys in a table (config_values.cpp, readBlockKeys).
+struct BlockKeys {
+    std::string layout, blockSize, density, rewire;
+};
+BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::string& where,
+                              const BlockKeys& keys, const BlockSparseInit* defaults);
 ToeplitzConnectivityInit readToeplitz(const Reader& r, const toml::node& node,
                                       const std::string& where);
 

@@ -144,38 +144,52 @@ ToeplitzConnectivityInit readToeplitz(const Reader& r, const toml::node& node,
     return out;
 }
 
-// {layout = "random" | "watts_strogatz", block_size = 8 | 16 | 32, density = (0, 1], rewire =
-// [0, 1] (watts_strogatz only)}; finalise checks the values again.
+// A block layout's keys in table `t` (named by `keys`; those missing take `defaults` when given,
+// else are required): layout "random" | "watts_strogatz", block size 8 | 16 | 32, density in
+// (0, 1], rewire in [0, 1] (watts_strogatz only). Finalise checks the values again.
+BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::string& where,
+                              const BlockKeys& keys, const BlockSparseInit* defaults) {
+    BlockSparseInit out = defaults ? *defaults : BlockSparseInit{};
+    auto node = [&](const std::string& key) -> const toml::node* {
+        return defaults ? t.get(key) : &r.require(t, key, where);
+    };
+    auto at = [&](const std::string& key) { return where + ": " + key; };
+    if (const toml::node* n = node(keys.layout)) {
+        const std::string layout = r.string(*n, at(keys.layout));
+        if (layout == "random")
+            out.layout = BlockLayout::Random;
+        else if (layout == "watts_strogatz")
+            out.layout = BlockLayout::WattsStrogatz;
+        else
+            r.fail(*n, at(keys.layout) + ": unknown block layout '" + layout + "'" +
+                           suggestion(layout, {"random", "watts_strogatz"}));
+    }
+    if (const toml::node* n = node(keys.blockSize)) {
+        out.blockSize = static_cast<unsigned>(r.count(*n, at(keys.blockSize), 8, 32));
+        if (out.blockSize != 8 && out.blockSize != 16 && out.blockSize != 32)
+            r.fail(*n, at(keys.blockSize) + ": " + std::to_string(out.blockSize) +
+                           " is not one of 8, 16, 32");
+    }
+    if (const toml::node* n = node(keys.density)) {
+        out.density = r.number(*n, at(keys.density));
+        if (!(out.density > 0.0 && out.density <= 1.0))
+            r.fail(*n, at(keys.density) + ": must be in (0, 1]");
+    }
+    if (const toml::node* n = t.get(keys.rewire)) {
+        if (out.layout != BlockLayout::WattsStrogatz)
+            r.fail(*n, at(keys.rewire) + ": applies to layout \"watts_strogatz\" only");
+        out.rewire = r.number(*n, at(keys.rewire));
+        if (!(out.rewire >= 0.0 && out.rewire <= 1.0))
+            r.fail(*n, at(keys.rewire) + ": must be in [0, 1]");
+    }
+    return out;
+}
+
+// A projection's block layout: {layout, block_size, density, rewire}, all but rewire required.
 BlockSparseInit readBlockSparse(const Reader& r, const toml::node& node, const std::string& where) {
     const toml::table& t = r.table(node, where);
     r.checkKeys(t, where, {"layout", "block_size", "density", "rewire"});
-    BlockSparseInit out;
-    const toml::node& layoutNode = r.require(t, "layout", where);
-    const std::string layout = r.string(layoutNode, where + ".layout");
-    if (layout == "random")
-        out.layout = BlockLayout::Random;
-    else if (layout == "watts_strogatz")
-        out.layout = BlockLayout::WattsStrogatz;
-    else
-        r.fail(layoutNode, where + ".layout: unknown block layout '" + layout + "'" +
-                               suggestion(layout, {"random", "watts_strogatz"}));
-    const toml::node& sizeNode = r.require(t, "block_size", where);
-    out.blockSize = static_cast<unsigned>(r.count(sizeNode, where + ".block_size", 8, 32));
-    if (out.blockSize != 8 && out.blockSize != 16 && out.blockSize != 32)
-        r.fail(sizeNode, where + ".block_size: " + std::to_string(out.blockSize) +
-                             " is not one of 8, 16, 32");
-    const toml::node& densityNode = r.require(t, "density", where);
-    out.density = r.number(densityNode, where + ".density");
-    if (!(out.density > 0.0 && out.density <= 1.0))
-        r.fail(densityNode, where + ".density: must be in (0, 1]");
-    if (const toml::node* rewire = t.get("rewire")) {
-        if (out.layout != BlockLayout::WattsStrogatz)
-            r.fail(*rewire, where + ".rewire: applies to layout \"watts_strogatz\" only");
-        out.rewire = r.number(*rewire, where + ".rewire");
-        if (!(out.rewire >= 0.0 && out.rewire <= 1.0))
-            r.fail(*rewire, where + ".rewire: must be in [0, 1]");
-    }
-    return out;
+    return readBlockKeys(r, t, where, {"layout", "block_size", "density", "rewire"}, nullptr);
 }
 
 } // namespace spikeforge::cli

@@ -3,6 +3,7 @@
 // hold, every value against its type and range, and each failure names the key and its place.
 #include "train_config.hpp"
 
+#include "config_parts.hpp"
 #include "config_reader.hpp"
 #include "input_file.hpp"
 
@@ -244,11 +245,31 @@ void readPopulation(const Reader& r, const toml::table& t, Network& net) {
     }
 }
 
+// connectivity = "block_sparse" with block_size (16), block_density (0.1), layout ("random" or
+// "watts_strogatz") and rewire (watts_strogatz only); without it the block keys are errors.
+std::optional<BlockSparseInit> readBlocks(const Reader& r, const toml::table& t, const Table& c) {
+    const toml::node* kind = c.get("connectivity");
+    if (!kind) {
+        for (const char* key : {"block_size", "block_density", "layout", "rewire"})
+            if (const toml::node* n = c.get(key))
+                r.fail(*n, c.at(key) + ": applies to connectivity = \"block_sparse\" only");
+        return std::nullopt;
+    }
+    const std::string text = r.string(*kind, c.at("connectivity"));
+    if (text != "block_sparse")
+        r.fail(*kind, c.at("connectivity") + ": unknown connectivity '" + text +
+                          "' (\"block_sparse\"; Dense or Sparse follow from probability)");
+    const BlockSparseInit defaults;
+    return readBlockKeys(r, t, c.where, {"layout", "block_size", "block_density", "rewire"},
+                         &defaults);
+}
+
 void readConnection(const Reader& r, const toml::table& t, Network& net) {
     const std::string name = r.identifier(r.require(t, "name", "connection"), "connection: name");
     const Table c{r, t, "connection '" + name + "'"};
     r.checkKeys(t, c.where,
-                {"name", "source", "target", "weight_mean", "weight_sd", "tau_syn", "probability"});
+                {"name", "source", "target", "weight_mean", "weight_sd", "tau_syn", "probability",
+                 "connectivity", "block_size", "block_density", "layout", "rewire"});
     const std::string source = r.identifier(c.require("source"), c.at("source"));
     const std::string target = r.identifier(c.require("target"), c.at("target"));
     ConnectionParams params;
@@ -257,6 +278,7 @@ void readConnection(const Reader& r, const toml::table& t, Network& net) {
     if (params.weights.sd < 0.0) r.fail(*c.get("weight_sd"), c.at("weight_sd") + ": must be >= 0");
     params.tauSyn = c.positive("tau_syn", params.tauSyn);
     params.probability = c.number("probability", params.probability); // range: addConnection
+    params.blocks = readBlocks(r, t, c);
     atEntry(r, t, [&] { net.addConnection(name, source, target, params); });
 }
 

@@ -211,7 +211,9 @@ void EventPropCompiler::Impl::addConnection(const Connection& c) {
         delta ? PostsynapticInit{detail::deltaCurrModel(), {{"T", T}}, {}}
               : PostsynapticInit{detail::expCurrModel(), {{"T", T}, {"tauS", c.params.tauSyn}}, {}};
     SynapseGroup& sg =
-        c.params.probability >= 1.0
+        c.params.blocks ? model->addSynapseGroup(c.name, MatrixType::BlockSparse, 0, c.source,
+                                                 c.target, wu, ps, *c.params.blocks)
+        : c.params.probability >= 1.0
             ? model->addSynapseGroup(c.name, MatrixType::Dense, 0, c.source, c.target, wu, ps)
             : model->addSynapseGroup(c.name, MatrixType::Sparse, 0, c.source, c.target, wu, ps,
                                      init::FixedProbability(c.params.probability));

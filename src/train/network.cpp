@@ -108,6 +108,10 @@ void Network::addConnection(const std::string& name, const std::string& source,
     if (!(params.probability > 0.0 && params.probability <= 1.0))
         throw ModelError("connection '" + name + "': probability must be in (0, 1], got " +
                          std::to_string(params.probability));
+    if (params.blocks && params.probability < 1.0)
+        throw ModelError("connection '" + name +
+                         "': a block-sparse connection takes its density from the block layout; "
+                         "leave probability at 1");
     if (!std::isfinite(params.weights.mean) || !std::isfinite(params.weights.sd) ||
         params.weights.sd < 0.0)
         throw ModelError("connection '" + name +

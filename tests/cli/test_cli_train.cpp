@@ -228,6 +228,18 @@ TEST(CliTrain, BadConfigsNameTheKeyAndItsPosition) {
         {"epochs = 2", "epochs = 2\nlr_plateau_patience = -1", "lr_plateau_patience"},
         {"epochs = 2", "epochs = 2\nlr_plateau_factor = 1.5", "lr_plateau_factor: must be between"},
         {"epochs = 2", "epochs = 2\nblend = 1", "t.toml:46:9: training: blend"},
+        {"weight_sd = 0.1", "weight_sd = 0.1\nblock_size = 8",
+         "connection 'HidOut': block_size: applies to connectivity = \"block_sparse\" only"},
+        {"weight_sd = 0.1", "weight_sd = 0.1\nconnectivity = \"blocks\"",
+         "connection 'HidOut': connectivity: unknown connectivity 'blocks'"},
+        {"weight_sd = 0.1", "weight_sd = 0.1\nconnectivity = \"block_sparse\"\nblock_size = 12",
+         "connection 'HidOut': block_size: 12 is not one of 8, 16, 32"},
+        {"weight_sd = 0.1",
+         "weight_sd = 0.1\nconnectivity = \"block_sparse\"\nlayout = \"small_world\"",
+         "unknown block layout 'small_world'"},
+        {"weight_sd = 0.1",
+         "weight_sd = 0.1\nconnectivity = \"block_sparse\"\nprobability = 0.5",
+         "takes its density from the block layout"},
     };
     for (const Case& c : cases) {
         const std::string e = configError(replaced(tinyTrain, c.from, c.to));
@@ -313,6 +325,18 @@ TEST(CliTrain, FirstSpikeReadoutAndRegularisationKeys) {
     const auto sparse =
         parseTrainConfig(replaced(tinyTrain, "weight_sd = 0.1", "probability = 0.25"), "t.toml");
     EXPECT_EQ(sparse.network.connections().back().params.probability, 0.25);
+    const auto blocks = parseTrainConfig(
+        replaced(tinyTrain, "weight_sd = 0.1",
+                 "weight_sd = 0.1\nconnectivity = \"block_sparse\"\nblock_size = 8\n"
+                 "block_density = 0.25\nlayout = \"watts_strogatz\"\nrewire = 0.1"),
+        "t.toml");
+    const auto& b = blocks.network.connections().back().params.blocks;
+    ASSERT_TRUE(b.has_value());
+    EXPECT_EQ(b->blockSize, 8u);
+    EXPECT_EQ(b->density, 0.25);
+    EXPECT_EQ(b->layout, spikeforge::BlockLayout::WattsStrogatz);
+    EXPECT_EQ(b->rewire, 0.1);
+    EXPECT_FALSE(sparse.network.connections().back().params.blocks.has_value());
 }
 
 TEST(CliTrain, AFreshRunRefusesAnExistingMetricsFileAndLeavesIt) {

@@ -414,6 +414,63 @@ TEST(EventPropSparse, GradientsEqualDenseAtExistingSynapses) {
     EXPECT_THROW(sparse.setWeights("InHid", bad), ModelError);
 }
 
+// The same for a BlockSparse connection, feed-forward and recurrent (b = 8, half the tiles): its
+// gradient equals the Dense network's at every synapse of its tiles, and is 0 elsewhere.
+TEST(EventPropBlockSparse, GradientsEqualDenseAtExistingSynapses) {
+    auto build = [](bool blocks) {
+        ConnectionParams in{{1.5, 0.5}, 5.0}, rec{{0.0, 0.3}, 5.0};
+        if (blocks) {
+            in.blocks = BlockSparseInit{8, BlockLayout::Random, 0.5};
+            rec.blocks = BlockSparseInit{8, BlockLayout::WattsStrogatz, 0.5, 0.2};
+        }
+        Network net;
+        net.addSpikeInput("In", {20});
+        net.addLif("Hid", 24, {20.0, 1.0, 32});
+        net.addLeakyIntegrate("Out", 2);
+        net.addConnection("InHid", "In", "Hid", in);
+        net.addConnection("HidHid", "Hid", "Hid", rec);
+        net.addConnection("HidOut", "Hid", "Out", {{0.0, 0.5}, 5.0});
+        return net;
+    };
+    EventPropOptions opt;
+    opt.exampleTimesteps = 60;
+    opt.batchSize = 2;
+    opt.precision = Precision::Double;
+    const EventDataset data = randomExamples(20, 2, 2, 60.0, 3, 17);
+    EventPropCompiler blocks(build(true), opt), dense(build(false), opt);
+    blocks.setDataset(data);
+    dense.setDataset(data);
+    for (const char* conn : {"InHid", "HidHid", "HidOut"})
+        dense.setWeights(conn, blocks.weights(conn));
+    const std::vector<uint32_t> batch{0, 1};
+    blocks.computeGradients(batch);
+    dense.computeGradients(batch);
+    for (const char* conn : {"InHid", "HidHid"}) {
+        SCOPED_TRACE(conn);
+        const auto w = blocks.weights(conn);
+        const auto gb = blocks.gradient(conn), gd = dense.gradient(conn);
+        size_t present = 0, nonzero = 0;
+        for (size_t i = 0; i < w.size(); i++) {
+            if (w[i] == 0.0) {
+                EXPECT_EQ(gb[i], 0.0) << "no synapse, no gradient";
+                continue;
+            }
+            present++;
+            EXPECT_NEAR(gb[i], gd[i], 1e-9 * std::max(1.0, std::fabs(gd[i]))) << "synapse " << i;
+            nonzero += gb[i] != 0.0;
+        }
+        EXPECT_GT(present, w.size() / 4);
+        EXPECT_LT(present, w.size() - w.size() / 4) << "about half the blocks hold a tile";
+        EXPECT_GT(nonzero, 0u);
+    }
+    ConnectionParams bad{{1.5, 0.5}, 5.0, 0.5};
+    bad.blocks = BlockSparseInit{};
+    Network net;
+    net.addSpikeInput("In", {20});
+    net.addLif("Hid", 24);
+    EXPECT_THROW(net.addConnection("InHid", "In", "Hid", bad), ModelError);
+}
+
 } // namespace
 
 namespace {

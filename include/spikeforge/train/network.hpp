@@ -4,6 +4,8 @@
 // description: a compiler (EventPropCompiler) turns it into a spikeforge::Model with the forward
 // and backward dynamics. Every check that needs only the description is made when an item is
 // added (ModelError naming the population or connection).
+#include "spikeforge/snippets.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -100,6 +102,9 @@ struct ConnectionParams {
     double tauSyn = 5.0;      // [ms] (Exponential)
     double probability = 1.0; // in (0, 1]
     Synapse synapse = Synapse::Exponential;
+    // Set: a BlockSparse connection with this block layout (docs/models.md, "Block-sparse
+    // connectivity"); probability must then be 1. Unset: Dense (probability 1) or Sparse.
+    std::optional<BlockSparseInit> blocks;
 };
 
 struct Connection {

@@ -348,6 +348,12 @@ void Model::checkBlockSparse(SynapseGroup& sg) {
             std::clamp(static_cast<unsigned>(std::lround(b.density * cols)), 1u, cols);
         break;
     }
+    // Rewiring draws columns until it finds one the row does not hold: with at least half of
+    // them free that takes at most two draws on average, near a full row it would take ~cols.
+    if (b.layout == BlockLayout::WattsStrogatz && b.rewire > 0.0 && 2ull * sg.m_blocksPerRow > cols)
+        throw ModelError(at + "a rewired WattsStrogatz layout needs at most half the " +
+                         std::to_string(cols) + " block-columns per block-row (density <= 0.5; " +
+                         "got " + std::to_string(sg.m_blocksPerRow) + ")");
 }
 
 void Model::markSpikeTimeReaders() {

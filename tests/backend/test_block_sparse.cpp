@@ -96,41 +96,48 @@ TEST_P(BlockSparseTest, DeliversWhatTheEquivalentDenseGroupDelivers) {
 
 // Block structure read back through the codec: tiles per block-row, distinct columns, whole
 // tiles cut off only at the groups' ends; the same layout on this backend as on cpu.
+// Density 0.25 (25 of 101 columns) draws by selection sampling, 0.05 (5: 5^2 < 101) by Floyd's
+// algorithm: both are checked.
 TEST_P(BlockSparseTest, LayoutHasTheTilesAskedAndIsTheSameOnEveryBackend) {
-    const Shape s{203, 805, 8, 0.25}; // 26 block-rows (the last of 3 rows), 101 block-columns
-    const unsigned rows = 26, cols = 101, perRow = 25; // round(0.25 x 101)
-    auto layout = [&](const BackendPreferences& p) {
-        Model m("block_sparse_layout");
-        addGroups(m, s, 1);
-        Simulation sim(m, p);
-        std::map<unsigned, std::map<unsigned, unsigned>> tiles; // block-row -> column -> pairs
-        for (const auto& pair : sim.synapses("Blocks")) {
-            EXPECT_LT(pair.pre, s.pre);
-            EXPECT_LT(pair.post, s.post);
-            tiles[pair.pre / s.block][pair.post / s.block]++;
+    for (const auto& [density, perRow] : {std::pair{0.25, 25u}, std::pair{0.05, 5u}}) {
+        SCOPED_TRACE(testing::Message() << "density " << density);
+        const Shape s{203, 805, 8,
+                      density}; // 26 block-rows (the last of 3 rows), 101 block-columns
+        const unsigned rows = 26, cols = 101;
+        auto layout = [&](const BackendPreferences& p) {
+            Model m("block_sparse_layout");
+            addGroups(m, s, 1);
+            Simulation sim(m, p);
+            std::map<unsigned, std::map<unsigned, unsigned>> tiles; // block-row -> column -> pairs
+            for (const auto& pair : sim.synapses("Blocks")) {
+                EXPECT_LT(pair.pre, s.pre);
+                EXPECT_LT(pair.post, s.post);
+                tiles[pair.pre / s.block][pair.post / s.block]++;
+            }
+            EXPECT_EQ(sim.synapseCount("Blocks"), sim.synapses("Blocks").size());
+            return tiles;
+        };
+        const auto tiles = layout(prefs(1));
+        ASSERT_EQ(tiles.size(), rows);
+        std::vector<unsigned> perColumn(cols, 0);
+        for (const auto& [row, columns] : tiles) {
+            EXPECT_EQ(columns.size(), perRow) << "block-row " << row;
+            const unsigned height = row + 1 < rows ? 8u : 203u - 25u * 8u;
+            for (const auto& [col, pairs] : columns) {
+                const unsigned width = col + 1 < cols ? 8u : 805u - 100u * 8u;
+                EXPECT_EQ(pairs, height * width) << "tile (" << row << ", " << col << ")";
+                perColumn[col]++;
+            }
         }
-        EXPECT_EQ(sim.synapseCount("Blocks"), sim.synapses("Blocks").size());
-        return tiles;
-    };
-    const auto tiles = layout(prefs(1));
-    ASSERT_EQ(tiles.size(), rows);
-    std::vector<unsigned> perColumn(cols, 0);
-    for (const auto& [row, columns] : tiles) {
-        EXPECT_EQ(columns.size(), perRow) << "block-row " << row;
-        const unsigned height = row + 1 < rows ? 8u : 203u - 25u * 8u;
-        for (const auto& [col, pairs] : columns) {
-            const unsigned width = col + 1 < cols ? 8u : 805u - 100u * 8u;
-            EXPECT_EQ(pairs, height * width) << "tile (" << row << ", " << col << ")";
-            perColumn[col]++;
-        }
+        // Each column is in a block-row's tiles with probability perRow/101: counts binomial(26,
+        // p), all within 5 sigma and not all equal (a layout that always took the same columns
+        // fails).
+        const double p = double(perRow) / cols, mean = rows * p, sd = std::sqrt(rows * p * (1 - p));
+        for (unsigned c = 0; c < cols; c++)
+            EXPECT_LE(std::abs(perColumn[c] - mean), 5 * sd) << "block-column " << c;
+        EXPECT_GT(std::set<unsigned>(perColumn.begin(), perColumn.end()).size(), 3u);
+        EXPECT_EQ(tiles, layout(sftest::preferencesFor("cpu")));
     }
-    // Each column is in a block-row's tiles with probability 25/101: counts binomial(26, p),
-    // all within 5 sigma and not all equal (a layout that always took the same columns fails).
-    const double p = double(perRow) / cols, mean = rows * p, sd = std::sqrt(rows * p * (1 - p));
-    for (unsigned c = 0; c < cols; c++)
-        EXPECT_LE(std::abs(perColumn[c] - mean), 5 * sd) << "block-column " << c;
-    EXPECT_GT(std::set<unsigned>(perColumn.begin(), perColumn.end()).size(), 3u);
-    EXPECT_EQ(tiles, layout(sftest::preferencesFor("cpu")));
 }
 
 // The block graph of a square recurrent layer (block-rows = block-columns = nodes), undirected,
@@ -341,6 +348,20 @@ TEST(BlockSparseModel, BadParametersAreClearErrors) {
                        finalise({8, BlockLayout::Random, 0.5}, "g += 1.0;");
                    }),
                    {"Syn", "postSpikeSynCode", "BlockSparse"});
+    expectContains(sftest::errorOf<ModelError>([&] {
+                       finalise({8, BlockLayout::WattsStrogatz, 0.3, 1.5});
+                   }),
+                   {"Syn", "rewiring probability"});
+    expectContains(sftest::errorOf<ModelError>([&] {
+                       finalise({8, BlockLayout::Random, 0.3, 0.1});
+                   }),
+                   {"Syn", "WattsStrogatz"});
+    // Rewiring needs free columns: 2 of 3 block-columns per block-row is refused.
+    expectContains(sftest::errorOf<ModelError>([&] {
+                       finalise({8, BlockLayout::WattsStrogatz, 0.6, 0.5});
+                   }),
+                   {"Syn", "at most half"});
+    EXPECT_NO_THROW(finalise({8, BlockLayout::WattsStrogatz, 0.6, 0.0})); // the lattice alone
     Model m("block_sparse_overloads");
     m.addNeuronGroup("Src", 20, pattern(), {}, {{"k", 0.0}});
     m.addNeuronGroup("Tgt", 20, sftest::accumulate(), {}, {{"acc", 0.0}});

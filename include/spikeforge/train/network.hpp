@@ -104,7 +104,7 @@ struct ConnectionParams {
     Synapse synapse = Synapse::Exponential;
     // Set: a BlockSparse connection with this block layout (docs/models.md, "Block-sparse
     // connectivity"); probability must then be 1. Unset: Dense (probability 1) or Sparse.
-    std::optional<BlockSparseInit> blocks;
+    std::optional<BlockSparseInit> blocks = std::nullopt;
 };
 
 struct Connection {

@@ -32,6 +32,8 @@ public:
     }
 
     // Iteration sfK of a spike's row is column sfK mod b of its block-row's tile sfK / b.
+    // Targets as block-column x b + column fit 32 bits: a group holds at most 2^32 - 32 neurons,
+    // so the block-columns span at most 2^32 - 1.
     SynapseLoop rowLoop(Lowerer& e) const override {
         Env& env = e.env;
         const std::string b = blockSize(env), m = tilesPerRow(env);
@@ -74,8 +76,19 @@ public:
     std::vector<BuildStep> build(Lowerer& e) const override;
 
     std::vector<std::string> codecArrays() const override { return {"blockCol"}; }
+    // Every tile holds (its rows within the source group) x (its columns within the target
+    // group) synapses: counted without listing them.
     uint64_t countSynapses(const HostArrayReader& read) const override {
-        return synapseEntries(read).size();
+        const std::vector<uint64_t> cols = checkedBlockColumns(read);
+        const uint64_t numPre = m_sg.source().size(), numPost = m_sg.target().size();
+        uint64_t total = 0;
+        for (uint64_t br = 0; br < m_rows; br++) {
+            uint64_t width = 0;
+            for (uint64_t j = 0; j < m_m; j++)
+                width += std::min<uint64_t>(m_b, numPost - cols[br * m_m + j] * m_b);
+            total += std::min<uint64_t>(m_b, numPre - br * m_b) * width;
+        }
+        return total;
     }
     EncodedSynapses encode(std::span<const std::pair<uint32_t, uint32_t>>) const override {
         throw ModelError("synapse group '" + m_sg.name() +
@@ -85,20 +98,13 @@ public:
     }
     // Source by source, each row in the device's order: tile by tile, column by column.
     std::vector<SynapseEntry> synapseEntries(const HostArrayReader& read) const override {
-        const std::vector<uint64_t> cols = read("blockCol");
-        if (cols.size() != size_t(m_rows) * m_m)
-            throw InternalError("synapse group '" + m_sg.name() + "': block index of " +
-                                std::to_string(cols.size()) + " entries");
+        const std::vector<uint64_t> cols = checkedBlockColumns(read);
         const size_t numPre = m_sg.source().size(), numPost = m_sg.target().size();
         std::vector<SynapseEntry> out;
         for (size_t pre = 0; pre < numPre; pre++) {
             const size_t br = pre / m_b, r = pre % m_b;
             for (size_t j = 0; j < m_m; j++) {
                 const uint64_t col = cols[br * m_m + j];
-                if (col >= m_cols)
-                    throw ModelError("synapse group '" + m_sg.name() + "': block-row " +
-                                     std::to_string(br) + " names block-column " +
-                                     std::to_string(col) + " of " + std::to_string(m_cols));
                 for (size_t c = 0; c < m_b; c++) {
                     const size_t post = col * m_b + c;
                     if (post >= numPost) break;
@@ -110,6 +116,19 @@ public:
     }
 
 private:
+    // The block index read back, every entry checked to name a block-column.
+    std::vector<uint64_t> checkedBlockColumns(const HostArrayReader& read) const {
+        std::vector<uint64_t> cols = read("blockCol");
+        if (cols.size() != size_t(m_rows) * m_m)
+            throw InternalError("synapse group '" + m_sg.name() + "': block index of " +
+                                std::to_string(cols.size()) + " entries");
+        for (size_t k = 0; k < cols.size(); k++)
+            if (cols[k] >= m_cols)
+                throw ModelError("synapse group '" + m_sg.name() + "': block-row " +
+                                 std::to_string(k / m_m) + " names block-column " +
+                                 std::to_string(cols[k]) + " of " + std::to_string(m_cols));
+        return cols;
+    }
     // Statements defining id_pre and id_post of element `e` (a size_t expression).
     std::string pairOf(Env& env, const std::string& e) const {
         const std::string b = blockSize(env), m = tilesPerRow(env);
@@ -136,6 +155,15 @@ private:
     unsigned m_b, m_m, m_rows, m_cols;
 };
 
+// Statements sorting the row's m block-columns ascending (insertion sort: m is small where it
+// runs).
+std::string sortTiles(const std::string& m) {
+    return "for (uint32_t sfJ = 1u; sfJ < " + m +
+           "; sfJ++) {\nconst uint32_t sfV = sfBsTiles[sfJ];\nuint32_t sfQ = sfJ;\n"
+           "while (sfQ > 0u && sfBsTiles[sfQ - 1u] > sfV) {\nsfBsTiles[sfQ] = sfBsTiles[sfQ - "
+           "1u];\nsfQ--;\n}\nsfBsTiles[sfQ] = sfV;\n}\n";
+}
+
 // Block-row sfI's tiles, drawn from its own stream (the same on every backend), ascending.
 std::vector<BuildStep> BlockSparse::build(Lowerer& e) const {
     Env& env = e.env;
@@ -150,13 +178,26 @@ std::vector<BuildStep> BlockSparse::build(Lowerer& e) const {
         env.number("streamBlocks", "uint32_t", streamId(n, "blockLayout")) + ", sfBr, 0u, 0u);\n";
     switch (m_sg.blockSparse()->layout) {
     case BlockLayout::Random:
-        // Selection sampling (Knuth's algorithm S): column c joins with probability (tiles
-        // still needed) / (columns left), decided in integers from one 32-bit draw, so exactly
-        // m distinct columns come out, already ascending.
-        body +=
-            "uint32_t sfNeed = " + m + ", sfOut = 0u;\nfor (uint32_t sfC = 0u; sfC < " + cols +
-            " && sfNeed > 0u; sfC++) {\nif ((uint64_t)sf_next_u32(&sfRng) * (uint64_t)(" + cols +
-            " - sfC) < ((uint64_t)sfNeed << 32)) {\nsfBsTiles[sfOut++] = sfC;\nsfNeed--;\n}\n}\n";
+        // m distinct columns uniformly, decided in integers from 32-bit draws. Where m^2 is small
+        // against the columns, Floyd's algorithm (m draws, each checked against the columns
+        // taken: O(m^2)), then sorted; else selection sampling (Knuth's algorithm S: column c
+        // joins with probability needed / left, one draw per column, ascending already). Which
+        // one is decided here from the shape, so every backend draws the same layout; a
+        // million-neuron layer at 1 % would otherwise cost 10^10 draws.
+        if (uint64_t(m_m) * m_m < m_cols)
+            body += "for (uint32_t sfJ = 0u; sfJ < " + m +
+                    "; sfJ++) {\nconst uint32_t sfTop = " + cols + " - " + m +
+                    " + sfJ;\nuint32_t sfNew = (uint32_t)(((uint64_t)sf_next_u32(&sfRng) * "
+                    "((uint64_t)sfTop + 1u)) >> 32);\nfor (uint32_t sfQ = 0u; sfQ < sfJ; sfQ++)\n"
+                    "if (sfBsTiles[sfQ] == sfNew) sfNew = sfTop;\nsfBsTiles[sfJ] = sfNew;\n}\n" +
+                    sortTiles(m);
+        else
+            body += "uint32_t sfNeed = " + m + ", sfOut = 0u;\nfor (uint32_t sfC = 0u; sfC < " +
+                    cols +
+                    " && sfNeed > 0u; sfC++) {\nif ((uint64_t)sf_next_u32(&sfRng) * (uint64_t)(" +
+                    cols +
+                    " - sfC) < ((uint64_t)sfNeed << 32)) {\nsfBsTiles[sfOut++] = sfC;\nsfNeed--;\n}"
+                    "\n}\n";
         break;
     case BlockLayout::WattsStrogatz: {
         // The ring lattice: block-row r's position on the ring of block-columns,
@@ -175,11 +216,8 @@ std::vector<BuildStep> BlockSparse::build(Lowerer& e) const {
                 "sf_next_u32(&sfRng) * " +
                 cols + ") >> 32);\nbool sfHeld = false;\nfor (uint32_t sfQ = 0u; sfQ < " + m +
                 "; sfQ++) sfHeld = sfHeld || sfBsTiles[sfQ] == sfNew;\nif (!sfHeld) {\n"
-                "sfBsTiles[sfJ] = sfNew;\nbreak;\n}\n}\n}\n}\nfor (uint32_t sfJ = 1u; sfJ < " +
-                m +
-                "; sfJ++) {\nconst uint32_t sfV = sfBsTiles[sfJ];\nuint32_t sfQ = sfJ;\n"
-                "while (sfQ > 0u && sfBsTiles[sfQ - 1u] > sfV) {\nsfBsTiles[sfQ] = "
-                "sfBsTiles[sfQ - 1u];\nsfQ--;\n}\nsfBsTiles[sfQ] = sfV;\n}\n";
+                "sfBsTiles[sfJ] = sfNew;\nbreak;\n}\n}\n}\n}\n" +
+                sortTiles(m);
         break;
     }
     }

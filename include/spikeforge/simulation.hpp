@@ -104,6 +104,7 @@ struct MemoryUsage {
     size_t recordingBufferBytes = 0;  // device recording chunk buffers (part of deviceBytes)
     size_t recordingHostBytes = 0;    // decoded spike events kept on the host + decode buffer
     uint64_t recordingChunkSteps = 0; // steps one recording chunk holds
+    unsigned recordingChunksPerBuffer = 0; // 2 where a chunk is decoded while the next records
 };
 
 // Host-device copies a simulation has made (Simulation::transfers): calls and bytes.

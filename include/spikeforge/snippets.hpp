@@ -164,7 +164,11 @@ struct SparseConnectivityInit {
 //                 nearest its place on the ring of block-columns (r x columns / rows), each
 //                 then rewired with probability `rewire` to a uniformly drawn column the row
 //                 does not hold yet; again m tiles per block-row.
-enum class BlockLayout { Random, WattsStrogatz };
+//  Balanced:      random with an even load: exactly m tiles in every block-row and every
+//                 block-column (a random relabelling of a circulant block pattern: rows and
+//                 columns permuted, the offsets a random m-subset). Needs as many block-rows as
+//                 block-columns (source and target of equal size, e.g. a recurrent layer).
+enum class BlockLayout { Random, WattsStrogatz, Balanced };
 struct BlockSparseInit {
     unsigned blockSize = 16; // b: 8, 16 or 32
     BlockLayout layout = BlockLayout::Random;

@@ -131,6 +131,10 @@ public:
     }
     // Returns when every launch and copy so far has finished.
     virtual void synchronise() = 0;
+    // True when every Buffer is the host address of its bytes, which the host may read after
+    // synchronise() (the cpu device); false where only copyFromDevice reads device memory. The
+    // recorder then decodes a chunk in place instead of copying it (runtime/recording.hpp).
+    virtual bool buffersAreHostMemory() const { return false; }
     // Seconds the device has spent executing work since it was made [s]: every runSequence,
     // runSteps, launch, copyBuffer and zero (the outermost call only: a sequence's launches are
     // inside its own time), not host transfers or allocation. How each backend measures it is in

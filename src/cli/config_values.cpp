@@ -145,8 +145,8 @@ ToeplitzConnectivityInit readToeplitz(const Reader& r, const toml::node& node,
 }
 
 // A block layout's keys in table `t` (named by `keys`; those missing take `defaults` when given,
-// else are required): layout "random" | "watts_strogatz", block size 8 | 16 | 32, density in
-// (0, 1], rewire in [0, 1] (watts_strogatz only). Finalise checks the values again.
+// else are required): layout "random" | "watts_strogatz" | "balanced", block size 8 | 16 | 32,
+// density in (0, 1], rewire in [0, 1] (watts_strogatz only). Finalise checks the values again.
 BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::string& where,
                               const BlockKeys& keys, const BlockSparseInit* defaults) {
     BlockSparseInit out = defaults ? *defaults : BlockSparseInit{};
@@ -156,13 +156,20 @@ BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::
     auto at = [&](const std::string& key) { return where + ": " + key; };
     if (const toml::node* n = node(keys.layout)) {
         const std::string layout = r.string(*n, at(keys.layout));
-        if (layout == "random")
-            out.layout = BlockLayout::Random;
-        else if (layout == "watts_strogatz")
-            out.layout = BlockLayout::WattsStrogatz;
-        else
+        static const std::vector<std::pair<std::string, BlockLayout>> kLayouts = {
+            {"random", BlockLayout::Random},
+            {"watts_strogatz", BlockLayout::WattsStrogatz},
+            {"balanced", BlockLayout::Balanced}};
+        const auto found = std::find_if(kLayouts.begin(), kLayouts.end(),
+                                        [&](const auto& l) { return l.first == layout; });
+        if (found == kLayouts.end()) {
+            std::vector<std::string> names;
+            for (const auto& l : kLayouts)
+                names.push_back(l.first);
             r.fail(*n, at(keys.layout) + ": unknown block layout '" + layout + "'" +
-                           suggestion(layout, {"random", "watts_strogatz"}));
+                           suggestion(layout, names));
+        }
+        out.layout = found->second;
     }
     if (const toml::node* n = node(keys.blockSize)) {
         out.blockSize = static_cast<unsigned>(r.count(*n, at(keys.blockSize), 8, 32));

@@ -342,6 +342,14 @@ void Model::checkBlockSparse(SynapseGroup& sg) {
         throw ModelError(at + "a rewiring probability applies to the WattsStrogatz layout only");
     const unsigned cols = sg.numBlockCols();
     switch (b.layout) {
+    case BlockLayout::Balanced:
+        if (sg.numBlockRows() != cols)
+            throw ModelError(at +
+                             "a Balanced layout needs as many block-rows as block-columns "
+                             "(got " +
+                             std::to_string(sg.numBlockRows()) + " and " + std::to_string(cols) +
+                             ": sources and targets of equal size)");
+        [[fallthrough]];
     case BlockLayout::Random:
     case BlockLayout::WattsStrogatz:
         sg.m_blocksPerRow =

@@ -16,6 +16,7 @@ SpikeRecorder::SpikeRecorder(backends::Device& device, std::vector<Group> groups
     : m_device(device), m_groups(std::move(groups)), m_events(m_groups.size()), m_batch(batch),
       m_dt(dt) {
     m_copied.words.resize(m_groups.size());
+    m_copied.inPlace.resize(m_groups.size(), nullptr);
     m_copied.events.resize(m_groups.size());
 }
 
@@ -92,8 +93,8 @@ size_t SpikeRecorder::bytesPerStep() const {
 uint64_t SpikeRecorder::chunkCapacity(uint64_t windowSteps) const {
     const size_t perStep = bytesPerStep();
     uint64_t c = windowSteps;
-    if (perStep > 0) {
-        const uint64_t fit = std::max<uint64_t>(1, kRecordingBudgetBytes / perStep);
+    if (perStep > 0) { // both halves within the budget
+        const uint64_t fit = std::max<uint64_t>(1, kRecordingBudgetBytes / perStep / m_halves);
         c = std::min(fit, std::max(kRecordingMinChunkSteps, kRecordingChunkTargetBytes / perStep));
     }
     if (m_chunkLimit > 0) c = std::min(c, m_chunkLimit);
@@ -102,16 +103,21 @@ uint64_t SpikeRecorder::chunkCapacity(uint64_t windowSteps) const {
 
 void SpikeRecorder::setWindow(uint64_t start, uint64_t steps, const Allocate& allocate) {
     const uint64_t end = codegen::checkedAdd(start, steps, "recording window (first step + steps)");
-    const uint64_t capacity = chunkCapacity(steps);
     deliver(); // what was recorded before goes where it always went; then it is not kept
+    const size_t perStep = bytesPerStep();
+    m_halves =
+        m_device.buffersAreHostMemory() && perStep > 0 && kRecordingBudgetBytes / perStep >= 2 ? 2
+                                                                                               : 1;
+    m_half = 0;
+    const uint64_t capacity = chunkCapacity(steps);
     // Idle until every buffer is allocated, so a failed allocation leaves nothing recording.
     m_windowSteps = 0;
     m_windowEnd = m_chunkStart = start;
     m_chunkCapacity = capacity;
     for (auto& g : m_groups)
-        allocate(*g.buffer,
-                 codegen::checkedProduct({m_chunkCapacity, m_batch, codegen::bitWords(g.neurons)},
-                                         "neuron group '" + g.name + "': recording buffer"));
+        allocate(*g.buffer, codegen::checkedProduct(
+                                {m_chunkCapacity, m_halves, m_batch, codegen::bitWords(g.neurons)},
+                                "neuron group '" + g.name + "': recording buffer"));
     for (auto& e : m_events)
         e = {};
     m_windowSteps = steps;
@@ -120,12 +126,13 @@ void SpikeRecorder::setWindow(uint64_t start, uint64_t steps, const Allocate& al
 }
 
 void SpikeRecorder::rewind() {
+    settle(); // a chunk decoded in place is read before a reset clears the buffer
     m_windowEnd = m_windowSteps;
     m_chunkStart = 0;
+    m_half = 0;
     for (auto& e : m_events)
         e = {};
     if (!m_sink) { // kept events from before the rewind are discarded, the copied chunk's too
-        settle();
         m_copied.error = nullptr;
         m_copied.decoded = false;
     } // else the copied chunk goes to the sink at the next deliver()
@@ -157,16 +164,24 @@ void SpikeRecorder::flush(uint64_t step) {
     deliver();
 }
 
-// Copies every group's filled steps (one sync point) and decodes the copy on the worker while
-// the caller goes on recording. Nothing is cleared: the kernels store every word of every
-// recorded step whole (SpikeRecording::recordWords), so the next chunk overwrites this one.
+// Copies every group's filled steps (one sync point), or points at them where the kernels go on
+// in the other half, and decodes them on the worker while the caller goes on recording. Nothing
+// is cleared: the kernels store every word of every recorded step whole
+// (SpikeRecording::recordWords), so the next chunk in this half overwrites this one.
 void SpikeRecorder::handOff(uint64_t end) {
     const uint64_t filled = end - m_chunkStart;
     m_device.synchronise();
     for (size_t i = 0; i < m_groups.size(); i++) {
         const Group& g = m_groups[i];
         // Fits: at most the chunk buffer, whose size was checked when it was allocated.
+        const size_t chunkWords = m_chunkCapacity * m_batch * codegen::bitWords(g.neurons);
         const size_t words = filled * m_batch * codegen::bitWords(g.neurons);
+        m_copied.inPlace[i] = nullptr;
+        if (m_halves == 2) {
+            m_copied.inPlace[i] =
+                static_cast<const uint32_t*>(g.buffer->device) + m_half * chunkWords;
+            continue;
+        }
         try {
             m_copied.words[i].resize(words);
         } catch (const std::bad_alloc&) {
@@ -178,11 +193,20 @@ void SpikeRecorder::handOff(uint64_t end) {
     }
     m_copied.start = m_chunkStart;
     m_copied.steps = filled;
+    m_copied.half = m_half;
     m_copied.undelivered = 0;
     m_copied.decoded = false;
     m_copied.decoding = true;
     m_chunkStart = end;
     m_worker.start([this] { decodeCopied(); });
+    m_half = halfFor(end);
+}
+
+unsigned SpikeRecorder::halfFor(uint64_t start) {
+    if (m_halves == 1 || !m_copied.decoding || m_copied.half == 1) return 0;
+    if (start >= m_chunkCapacity) return 1;
+    settle(); // half 0 is free once read (start < one chunk happens only after a flush)
+    return 0;
 }
 
 // On the worker: touches only m_copied, which the caller leaves alone until waitDecoded().
@@ -190,7 +214,9 @@ void SpikeRecorder::decodeCopied() {
     for (size_t i = 0; i < m_groups.size(); i++) {
         auto& out = m_copied.events[i];
         out.clear();
-        decode(m_copied.words[i], m_copied.start, m_copied.steps, m_groups[i], out);
+        const uint32_t* words =
+            m_copied.inPlace[i] ? m_copied.inPlace[i] : m_copied.words[i].data();
+        decode(words, m_copied.start, m_copied.steps, m_groups[i], out);
     }
 }
 
@@ -247,8 +273,8 @@ void SpikeRecorder::deliver() {
     m_copied.decoded = false;
 }
 
-void SpikeRecorder::decode(const std::vector<uint32_t>& words, uint64_t start, uint64_t steps,
-                           const Group& g, std::vector<SpikeEvent>& out) const {
+void SpikeRecorder::decode(const uint32_t* words, uint64_t start, uint64_t steps, const Group& g,
+                           std::vector<SpikeEvent>& out) const {
     const unsigned W = codegen::bitWords(g.neurons);
     for (uint64_t t = 0; t < steps; t++) {
         const double time = static_cast<double>(start + t) * m_dt;

@@ -6,10 +6,17 @@
 // starts the next chunk at the current step. Host memory then grows with the number of spikes,
 // never with steps x neurons.
 //
-// Decoding is off the critical path: a copied chunk is decoded on the recorder's own thread while
+// Decoding is off the critical path: a full chunk is decoded on the recorder's own thread while
 // the simulation records the next one, and delivered (to the sink, or kept) on the caller's thread
 // at the next chunk end or when the public call ends (deliver()). Sinks therefore run where they
 // always did, in time order, and everything recorded is delivered when run() returns.
+//
+// Where device buffers are host memory (Device::buffersAreHostMemory, the cpu device) the buffer
+// holds two chunks and the kernels fill one half while the other is decoded in place: no copy
+// per chunk (a 1 MiB copy at each of COBA's 48 chunk ends was a third of recording's cost).
+// The kernels still see one chunk, [recordStart, recordStart + recordSteps) of StepArgs: for
+// the second half the recorder reports a start one chunk earlier (kernelRecordStart), so the
+// generated index (step - recordStart) lands in it.
 #include "backends/backend.hpp"
 #include "runtime/host_array.hpp"
 #include "spikeforge/simulation.hpp"
@@ -59,9 +66,15 @@ public:
     // the same number of steps again from step 0.
     void rewind();
 
-    // For StepArgs: the step of bit 0 of the chunk and the number of steps it takes.
+    // The first step of the chunk and the number of steps it takes.
     uint64_t recordStart() const { return m_chunkStart; }
     uint64_t recordSteps() const;
+    // For StepArgs: the step of the buffer's bit 0 and the steps the kernels may record from it
+    // (the chunk, after the first half when the kernels fill the second one).
+    uint64_t kernelRecordStart() const { return m_chunkStart - m_half * m_chunkCapacity; }
+    uint64_t kernelRecordSteps() const {
+        return active() ? m_half * m_chunkCapacity + recordSteps() : 0;
+    }
     // Steps that may run from `step` before the chunk must be flushed (UINT64_MAX when idle).
     uint64_t stepsUntilFlush(uint64_t step) const;
     // After running up to `step`: if the chunk is full, delivers the one decoded meanwhile and
@@ -78,6 +91,7 @@ public:
     bool records(const std::string& group) const;
     const std::vector<SpikeEvent>& events(const std::string& group) const;
     uint64_t chunkSteps() const { return m_chunkCapacity; }
+    unsigned chunksPerBuffer() const { return m_halves; }
     size_t hostBytes() const; // kept events and the decoding buffers; settle() first
 
 private:
@@ -99,10 +113,13 @@ private:
         std::exception_ptr m_error;
     };
 
-    // A chunk copied from the device: decoded on the worker, then delivered group by group.
+    // A full chunk, copied from the device or read in place: decoded on the worker, then
+    // delivered group by group.
     struct Copied {
         uint64_t start = 0, steps = 0;               // first step, steps it holds
-        std::vector<std::vector<uint32_t>> words;    // per group: [step][batch][word]
+        unsigned half = 0;                           // the buffer half read in place
+        std::vector<std::vector<uint32_t>> words;    // per group: [step][batch][word] (a copy)
+        std::vector<const uint32_t*> inPlace;        // per group: the half, or nullptr: words
         std::vector<std::vector<SpikeEvent>> events; // per group, once decoded
         size_t undelivered = 0;                      // first group not yet delivered
         bool decoding = false, decoded = false;
@@ -117,8 +134,11 @@ private:
     void decodeCopied();
     // Waits for the copied chunk; false if there is none.
     bool waitDecoded();
-    void decode(const std::vector<uint32_t>& words, uint64_t start, uint64_t steps, const Group& g,
+    void decode(const uint32_t* words, uint64_t start, uint64_t steps, const Group& g,
                 std::vector<SpikeEvent>& out) const;
+    // The half the chunk starting at `start` fills: not the one being decoded (waits for the
+    // decode where the second half cannot take that chunk, as the kernels' start would be < 0).
+    unsigned halfFor(uint64_t start);
 
     backends::Device& m_device;
     std::vector<Group> m_groups;
@@ -127,7 +147,9 @@ private:
     double m_dt; // [ms]
     SpikeSink m_sink;
     uint64_t m_chunkLimit = 0;
-    uint64_t m_chunkCapacity = 0; // steps each chunk buffer holds
+    uint64_t m_chunkCapacity = 0; // steps each chunk holds
+    unsigned m_halves = 1;        // chunks each buffer holds: 2 when decoded in place
+    unsigned m_half = 0;          // the half the current chunk fills
     uint64_t m_windowSteps = 0;
     uint64_t m_windowEnd = 0;  // first step not recorded
     uint64_t m_chunkStart = 0; // first step of the current chunk

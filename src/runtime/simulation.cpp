@@ -310,6 +310,7 @@ MemoryUsage Simulation::memoryUsage() const {
     s.recorder->settle();
     u.recordingHostBytes = s.recorder->hostBytes();
     u.recordingChunkSteps = s.recorder->chunkSteps();
+    u.recordingChunksPerBuffer = s.recorder->chunksPerBuffer();
     return u;
 }
 

@@ -60,6 +60,7 @@ struct Simulation::Impl {
 
     Impl(Model& m, const BackendPreferences& p) : model(m), prefs(p) {}
     ~Impl() {
+        if (recorder) recorder->settle(); // it may be decoding a chunk in place
         if (!device) return;
         for (auto& [name, a] : arrays)
             device->release(a.device);
@@ -378,8 +379,8 @@ struct Simulation::Impl {
         codegen::abi::StepArgs a;
         a.t = static_cast<double>(step) * model.dt();
         a.step = step;
-        a.recordStart = recorder->recordStart();
-        a.recordSteps = recorder->recordSteps();
+        a.recordStart = recorder->kernelRecordStart();
+        a.recordSteps = recorder->kernelRecordSteps();
         a.seed = model.seed();
         a.rngStep = rngStep;
         return a;

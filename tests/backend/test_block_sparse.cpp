@@ -230,6 +230,53 @@ TEST_P(BlockSparseTest, WattsStrogatzIsASmallWorld) {
     EXPECT_EQ(rewired, blockRows(sftest::preferencesFor("cpu"), smallWorld, neurons));
 }
 
+// Balanced: exactly m tiles in every block-row and every block-column, yet rows as unrelated as
+// random ones (a banded layout would give some pairs of rows m - 1 shared columns), on grids of
+// 100 (not a power of two: the permutations walk cycles) and 64 nodes, m by Floyd's algorithm
+// and by selection sampling; the same on every backend; another seed gives another layout.
+TEST_P(BlockSparseTest, BalancedLayoutHasEqualRowAndColumnCounts) {
+    for (const auto& [nodes, m] : {std::pair{100u, 6u}, std::pair{100u, 30u}, std::pair{64u, 9u}}) {
+        SCOPED_TRACE(testing::Message() << nodes << " nodes, " << m << " per row");
+        const unsigned neurons = nodes * 8 - 3; // the last block-row and column cut off
+        const BlockSparseInit b{8, BlockLayout::Balanced, double(m) / nodes};
+        const auto rows = blockRows(prefs(1), b, neurons);
+        ASSERT_EQ(rows.size(), nodes);
+        std::vector<unsigned> perColumn(nodes, 0);
+        for (unsigned r = 0; r < nodes; r++) {
+            ASSERT_EQ(rows[r].size(), m) << "block-row " << r;
+            for (unsigned c : rows[r])
+                perColumn[c]++;
+        }
+        for (unsigned c = 0; c < nodes; c++)
+            EXPECT_EQ(perColumn[c], m) << "block-column " << c;
+        // Columns two rows share: the mean is m (m - 1) / (nodes - 1) for any balanced layout,
+        // but a banded one (consecutive offsets, rows in any order) has pairs sharing m - 1;
+        // random-like rows share about m^2 / nodes, a few more at most.
+        unsigned maxShared = 0;
+        for (unsigned r = 0; r < nodes; r++)
+            for (unsigned q = r + 1; q < nodes; q++) {
+                unsigned both = 0;
+                for (unsigned c : rows[r])
+                    both += rows[q].count(c);
+                maxShared = std::max(maxShared, both);
+            }
+        EXPECT_LT(maxShared, m - 1);
+        EXPECT_LE(maxShared, 3 + 2 * m * m / nodes);
+        EXPECT_EQ(rows, blockRows(sftest::preferencesFor("cpu"), b, neurons));
+        auto reseeded = prefs(1);
+        Model other("block_sparse_reseeded");
+        other.setSeed(12345);
+        other.addNeuronGroup("Hidden", neurons, pattern(), {}, {{"k", 0.0}});
+        other.addSynapseGroup("Rec", MatrixType::BlockSparse, 0, "Hidden", "Hidden", staticPulse(),
+                              {models::DeltaCurr(), {}, {}}, b);
+        Simulation sim(other, reseeded);
+        std::vector<std::set<unsigned>> otherRows(nodes);
+        for (const auto& pair : sim.synapses("Rec"))
+            otherRows[pair.pre / 8].insert(pair.post / 8);
+        EXPECT_NE(rows, otherRows);
+    }
+}
+
 TEST_P(BlockSparseTest, CodecReadsTheDenseMatrix) {
     const Shape s{20, 30, 8, 0.5};
     Model m("block_sparse_codec");
@@ -362,6 +409,14 @@ TEST(BlockSparseModel, BadParametersAreClearErrors) {
                    }),
                    {"Syn", "at most half"});
     EXPECT_NO_THROW(finalise({8, BlockLayout::WattsStrogatz, 0.6, 0.0})); // the lattice alone
+    Model wide("block_sparse_balanced_shape"); // 3 block-rows onto 5 block-columns
+    wide.addNeuronGroup("Src", 20, pattern(), {}, {{"k", 0.0}});
+    wide.addNeuronGroup("Tgt", 40, sftest::accumulate(), {}, {{"acc", 0.0}});
+    wide.addSynapseGroup("Syn", MatrixType::BlockSparse, 0, "Src", "Tgt", staticPulse(),
+                         {models::DeltaCurr(), {}, {}},
+                         BlockSparseInit{8, BlockLayout::Balanced, 0.4});
+    expectContains(sftest::errorOf<ModelError>([&] { wide.finalise(); }),
+                   {"Syn", "Balanced", "as many block-rows as block-columns", "3 and 5"});
     Model m("block_sparse_overloads");
     m.addNeuronGroup("Src", 20, pattern(), {}, {{"k", 0.0}});
     m.addNeuronGroup("Tgt", 20, sftest::accumulate(), {}, {{"acc", 0.0}});

@@ -632,11 +632,15 @@ TEST(ConfigBlockSparse, BlockLayoutBuildsItsShape) {
                       "layout = \"watts_strogatz\", block_size = 16, density = 0.5, "
                       "rewire = 0.25"));
     EXPECT_EQ(rewired.model->synapseGroup("Conv").blockSparse()->rewire, 0.25);
+    Config balanced = load(replaced(blockConfig, "layout = \"random\"", "layout = \"balanced\""));
+    EXPECT_EQ(balanced.model->synapseGroup("Conv").blockSparse()->layout, BlockLayout::Balanced);
 }
 
 TEST(ConfigBlockSparse, BadLayoutsAreErrorsAtTheirPosition) {
     expectError(replaced(blockConfig, "layout = \"random\"", "layout = \"randm\""), "\"randm\"",
                 {"unknown block layout 'randm'", "random"});
+    expectError(replaced(blockConfig, "layout = \"random\"", "layout = \"balansed\""),
+                "\"balansed\"", {"unknown block layout 'balansed'", "balanced"});
     expectError(replaced(blockConfig, "block_size = 16", "block_size = 12"), "12",
                 {"block_size", "not one of 8, 16, 32"});
     expectError(replaced(blockConfig, "density = 0.5", "density = 1.5"), "1.5",
@@ -645,9 +649,10 @@ TEST(ConfigBlockSparse, BadLayoutsAreErrorsAtTheirPosition) {
     expectError(replaced(blockConfig, ", density = 0.5", ""), "{ layout", {"missing", "density"});
     expectError(replaced(blockConfig, "density = 0.5", "density = 0.5, rewire = 0.1"), "0.1",
                 {"rewire", "watts_strogatz"});
-    expectError(replaced(blockConfig, "layout = \"random\", block_size = 16, density = 0.5",
-                         "layout = \"watts_strogatz\", block_size = 16, density = 0.5, rewire = 2.5"),
-                "2.5", {"rewire", "[0, 1]"});
+    expectError(
+        replaced(blockConfig, "layout = \"random\", block_size = 16, density = 0.5",
+                 "layout = \"watts_strogatz\", block_size = 16, density = 0.5, rewire = 2.5"),
+        "2.5", {"rewire", "[0, 1]"});
     expectError(replaced(blockConfig, "matrix = \"block_sparse\"", "matrix = \"block_sparce\""),
                 "\"block_sparce\"", {"unknown matrix type 'block_sparce'", "block_sparse"});
 }

@@ -227,6 +227,7 @@ public:
         timed([&] { Device::runSequence(items); });
     }
     void synchronise() override {}
+    bool buffersAreHostMemory() const override { return true; }
     std::optional<double> busySeconds() override { return m_busySeconds; }
 
 protected:

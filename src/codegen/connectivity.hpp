@@ -87,4 +87,8 @@ public:
 
 std::unique_ptr<Connectivity> connectivityOf(const SynapseGroup& sg);
 
+// Statements of SynapseLoop::prefetch fetching elements [sfPfRow, sfPfRow + sfPfLen) of
+// `pointer` (an expression; elements of C type `elementType`): one SF_PREFETCH per 64-byte line.
+std::string prefetchRange(const std::string& pointer, const std::string& elementType);
+
 } // namespace spikeforge::codegen

@@ -26,6 +26,8 @@ const char* hookName(Hook h) {
         return "sf_rng_init";
     case Hook::Global:
         return "SF_GLOBAL";
+    case Hook::Prefetch:
+        return "SF_PREFETCH";
     }
     return "";
 }

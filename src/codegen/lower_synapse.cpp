@@ -15,7 +15,10 @@ namespace {
 // variables, spike times, params. Synapse index local: sfSyn; batch local: batch. Returns the
 // statements evaluating the per-synapse variables the code uses where the layout stores none
 // (for the loop's per-synapse part, after sfSyn), else "".
-std::string bindSynapseNames(Lowerer& e, const SynapseGroup& sg, const snippet::Scanned& scanned) {
+// Binds the names synapse code may use; with `prefetch`, appends to it the prefetch of each
+// stored per-synapse variable the code reads (SynapseLoop::prefetch).
+std::string bindSynapseNames(Lowerer& e, const SynapseGroup& sg, const snippet::Scanned& scanned,
+                             std::string* prefetch = nullptr) {
     const Model& m = e.model;
     const auto& wu = sg.wu();
     const std::string nSyn = e.env.number("numSyn", "uint64_t", synapseCount(sg));
@@ -31,10 +34,14 @@ std::string bindSynapseNames(Lowerer& e, const SynapseGroup& sg, const snippet::
             e.subs[v.name] = local;
             continue;
         }
-        const std::string arr = e.env.array("g_" + v.name, resolveType(v.type, m.precision()),
-                                            sg.name() + "." + v.name, useOf(scanned, v.name));
-        e.subs[v.name] =
-            arr + "[" + (hasBatchDim(v.access) ? "(size_t)batch * " + nSyn + " + " : "") + "sfSyn]";
+        const std::string type = resolveType(v.type, m.precision());
+        const std::string arr =
+            e.env.array("g_" + v.name, type, sg.name() + "." + v.name, useOf(scanned, v.name));
+        const std::string batchOffset = hasBatchDim(v.access) ? "(size_t)batch * " + nSyn : "";
+        e.subs[v.name] = arr + "[" + (batchOffset.empty() ? "" : batchOffset + " + ") + "sfSyn]";
+        if (prefetch)
+            *prefetch += prefetchRange(
+                batchOffset.empty() ? arr : "(" + arr + " + " + batchOffset + ")", type);
     }
     auto bindNeuronVars = [&](const std::vector<VarDecl>& vars, const std::string& owner,
                               const std::string& prefix, const std::string& suffix,
@@ -198,7 +205,8 @@ LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg) {
     PropagationBody b;
     b.presynaptic = true;
     b.setup = sizesSetup(e, sg);
-    const std::string synapseValues = bindSynapseNames(e, sg, scanned);
+    std::string varPrefetch;
+    const std::string synapseValues = bindSynapseNames(e, sg, scanned, &varPrefetch);
     // addToPost adds to the target's input (SF_ADD_TO_POST).
     const std::string inSyn = e.env.array("inSyn", e.scalar(), n + ".inSyn", Use::ReadWrite);
     e.subs["addToPost"] = hookName(Hook::AddToPost);
@@ -220,6 +228,7 @@ LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg) {
     b.spikeId = "id_pre";
     b.loop = connectivityOf(sg)->rowLoop(e);
     b.loop.perIter += synapseValues;
+    if (!b.loop.prefetch.empty()) b.loop.prefetch += varPrefetch;
     const Writes writes = writesOf(sg, scanned, true);
     setWrites(b, writes);
     setSpan(b, sg, writes);

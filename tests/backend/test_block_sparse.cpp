@@ -4,6 +4,7 @@
 // block-columns spread uniformly, the same on every backend; its codec reads as the dense
 // matrix; bad parameters are clear errors naming the group.
 #include "backend_fixture.hpp"
+#include "codegen/lower.hpp"
 #include "probe_models.hpp"
 #include "spikeforge/models.hpp"
 
@@ -275,6 +276,44 @@ TEST_P(BlockSparseTest, BalancedLayoutHasEqualRowAndColumnCounts) {
             otherRows[pair.pre / 8].insert(pair.post / 8);
         EXPECT_NE(rows, otherRows);
     }
+}
+
+// Rows stored in memory (Sparse, BlockSparse) are fetched ahead: the presynaptic loop carries
+// the prefetch of a later source's row (sfNextPre) — the layout's own arrays and the
+// per-synapse variables the code reads, nothing else; Dense rows (one stream the hardware
+// prefetcher follows) and a weight the code does not store carry none.
+TEST(RowPrefetch, StoredRowsAreFetchedAhead) {
+    auto prefetchOf = [](MatrixType type, const WeightUpdateInit& wu) {
+        Model m("row_prefetch");
+        m.addNeuronGroup("Src", 100, pattern(), {}, {{"k", 0.0}});
+        m.addNeuronGroup("Tgt", 100, sftest::accumulate(), {}, {{"acc", 0.0}});
+        const PostsynapticInit ps{models::DeltaCurr(), {}, {}};
+        if (type == MatrixType::BlockSparse)
+            m.addSynapseGroup("Syn", type, 0, "Src", "Tgt", wu, ps,
+                              BlockSparseInit{8, BlockLayout::Random, 0.25});
+        else if (type == MatrixType::Sparse)
+            m.addSynapseGroup("Syn", type, 0, "Src", "Tgt", wu, ps, init::FixedProbability(0.1));
+        else
+            m.addSynapseGroup("Syn", type, 0, "Src", "Tgt", wu, ps);
+        m.finalise();
+        const codegen::Plan plan = codegen::lowerModel(m);
+        for (const auto& k : plan.kernels)
+            for (const auto& g : k.groups)
+                if (const auto* b = std::get_if<codegen::PropagationBody>(&g.body))
+                    if (b->presynaptic) return b->loop.prefetch;
+        ADD_FAILURE() << "no presynaptic update";
+        return std::string();
+    };
+    const std::string sparse = prefetchOf(MatrixType::Sparse, staticPulse());
+    expectContains(sparse, {"sfNextPre", "SF_PREFETCH", "rowLength", "ind", "g_g"});
+    const std::string blocks = prefetchOf(MatrixType::BlockSparse, staticPulse());
+    expectContains(blocks, {"sfNextPre", "SF_PREFETCH", "blockCol", "g_g"});
+    EXPECT_EQ(blocks.find("id_pre"), std::string::npos) << "the later spike's row, not this one";
+    EXPECT_EQ(prefetchOf(MatrixType::Dense, staticPulse()), "");
+    const WeightUpdateInit constant{models::StaticPulseConstantWeight(), {{"g", 0.5}}, {}, {}, {}};
+    const std::string unstored = prefetchOf(MatrixType::BlockSparse, constant);
+    EXPECT_NE(unstored.find("blockCol"), std::string::npos);
+    EXPECT_EQ(unstored.find("g_g"), std::string::npos);
 }
 
 TEST_P(BlockSparseTest, CodecReadsTheDenseMatrix) {

@@ -37,6 +37,7 @@ std::string prelude(const codegen::Plan& plan) {
     s += "#define SF_BATCH " + std::to_string(plan.batchSize) + "u\n";
     s += "#define " + std::string(hookName(Hook::TimeMin)) + " ((scalar)-1.0e30)\n";
     s += "#define " + std::string(hookName(Hook::Global)) + "\n"; // one address space
+    s += "#define " + std::string(hookName(Hook::Prefetch)) + "(p) __builtin_prefetch(p)\n";
     s += codegen::abi::errorBitDefinitions();
     s += codegen::abi::stepArgsDeclaration();
     s += backends::randomNumberSource();

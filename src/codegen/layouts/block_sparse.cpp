@@ -55,6 +55,11 @@ public:
                         " + sfR) * " + b + ";\nconst uint32_t sfRunLen = sfNpost - sfRunPost < " +
                         b + " ? sfNpost - sfRunPost : " + b + ";\n";
         loop.runLength = m_b;
+        // A source's row is m x b consecutive elements from source x m x b; its tiles' columns.
+        loop.prefetch = "const size_t sfPfRow = (size_t)sfNextPre * " + iterations +
+                        ";\nconst uint32_t sfPfLen = " + iterations + ";\n" +
+                        hookName(Hook::Prefetch) + "(" + blockCol(env) +
+                        " + (size_t)(sfNextPre / " + b + ") * " + m + ");\n";
         return loop;
     }
     SynapseLoop columnLoop(Env&) const override {

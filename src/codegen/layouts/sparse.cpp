@@ -36,16 +36,23 @@ public:
     SynapseLoop rowLoop(Lowerer& e) const override {
         Env& env = e.env;
         const std::string stride = this->stride(env);
-        return {"const uint32_t sfLen = " + rowLength(env) + "[id_pre];\nconst " +
-                    globalPointer(indType()) + " sfRow = " + ind(env) + " + (size_t)id_pre * " +
-                    stride + ";\n",
-                "0u",
-                "sfLen",
-                "const uint32_t id_post = sfRow[sfK];\nconst size_t sfSyn = (size_t)id_pre * " +
-                    stride + " + sfK;\n",
-                "id_post",
-                false,
-                stride};
+        SynapseLoop loop{"const uint32_t sfLen = " + rowLength(env) + "[id_pre];\nconst " +
+                             globalPointer(indType()) + " sfRow = " + ind(env) +
+                             " + (size_t)id_pre * " + stride + ";\n",
+                         "0u",
+                         "sfLen",
+                         "const uint32_t id_post = sfRow[sfK];\nconst size_t sfSyn = "
+                         "(size_t)id_pre * " +
+                             stride + " + sfK;\n",
+                         "id_post",
+                         false,
+                         stride};
+        // The whole stride (the row's length is one more miss away), its length and indices.
+        loop.prefetch = "const size_t sfPfRow = (size_t)sfNextPre * " + stride +
+                        ";\nconst uint32_t sfPfLen = " + stride + ";\n" + hookName(Hook::Prefetch) +
+                        "(" + rowLength(env) + " + sfNextPre);\n" +
+                        prefetchRange(ind(env), indType());
+        return loop;
     }
     SynapseLoop columnLoop(Env& env) const override {
         const std::string n = m_sg.name();

@@ -54,11 +54,17 @@ std::string spikeLoops(const codegen::PropagationBody& b, bool partitioned) {
                                         ? std::string("#pragma omp simd") +
                                               (b.addsToPre ? " reduction(+ : sfPreAcc)" : "") + "\n"
                                         : "";
+        const std::string run =
+            "const uint32_t id_post = sfRunPost + sfC;\nconst size_t sfSyn = sfRunSyn + sfC;\n" +
+            synapseBegin + b.perSynapse + "}\n";
+        // A whole run (every one but those at the group's end or a thread's range's ends) as a
+        // loop of constant trip count: whole vectors, no remainder.
+        const std::string whole = "if (sfCb == 0u && sfCe == " + std::to_string(l.runLength) +
+                                  "u) {\n" + runSimd + "for (uint32_t sfC = 0u; sfC < " +
+                                  std::to_string(l.runLength) + "u; sfC++) {\n" + run + "} else\n";
         row = "for (uint32_t sfR = 0; sfR < " + l.runs + "; sfR++) {\n" + l.runSetup +
-              "uint32_t sfCb = 0u, sfCe = sfRunLen;\n" + clip + runSimd +
-              "for (uint32_t sfC = sfCb; sfC < sfCe; sfC++) {\n"
-              "const uint32_t id_post = sfRunPost + sfC;\nconst size_t sfSyn = sfRunSyn + sfC;\n" +
-              synapseBegin + b.perSynapse + "}\n}\n";
+              "uint32_t sfCb = 0u, sfCe = sfRunLen;\n" + clip + whole + "{\n" + runSimd +
+              "for (uint32_t sfC = sfCb; sfC < sfCe; sfC++) {\n" + run + "}\n}\n";
     }
     // The row two spikes ahead is fetched while this one runs (a row in memory costs a miss per
     // line otherwise, one row after the other).

@@ -7,6 +7,8 @@
 //          --alpha
 //          --backend NAME --threads N (cpu) --train N --test N --seed S --tau-mem MS --tau-syn MS
 //          --reg X --reg-target N (hidden spike-count regulariser, LifParams::regStrength)
+//          --rec dense|sparse|block_sparse --rec-density D --block-size B
+//          --layout random|watts_strogatz|balanced --rewire P (shd: the recurrent connection)
 // Prints one line per epoch and a last JSON line with the results. host_fraction is the share of
 // the training epochs' wall time spent outside device work, 1 − Δbusy / Δwall
 // (Simulation::deviceBusySeconds; "n/a" and null where the backend does not measure busy time).
@@ -73,6 +75,32 @@ EventDataset concatenate(const EventDataset& a, const EventDataset& b) {
     return std::move(out).build();
 }
 
+// The SHD network's recurrent hidden connection: --rec dense (default) | sparse (each pair with
+// probability --rec-density) | block_sparse (--block-size, block density --rec-density,
+// --layout random|watts_strogatz|balanced, --rewire).
+ConnectionParams recurrent(const Args& a, double tauS) {
+    ConnectionParams p{{0.0, 0.02}, tauS};
+    const std::string kind = a.str("rec", "dense");
+    const double density = a.num("rec-density", 0.1);
+    if (kind == "sparse") {
+        p.probability = density;
+    } else if (kind == "block_sparse") {
+        const std::string layout = a.str("layout", "random");
+        BlockSparseInit b{unsigned(a.num("block-size", 16)), BlockLayout::Random, density,
+                          a.num("rewire", 0.0)};
+        if (layout == "watts_strogatz")
+            b.layout = BlockLayout::WattsStrogatz;
+        else if (layout == "balanced")
+            b.layout = BlockLayout::Balanced;
+        else if (layout != "random")
+            throw std::runtime_error("unknown layout " + layout);
+        p.blocks = b;
+    } else if (kind != "dense") {
+        throw std::runtime_error("unknown --rec " + kind);
+    }
+    return p;
+}
+
 int run(const Args& a) {
     const bool yy = a.task == "yinyang";
     const size_t nTrain = size_t(a.num("train", yy ? 5000 : 8156));
@@ -105,7 +133,7 @@ int run(const Args& a) {
     net.addConnection(
         "InHid", "In", "Hid",
         {{a.num("w-in-mean", yy ? 1.5 : 0.03), a.num("w-in-sd", yy ? 0.78 : 0.01)}, tauS});
-    if (!yy) net.addConnection("HidHid", "Hid", "Hid", {{0.0, 0.02}, tauS});
+    if (!yy) net.addConnection("HidHid", "Hid", "Hid", recurrent(a, tauS));
     net.addConnection(
         "HidOut", "Hid", "Out",
         {{a.num("w-out-mean", yy ? 0.0 : 0.0), a.num("w-out-sd", yy ? 0.3 : 0.03)}, tauS});

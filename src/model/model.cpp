@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <set>
 
 namespace spikeforge {
@@ -331,10 +332,6 @@ void Model::checkBlockSparse(SynapseGroup& sg) {
                          " is not one of 8, 16, 32");
     if (!(b.density > 0.0 && b.density <= 1.0))
         throw ModelError(at + "density must be in (0, 1] (got " + std::to_string(b.density) + ")");
-    if (!sg.wu().model.postSpikeSynCode.empty())
-        throw ModelError(where(sg.name(), "postSpikeSynCode") +
-                         "postsynaptic learning on a BlockSparse group needs a transposed block "
-                         "index, which is not built yet; use Dense or Sparse");
     if (!(b.rewire >= 0.0 && b.rewire <= 1.0))
         throw ModelError(at + "rewiring probability must be in [0, 1] (got " +
                          std::to_string(b.rewire) + ")");
@@ -356,6 +353,12 @@ void Model::checkBlockSparse(SynapseGroup& sg) {
             std::clamp(static_cast<unsigned>(std::lround(b.density * cols)), 1u, cols);
         break;
     }
+    // Postsynaptic learning walks a target's column as tiles x b iterations (32-bit).
+    if (!sg.wu().model.postSpikeSynCode.empty() &&
+        uint64_t(sg.numBlockRows()) * sg.m_blocksPerRow * b.blockSize > UINT32_MAX)
+        throw ModelError(where(sg.name(), "postSpikeSynCode") +
+                         "postsynaptic learning on a BlockSparse group of more than 2^32 "
+                         "synapse slots is not supported");
     // Rewiring draws columns until it finds one the row does not hold: with at least half of
     // them free that takes at most two draws on average, near a full row it would take ~cols.
     if (b.layout == BlockLayout::WattsStrogatz && b.rewire > 0.0 && 2ull * sg.m_blocksPerRow > cols)

@@ -28,7 +28,12 @@ public:
           m_rows(sg.numBlockRows()), m_cols(sg.numBlockCols()) {}
     size_t synapseCount() const override { return m_sg.synapseVarElements(); }
     std::vector<ConnectivityArray> arrays() const override {
-        return {{"blockCol", "uint32_t", {m_rows, m_m}}};
+        std::vector<ConnectivityArray> a = {{"blockCol", "uint32_t", {m_rows, m_m}}};
+        if (needsColumnIndex()) { // the transposed block index: tiles by block-column
+            a.push_back({"blockColStart", "uint32_t", {size_t(m_cols) + 1}});
+            a.push_back({"blockColTiles", "uint32_t", {m_rows, m_m}});
+        }
+        return a;
     }
 
     // Iteration sfK of a spike's row is column sfK mod b of its block-row's tile sfK / b.
@@ -62,10 +67,27 @@ public:
                         " + (size_t)(sfNextPre / " + b + ") * " + m + ");\n";
         return loop;
     }
-    SynapseLoop columnLoop(Env&) const override {
-        throw InternalError("synapse group '" + m_sg.name() +
-                            "': a BlockSparse group has no column loop (finalise refuses "
-                            "postsynaptic learning)");
+    // A target's synapses: column id_post mod b of every tile in its block-column, tile by tile
+    // (the transposed index lists them by block-row), row by row: iteration sfK is row sfK mod b
+    // of the column's tile sfK / b. Finalise keeps tiles x b within 32 bits.
+    SynapseLoop columnLoop(Env& env) const override {
+        const std::string b = blockSize(env), m = tilesPerRow(env);
+        const std::string start = columnStart(env, Use::Read);
+        const std::string setup = "const uint32_t sfBc = id_post / " + b + ", sfBcol = id_post % " +
+                                  b + ";\nconst " + globalPointer("uint32_t") +
+                                  " sfBsColTiles = " + columnTiles(env, Use::Read) + ";\n";
+        const std::string body =
+            "const uint32_t sfTile = sfBsColTiles[sfK / " + b + "];\nconst uint32_t sfTr = sfK % " +
+            b + ";\nconst uint32_t id_pre = sfTile / " + m + " * " + b +
+            " + sfTr;\nif (id_pre >= sfNpre) continue;\nconst size_t sfSyn = (((size_t)(sfTile / " +
+            m + ") * " + b + " + sfTr) * " + m + " + sfTile % " + m + ") * " + b + " + sfBcol;\n";
+        return {setup,
+                start + "[sfBc] * " + b,
+                start + "[sfBc + 1u] * " + b,
+                body,
+                "id_post",
+                false,
+                env.number("blockColumnBound", "uint32_t", double(m_rows) * m_b)};
     }
     // Element `id` as (id_pre, id_post): column c = id % b, tile j = id / b % m, row
     // r = id / (b m) % b, block-row id / (b m b).
@@ -77,7 +99,7 @@ public:
         return "{\n" + pairOf(env, "i") + "if (id_pre >= " + numPre(env) +
                " || id_post >= " + numPost(env) + ") continue;\n}\n";
     }
-    bool needsColumnIndex() const override { return false; }
+    bool needsColumnIndex() const override { return !m_sg.wu().model.postSpikeSynCode.empty(); }
     std::vector<BuildStep> build(Lowerer& e) const override;
 
     std::vector<std::string> codecArrays() const override { return {"blockCol"}; }
@@ -155,6 +177,13 @@ private:
     std::string blockCol(Env& env, Use use = Use::Read) const {
         return env.array("blockCol", "uint32_t", m_sg.name() + ".blockCol", use);
     }
+    std::string columnStart(Env& env, Use use) const {
+        return env.array("blockColStart", "uint32_t", m_sg.name() + ".blockColStart", use);
+    }
+    std::string columnTiles(Env& env, Use use) const {
+        return env.array("blockColTiles", "uint32_t", m_sg.name() + ".blockColTiles", use);
+    }
+    std::vector<BuildStep> columnIndexBuild(Env& env) const;
 
     const SynapseGroup& m_sg;
     unsigned m_b, m_m, m_rows, m_cols;
@@ -222,8 +251,9 @@ std::vector<BuildStep> BlockSparse::build(Lowerer& e) const {
     const std::string m = tilesPerRow(env);
     std::string body =
         "const uint32_t sfBr = (uint32_t)sfI;\n" + globalPointer("uint32_t") +
-        " sfBsTiles = " + blockCol(env, Use::Write) + " + (size_t)sfBr * " + m + ";\n" +
-        hookName(Hook::RngState) + " sfRng; " + hookName(Hook::RngInit) + "(&sfRng, seed, " +
+        " sfBsTiles = " + blockCol(env, needsColumnIndex() ? Use::ReadWrite : Use::Write) +
+        " + (size_t)sfBr * " + m + ";\n" + hookName(Hook::RngState) + " sfRng; " +
+        hookName(Hook::RngInit) + "(&sfRng, seed, " +
         env.number("streamBlocks", "uint32_t", streamId(n, "blockLayout")) + ", sfBr, 0u, 0u);\n";
     switch (m_sg.blockSparse()->layout) {
     case BlockLayout::Random:
@@ -270,7 +300,42 @@ std::vector<BuildStep> BlockSparse::build(Lowerer& e) const {
         break;
     }
     }
-    return {{BuildStep::Kind::ForEach, BuildStep::Extent::Pre, rows, body, "", ""}};
+    std::vector<BuildStep> steps = {
+        {BuildStep::Kind::ForEach, BuildStep::Extent::Pre, rows, body, "", ""}};
+    if (needsColumnIndex())
+        for (BuildStep& s : columnIndexBuild(env))
+            steps.push_back(std::move(s));
+    return steps;
+}
+
+// The transposed block index, a counting sort of the tiles by block-column (as Sparse sorts its
+// synapses by column): zero blockColStart (columns + 1 words); count (column c in
+// blockColStart[c + 2]); an inclusive scan, leaving blockColStart[c + 1] = start of column c;
+// fill (each tile takes blockColStart[its column + 1]++ as its place, leaving blockColStart[c] =
+// start of column c); each column's tiles sorted ascending (by block-row), so the index is the
+// same whatever order the fill ran in. Extents are bounds: columns + 1 <= post + 1, tiles <= pre
+// x m x b.
+std::vector<BuildStep> BlockSparse::columnIndexBuild(Env& env) const {
+    using Step = BuildStep;
+    const std::string start = columnStart(env, Use::ReadWrite),
+                      tiles = columnTiles(env, Use::ReadWrite),
+                      cols = env.number("numBlockCols", "uint32_t", m_cols);
+    const std::string count =
+        "(uint64_t)" + env.number("numBlockRows", "uint32_t", m_rows) + " * " + tilesPerRow(env);
+    const std::string column = "const uint32_t sfC = " + blockCol(env, Use::ReadWrite) + "[sfI];\n";
+    const std::string add = hookName(Hook::AtomicAddU32);
+    return {{Step::Kind::ForEach, Step::Extent::PostPlusOne, "(uint64_t)" + cols + " + 1u",
+             start + "[sfI] = 0u;\n", "", ""},
+            {Step::Kind::ForEach, Step::Extent::RowSlots, count,
+             column + "if (sfC + 2u <= " + cols + ") (void)" + add + "(&" + start +
+                 "[sfC + 2u], 1u);\n",
+             "", ""},
+            {Step::Kind::InclusiveScan, Step::Extent::PostPlusOne, "(uint64_t)" + cols + " + 1u",
+             "", start, ""},
+            {Step::Kind::ForEach, Step::Extent::RowSlots, count,
+             column + tiles + "[" + add + "(&" + start + "[sfC + 1u], 1u)] = (uint32_t)sfI;\n", "",
+             ""},
+            {Step::Kind::SortSegments, Step::Extent::Post, "(uint64_t)" + cols, "", tiles, start}};
 }
 
 } // namespace

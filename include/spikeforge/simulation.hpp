@@ -99,11 +99,11 @@ using SpikeSink = std::function<void(const std::string& group, std::span<const S
 
 // Memory a simulation holds now (docs/memory.md explains each part).
 struct MemoryUsage {
-    size_t deviceBytes = 0;           // every device array, recording buffers included
-    size_t hostMirrorBytes = 0;       // host copies made by pull/push/view/setEGP
-    size_t recordingBufferBytes = 0;  // device recording chunk buffers (part of deviceBytes)
-    size_t recordingHostBytes = 0;    // decoded spike events kept on the host + decode buffer
-    uint64_t recordingChunkSteps = 0; // steps one recording chunk holds
+    size_t deviceBytes = 0;                // every device array, recording buffers included
+    size_t hostMirrorBytes = 0;            // host copies made by pull/push/view/setEGP
+    size_t recordingBufferBytes = 0;       // device recording chunk buffers (part of deviceBytes)
+    size_t recordingHostBytes = 0;         // decoded spike events kept on the host + decode buffer
+    uint64_t recordingChunkSteps = 0;      // steps one recording chunk holds
     unsigned recordingChunksPerBuffer = 0; // 2 where a chunk is decoded while the next records
 };
 
@@ -288,6 +288,10 @@ public:
     std::vector<SpikeEvent> spikes(const std::string& group) const; // sorted by time, batch, neuron
 
     MemoryUsage memoryUsage() const;
+    // Device bytes of one group's own arrays (a synapse group: its connectivity, per-synapse
+    // variables and its postsynaptic input; a neuron group: its state and spike buffers), not
+    // counting initial-state copies; ModelError for an unknown group.
+    size_t deviceBytes(const std::string& group) const;
     // Host-device copies so far (the device's count), e.g. to confirm a loop copies nothing.
     DeviceTransfers transfers() const;
     // Seconds the device has spent executing this simulation's work since it was built [s]:

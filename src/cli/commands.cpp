@@ -79,6 +79,13 @@ struct RunResult {
     double simWallSeconds = 0.0;
     double simCpuSeconds = 0.0; // all threads; on a busy machine closer to the work than wall
     std::vector<PopulationResult> populations;
+    // Per projection: its matrix type, synapses and the device bytes of its arrays.
+    struct ProjectionResult {
+        std::string name, matrix;
+        uint64_t synapses = 0;
+        size_t bytes = 0; // [B]
+    };
+    std::vector<ProjectionResult> projections;
 
     uint64_t totalSpikes() const {
         uint64_t total = 0;
@@ -229,6 +236,9 @@ RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps,
     for (const auto& group : cfg.model->neuronGroups())
         result.neurons += group->size();
     result.synapses = countSynapses(sim, *cfg.model);
+    for (const auto& sg : cfg.model->synapseGroups())
+        result.projections.push_back({sg->name(), matrixTypeName(sg->matrixType()),
+                                      sim.synapseCount(sg->name()), sim.deviceBytes(sg->name())});
     collectSpikes(sim, output, result);
     return result;
 }
@@ -249,6 +259,16 @@ void printReport(std::ostream& out, const RunResult& r) {
     }
     out << std::left << std::setw(20) << "total" << std::right << std::setw(12) << r.neurons
         << std::setw(14) << r.totalSpikes() << "\n\n";
+    out << std::left << std::setw(20) << "projection" << std::setw(14) << "matrix" << std::right
+        << std::setw(14) << "synapses" << std::setw(12) << "MiB" << std::setw(12) << "B/synapse"
+        << '\n';
+    for (const auto& p : r.projections)
+        out << std::left << std::setw(20) << p.name << std::setw(14) << p.matrix << std::right
+            << std::setw(14) << p.synapses << std::fixed << std::setprecision(2) << std::setw(12)
+            << double(p.bytes) / (1 << 20) << std::setw(12)
+            << double(p.bytes) / double(std::max<uint64_t>(p.synapses, 1)) << std::defaultfloat
+            << '\n';
+    out << '\n';
     out << "synapses   " << r.synapses << '\n' << std::fixed << std::setprecision(3);
     out << "build      " << r.build.generateSeconds + r.build.compileSeconds << " s (generate "
         << r.build.generateSeconds << " s, compile " << r.build.compileSeconds << " s"
@@ -269,6 +289,10 @@ std::string resultJson(const RunResult& r) {
     JsonObject o;
     o.addString("model", r.model).addString("backend", r.backend);
     o.addInteger("neurons", r.neurons).addInteger("synapses", r.synapses);
+    JsonObject projectionBytes;
+    for (const auto& p : r.projections)
+        projectionBytes.addInteger(p.name, p.bytes);
+    o.addObject("projection_bytes", projectionBytes);
     o.addNumber("dt_ms", r.dt).addInteger("steps", r.steps).addNumber("duration_ms", r.durationMs);
     o.addInteger("batch", r.batch).addBool("fast_math", r.fastMath);
     o.addNumber("build_s", r.build.generateSeconds + r.build.compileSeconds);

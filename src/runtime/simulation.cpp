@@ -297,6 +297,20 @@ std::vector<SpikeEvent> Simulation::spikes(const std::string& group) const {
     return s.recorder->events(group);
 }
 
+size_t Simulation::deviceBytes(const std::string& group) const {
+    const auto& s = *m_impl;
+    size_t total = 0;
+    bool found = false;
+    for (const auto& [name, a] : s.arrays)
+        if (name.size() > group.size() && name.compare(0, group.size(), group) == 0 &&
+            name[group.size()] == '.') {
+            total += a.bytes();
+            found = true;
+        }
+    if (!found) throw ModelError("no group '" + group + "' in model '" + s.model.name() + "'");
+    return total;
+}
+
 MemoryUsage Simulation::memoryUsage() const {
     const auto& s = *m_impl;
     MemoryUsage u;

@@ -372,6 +372,30 @@ TEST(RowPrefetch, StoredRowsAreFetchedAhead) {
     EXPECT_EQ(unstored.find("g_g"), std::string::npos);
 }
 
+// The bytes a projection holds on the device (the model summary's B/synapse): BlockSparse's
+// are its weights and one index per tile (plus its postsynaptic input), about half of what a
+// Sparse group of the same synapse count holds (a weight and an index per synapse, rows padded).
+TEST_P(BlockSparseTest, DeviceBytesPerProjection) {
+    const Shape s{512, 512, 16, 0.25};
+    Model m("block_sparse_bytes");
+    addGroups(m, s, 2);
+    m.addNeuronGroup("ViaSparse", s.post, sftest::accumulate(), {}, {{"acc", 0.0}});
+    m.addSynapseGroup("Sparse", MatrixType::Sparse, 0, "Src", "ViaSparse", staticPulse(),
+                      {models::DeltaCurr(), {}, {}}, init::FixedProbability(0.25));
+    Simulation sim(m, prefs(1));
+    const SynapseGroup& g = m.synapseGroup("Blocks");
+    const size_t tiles = size_t(g.numBlockRows()) * g.blocksPerRow();
+    // StaticPulse's g is read-only: one copy for the batch; the input is per batch element.
+    const size_t weights = sim.synapseCount("Blocks") * sizeof(float);
+    const size_t input = 2 * s.post * sizeof(float);
+    EXPECT_GE(sim.deviceBytes("Blocks"), weights + 4 * tiles + input);
+    EXPECT_LE(sim.deviceBytes("Blocks"), weights + 4 * tiles + 2 * input + 64);
+    EXPECT_GT(sim.deviceBytes("Sparse"), 1.4 * double(sim.deviceBytes("Blocks")));
+    EXPECT_GE(sim.deviceBytes("Dense"), size_t(s.pre) * s.post * sizeof(float));
+    expectContains(sftest::errorOf<ModelError>([&] { (void)sim.deviceBytes("Nope"); }),
+                   {"no group 'Nope'"});
+}
+
 TEST_P(BlockSparseTest, CodecReadsTheDenseMatrix) {
     const Shape s{20, 30, 8, 0.5};
     Model m("block_sparse_codec");

@@ -84,7 +84,7 @@ TEST(CliExe, SimulateWritesJsonAndCsv) {
     for (const char* key :
          {"\"backend\": \"cpu\"", "\"neurons\": 10", "\"synapses\": 0", "\"duration_ms\": 5",
           "\"batch\": 2", "\"build_s\": ", "\"compile_s\": ", "\"cache_hit\": ", "\"init_s\": ",
-          "\"sim_wall_s\": ", "\"rates_hz\": {\"R\": "})
+          "\"sim_wall_s\": ", "\"rates_hz\": {\"R\": ", "\"projection_bytes\": {}"})
         EXPECT_NE(json.find(key), std::string::npos) << key << " missing from " << json;
     const std::size_t spikesAt = json.find("\"spikes\": ");
     ASSERT_NE(spikesAt, std::string::npos);

@@ -10,6 +10,7 @@
 // BlockSparse to Sparse's events/s (measured in this run), then one JSON line. The propagation
 // time is the step time less that of the same neurons without the synapse group (measured first:
 // the sources' random draws alone cost tens of microseconds a step).
+#include "bench_util.hpp"
 #include "layer_models.hpp"
 #include "spikeforge/model.hpp"
 #include "spikeforge/models.hpp"
@@ -61,11 +62,6 @@ struct Result {
     double ms = 0, spikesPerStep = 0, synapses = 0, indexBytes = 0;
 };
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
 Result measure(const Kind& k, double density, const Options& o, const BackendPreferences& prefs) {
     Model m("block_sparse_bench");
     m.setDT(1.0);
@@ -116,16 +112,7 @@ Result measure(const Kind& k, double density, const Options& o, const BackendPre
         break;
     }
     sim.run(1);
-    std::vector<double> ms;
-    for (unsigned i = 0; i < o.repeats; i++) {
-        const auto t0 = std::chrono::steady_clock::now();
-        sim.run(o.steps);
-        ms.push_back(
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                .count() /
-            o.steps);
-    }
-    r.ms = median(ms);
+    r.ms = sfbench::msPerStep(sim, o.steps, o.repeats);
     sim.pull("In", "spikes");
     double total = 0;
     for (float s : sim.view<float>("In", "spikes"))
@@ -170,9 +157,7 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    BackendPreferences prefs;
-    prefs.backend = o.backend;
-    if (o.backend == "cpu") prefs.threads = o.threads;
+    const BackendPreferences prefs = sfbench::preferences(o.backend, o.threads);
     std::printf("%u -> %u neurons, %.1f Hz, %s, %d thread(s); median of %u x %u steps\n", o.neurons,
                 o.neurons, o.rate, o.backend.c_str(), o.threads, o.repeats, o.steps);
     const Result base = measure(Kind{MatrixType::Dense, 0, true}, 0.0, o, prefs);

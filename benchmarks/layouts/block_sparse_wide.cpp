@@ -11,6 +11,7 @@
 // (the model's device bytes less those of the neurons alone) and per synapse, whether it fits
 // the budget, ms per step (median of the repeats), firing rate and synaptic events per second,
 // then one JSON line. dt = 0.1 ms.
+#include "bench_util.hpp"
 #include "spikeforge/model.hpp"
 #include "spikeforge/models.hpp"
 #include "spikeforge/simulation.hpp"
@@ -47,11 +48,6 @@ struct Result {
 
 constexpr double kDt = 0.1; // [ms]
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
 void addLayer(Model& m, const Connectivity& c, const Options& o) {
     m.setDT(kDt);
     m.setSeed(7);
@@ -87,17 +83,8 @@ Result measure(const Connectivity& c, const Options& o, const BackendPreferences
     r.deviceBytes = double(sim.memoryUsage().deviceBytes);
     sim.setRecordingWindow(uint64_t(o.steps) * o.repeats + 1);
     sim.run(1);
-    std::vector<double> ms;
-    for (unsigned i = 0; i < o.repeats; i++) {
-        const auto t0 = std::chrono::steady_clock::now();
-        sim.run(o.steps);
-        ms.push_back(
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                .count() /
-            o.steps);
-    }
+    r.ms = sfbench::msPerStep(sim, o.steps, o.repeats);
     sim.pullRecording();
-    r.ms = median(ms);
     r.spikesPerStep = double(sim.spikes("Hidden").size()) / (1.0 + double(o.steps) * o.repeats);
     return r;
 }
@@ -132,9 +119,7 @@ bool parse(int argc, char** argv, Options& o) {
 int main(int argc, char** argv) {
     Options o;
     if (!parse(argc, argv, o)) return 2;
-    BackendPreferences prefs;
-    prefs.backend = o.backend;
-    if (o.backend == "cpu") prefs.threads = o.threads;
+    const BackendPreferences prefs = sfbench::preferences(o.backend, o.threads);
     const double budget = o.budgetMiB * 1024 * 1024; // [B]
     std::printf("%u LIF neurons, recurrent at density %.3g, %s, %d thread(s), dt %.1f ms; "
                 "median of %u x %u steps; budget %.0f MiB\n",

@@ -3,9 +3,11 @@
 // these same types (see models.hpp), so a user-defined model is a first-class citizen.
 #include "spikeforge/types.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace spikeforge {
@@ -168,12 +170,16 @@ struct SparseConnectivityInit {
 //                 block-column (a random relabelling of a circulant block pattern: rows and
 //                 columns permuted, the offsets a random m-subset). Needs as many block-rows as
 //                 block-columns (source and target of equal size, e.g. a recurrent layer).
-enum class BlockLayout { Random, WattsStrogatz, Balanced };
+//  Mask:          the tiles the user gives, `blocks` as (block-row, block-column) pairs, any
+//                 number per block-row (density is not used): rows hold as many tile slots as
+//                 the fullest one, the rest padding.
+enum class BlockLayout { Random, WattsStrogatz, Balanced, Mask };
 struct BlockSparseInit {
     unsigned blockSize = 16; // b: 8, 16 or 32
     BlockLayout layout = BlockLayout::Random;
     double density = 0.1; // fraction of block positions holding a tile, (0, 1]
     double rewire = 0.0;  // WattsStrogatz: rewiring probability, [0, 1]
+    std::vector<std::pair<uint32_t, uint32_t>> blocks = {}; // Mask: (block-row, block-column)
 };
 
 // A convolution as connectivity (GeNN's TOEPLITZ): images are stored row by row with the channel

@@ -54,7 +54,7 @@ SparseConnectivityInit readConnectivity(const Reader& r, const toml::node& node,
 BlockSparseInit readBlockSparse(const Reader& r, const toml::node& node, const std::string& where);
 // The names of a block layout's keys in a table (config_values.cpp, readBlockKeys).
 struct BlockKeys {
-    std::string layout, blockSize, density, rewire;
+    std::string layout, blockSize, density, rewire, blocks; // blocks empty: no mask key
 };
 BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::string& where,
                               const BlockKeys& keys, const BlockSparseInit* defaults);

@@ -3,6 +3,7 @@
 #include "snippet/suggest.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace spikeforge::cli {
 
@@ -144,6 +145,24 @@ ToeplitzConnectivityInit readToeplitz(const Reader& r, const toml::node& node,
     return out;
 }
 
+// A mask's blocks: an array of [block-row, block-column] pairs of whole numbers.
+static std::vector<std::pair<uint32_t, uint32_t>>
+readBlockList(const Reader& r, const toml::node& node, const std::string& where) {
+    std::vector<std::pair<uint32_t, uint32_t>> out;
+    const toml::array& list = r.array(node, where);
+    for (size_t k = 0; k < list.size(); k++) {
+        const std::string at = where + "[" + std::to_string(k) + "]";
+        const toml::array& pair = r.array(list[k], at);
+        if (pair.size() != 2)
+            r.fail(list[k], at + ": a block is [block-row, block-column] (got " +
+                                std::to_string(pair.size()) + " numbers)");
+        out.emplace_back(
+            static_cast<uint32_t>(r.count(pair[0], at + " block-row", 0, UINT32_MAX)),
+            static_cast<uint32_t>(r.count(pair[1], at + " block-column", 0, UINT32_MAX)));
+    }
+    return out;
+}
+
 // A block layout's keys in table `t` (named by `keys`; those missing take `defaults` when given,
 // else are required): layout "random" | "watts_strogatz" | "balanced", block size 8 | 16 | 32,
 // density in (0, 1], rewire in [0, 1] (watts_strogatz only). Finalise checks the values again.
@@ -159,7 +178,8 @@ BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::
         static const std::vector<std::pair<std::string, BlockLayout>> kLayouts = {
             {"random", BlockLayout::Random},
             {"watts_strogatz", BlockLayout::WattsStrogatz},
-            {"balanced", BlockLayout::Balanced}};
+            {"balanced", BlockLayout::Balanced},
+            {"mask", BlockLayout::Mask}};
         const auto found = std::find_if(kLayouts.begin(), kLayouts.end(),
                                         [&](const auto& l) { return l.first == layout; });
         if (found == kLayouts.end()) {
@@ -177,7 +197,17 @@ BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::
             r.fail(*n, at(keys.blockSize) + ": " + std::to_string(out.blockSize) +
                            " is not one of 8, 16, 32");
     }
-    if (const toml::node* n = node(keys.density)) {
+    const bool mask = out.layout == BlockLayout::Mask;
+    if (mask && keys.blocks.empty())
+        r.fail(*t.get(keys.layout), at(keys.layout) + ": layout \"mask\" is not available here");
+    if (mask) { // the tiles are given: no density
+        if (const toml::node* n = t.get(keys.density))
+            r.fail(*n, at(keys.density) + ": not used by layout \"mask\" (its blocks are given)");
+        out.blocks = readBlockList(r, r.require(t, keys.blocks, where), at(keys.blocks));
+    } else if (const toml::node* n = keys.blocks.empty() ? nullptr : t.get(keys.blocks)) {
+        r.fail(*n, at(keys.blocks) + ": applies to layout \"mask\" only");
+    }
+    if (const toml::node* n = mask ? nullptr : node(keys.density)) {
         out.density = r.number(*n, at(keys.density));
         if (!(out.density > 0.0 && out.density <= 1.0))
             r.fail(*n, at(keys.density) + ": must be in (0, 1]");
@@ -192,11 +222,13 @@ BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::
     return out;
 }
 
-// A projection's block layout: {layout, block_size, density, rewire}, all but rewire required.
+// A projection's block layout: {layout, block_size, density, rewire, blocks}: density required
+// except for a mask, rewire only for watts_strogatz, blocks only (and required) for a mask.
 BlockSparseInit readBlockSparse(const Reader& r, const toml::node& node, const std::string& where) {
     const toml::table& t = r.table(node, where);
-    r.checkKeys(t, where, {"layout", "block_size", "density", "rewire"});
-    return readBlockKeys(r, t, where, {"layout", "block_size", "density", "rewire"}, nullptr);
+    r.checkKeys(t, where, {"layout", "block_size", "density", "rewire", "blocks"});
+    return readBlockKeys(r, t, where, {"layout", "block_size", "density", "rewire", "blocks"},
+                         nullptr);
 }
 
 } // namespace spikeforge::cli

@@ -260,7 +260,7 @@ std::optional<BlockSparseInit> readBlocks(const Reader& r, const toml::table& t,
         r.fail(*kind, c.at("connectivity") + ": unknown connectivity '" + text +
                           "' (\"block_sparse\"; Dense or Sparse follow from probability)");
     const BlockSparseInit defaults;
-    return readBlockKeys(r, t, c.where, {"layout", "block_size", "block_density", "rewire"},
+    return readBlockKeys(r, t, c.where, {"layout", "block_size", "block_density", "rewire", ""},
                          &defaults);
 }
 

@@ -83,6 +83,12 @@ public:
         std::vector<size_t> elementOf;
     };
     virtual EncodedSynapses encode(std::span<const std::pair<uint32_t, uint32_t>> list) const = 0;
+    // Arrays of the layout the host fills from the model (a user-given layout: BlockSparse's
+    // Mask), by name, uploaded before the initialisation kernels run (which then read them);
+    // empty for layouts built on the device.
+    virtual std::vector<std::pair<std::string, std::vector<uint64_t>>> hostBuiltArrays() const {
+        return {};
+    }
 };
 
 std::unique_ptr<Connectivity> connectivityOf(const SynapseGroup& sg);

@@ -323,6 +323,37 @@ const SynapseGroup& Model::synapseGroup(const std::string& n) const {
 // Which groups store their neurons' last spike times: those whose neuron code reads `st`, whose
 // outgoing synapse code reads `st_pre` or incoming synapse code `st_post` (only those contexts
 // declare the names, so a field naming one belongs to such a group).
+namespace {
+
+// A Mask layout's tiles: each (block-row, block-column) in range and given once, at least one;
+// returns the tiles of the fullest block-row (the row capacity).
+unsigned checkBlockMask(const std::vector<std::pair<uint32_t, uint32_t>>& blocks, unsigned rows,
+                        unsigned cols, const std::string& at) {
+    if (blocks.empty()) throw ModelError(at + "a Mask layout needs at least one block");
+    std::vector<std::vector<uint32_t>> byRow(rows);
+    for (size_t k = 0; k < blocks.size(); k++) {
+        const auto [r, c] = blocks[k];
+        if (r >= rows || c >= cols)
+            throw ModelError(at + "block " + std::to_string(k) + " (" + std::to_string(r) + ", " +
+                             std::to_string(c) + ") is outside the " + std::to_string(rows) +
+                             " x " + std::to_string(cols) + " block grid");
+        byRow[r].push_back(c);
+    }
+    size_t most = 0;
+    for (unsigned r = 0; r < rows; r++) {
+        auto& row = byRow[r];
+        std::sort(row.begin(), row.end());
+        const auto twice = std::adjacent_find(row.begin(), row.end());
+        if (twice != row.end())
+            throw ModelError(at + "block (" + std::to_string(r) + ", " + std::to_string(*twice) +
+                             ") is given twice");
+        most = std::max(most, row.size());
+    }
+    return static_cast<unsigned>(most);
+}
+
+} // namespace
+
 // A block layout's parameters, and its shape: the tiles per block-row.
 void Model::checkBlockSparse(SynapseGroup& sg) {
     const BlockSparseInit& b = *sg.blockSparse();
@@ -349,8 +380,12 @@ void Model::checkBlockSparse(SynapseGroup& sg) {
         [[fallthrough]];
     case BlockLayout::Random:
     case BlockLayout::WattsStrogatz:
+        if (!b.blocks.empty()) throw ModelError(at + "blocks are given for the Mask layout only");
         sg.m_blocksPerRow =
             std::clamp(static_cast<unsigned>(std::lround(b.density * cols)), 1u, cols);
+        break;
+    case BlockLayout::Mask:
+        sg.m_blocksPerRow = checkBlockMask(b.blocks, sg.numBlockRows(), cols, at);
         break;
     }
     // Postsynaptic learning walks a target's column as tiles x b iterations (32-bit).

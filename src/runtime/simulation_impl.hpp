@@ -8,6 +8,8 @@
 #include "backends/backend.hpp"
 #include "codegen/abi.hpp"
 #include "codegen/arrays.hpp"
+#include "codegen/connectivity.hpp"
+#include "codegen/ctype.hpp"
 #include "codegen/lower.hpp"
 #include "model/validate.hpp"
 #include "runtime/device_errors.hpp"
@@ -400,6 +402,7 @@ struct Simulation::Impl {
         rngStep = 0;
         errors->restart();
         refreshTables();
+        uploadHostBuiltLayouts();
         launchAll(initKernels);
         if (prefs.keepInitialState) keepInitialState();
         auto found = errors->collect(step, true);
@@ -407,6 +410,23 @@ struct Simulation::Impl {
         info.initSeconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (!pending.empty()) runtime::throwErrors(pending);
+    }
+
+    // Layout arrays the host builds from the model (a given block mask), uploaded before the
+    // initialisation kernels that read them (Connectivity::hostBuiltArrays).
+    void uploadHostBuiltLayouts() {
+        for (const auto& sg : model.synapseGroups())
+            for (const auto& [name, values] : codegen::connectivityOf(*sg)->hostBuiltArrays()) {
+                runtime::HostArray& a = array(sg->name(), name);
+                if (values.size() != a.decl.count)
+                    throw InternalError("synapse group '" + sg->name() + "': " +
+                                        std::to_string(values.size()) + " values for '" + name +
+                                        "' of " + std::to_string(a.decl.count) + " elements");
+                unsigned char* host = mirror(a);
+                for (size_t i = 0; i < values.size(); i++)
+                    codegen::storeNumber(host + i * a.elementSize(), a.type(), double(values[i]));
+                device->copyToDevice(a.device, host, a.bytes());
+            }
     }
 
     // A device copy of every trial-state array as it is now (just initialised).

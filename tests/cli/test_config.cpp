@@ -634,6 +634,14 @@ TEST(ConfigBlockSparse, BlockLayoutBuildsItsShape) {
     EXPECT_EQ(rewired.model->synapseGroup("Conv").blockSparse()->rewire, 0.25);
     Config balanced = load(replaced(blockConfig, "layout = \"random\"", "layout = \"balanced\""));
     EXPECT_EQ(balanced.model->synapseGroup("Conv").blockSparse()->layout, BlockLayout::Balanced);
+    Config mask = load(replaced(blockConfig, "layout = \"random\", block_size = 16, density = 0.5",
+                                "layout = \"mask\", block_size = 16, blocks = [[0, 2], [4, 0], "
+                                "[0, 1]]"));
+    const auto& given = mask.model->synapseGroup("Conv").blockSparse();
+    EXPECT_EQ(given->layout, BlockLayout::Mask);
+    EXPECT_EQ(given->blocks, (std::vector<std::pair<uint32_t, uint32_t>>{{0, 2}, {4, 0}, {0, 1}}));
+    mask.model->finalise();
+    EXPECT_EQ(mask.model->synapseGroup("Conv").blocksPerRow(), 2u); // block-row 0 holds two
 }
 
 TEST(ConfigBlockSparse, BadLayoutsAreErrorsAtTheirPosition) {
@@ -653,6 +661,21 @@ TEST(ConfigBlockSparse, BadLayoutsAreErrorsAtTheirPosition) {
         replaced(blockConfig, "layout = \"random\", block_size = 16, density = 0.5",
                  "layout = \"watts_strogatz\", block_size = 16, density = 0.5, rewire = 2.5"),
         "2.5", {"rewire", "[0, 1]"});
+    const std::string maskKeys = "layout = \"random\", block_size = 16, density = 0.5";
+    expectError(replaced(blockConfig, maskKeys,
+                         "layout = \"mask\", block_size = 16, blocks = [[0, 1], [2]]"),
+                "[2]", {"blocks[1]", "[block-row, block-column]", "got 1"});
+    expectError(
+        replaced(blockConfig, maskKeys, "layout = \"mask\", block_size = 16, blocks = [[0, -1]]"),
+        "-1", {"blocks[0] block-column"});
+    expectError(replaced(blockConfig, maskKeys, "layout = \"mask\", block_size = 16"), "{ layout",
+                {"missing", "blocks"});
+    expectError(replaced(blockConfig, maskKeys,
+                         "layout = \"mask\", block_size = 16, density = 0.5, blocks = [[0, 1]]"),
+                "0.5", {"density", "not used by layout \"mask\""});
+    expectError(replaced(blockConfig, maskKeys,
+                         "layout = \"random\", block_size = 16, density = 0.5, blocks = [[0, 1]]"),
+                "[[0, 1]]", {"blocks", "layout \"mask\" only"});
     expectError(replaced(blockConfig, "matrix = \"block_sparse\"", "matrix = \"block_sparce\""),
                 "\"block_sparce\"", {"unknown matrix type 'block_sparce'", "block_sparse"});
 }

@@ -29,6 +29,7 @@ public:
     size_t synapseCount() const override { return m_sg.synapseVarElements(); }
     std::vector<ConnectivityArray> arrays() const override {
         std::vector<ConnectivityArray> a = {{"blockCol", "uint32_t", {m_rows, m_m}}};
+        if (ragged()) a.push_back({"blockRowLen", "uint32_t", {m_rows}});
         if (needsColumnIndex()) { // the transposed block index: tiles by block-column
             a.push_back({"blockColStart", "uint32_t", {size_t(m_cols) + 1}});
             a.push_back({"blockColTiles", "uint32_t", {m_rows, m_m}});
@@ -42,19 +43,22 @@ public:
     SynapseLoop rowLoop(Lowerer& e) const override {
         Env& env = e.env;
         const std::string b = blockSize(env), m = tilesPerRow(env);
-        const std::string setup = "const uint32_t sfBr = id_pre / " + b + ", sfBrow = id_pre % " +
-                                  b + ";\nconst " + globalPointer("uint32_t") +
-                                  " sfBsTiles = " + blockCol(env) + " + (size_t)sfBr * " + m +
-                                  ";\n";
+        std::string setup = "const uint32_t sfBr = id_pre / " + b + ", sfBrow = id_pre % " + b +
+                            ";\nconst " + globalPointer("uint32_t") +
+                            " sfBsTiles = " + blockCol(env) + " + (size_t)sfBr * " + m + ";\n";
+        // A given mask's rows hold rowLen tiles each, then padding slots.
+        if (ragged()) setup += "const uint32_t sfBsLen = " + rowLen(env) + "[sfBr];\n";
         const std::string body = "const uint32_t sfTj = sfK / " + b + ", sfTc = sfK % " + b +
                                  ";\nconst uint32_t id_post = sfBsTiles[sfTj] * " + b +
                                  " + sfTc;\nif (id_post >= sfNpost) continue;\n"
                                  "const size_t sfSyn = (((size_t)sfBr * " +
                                  b + " + sfBrow) * " + m + " + sfTj) * " + b + " + sfTc;\n";
         const std::string iterations = env.number("blockRowSlots", "uint32_t", double(m_m) * m_b);
-        SynapseLoop loop{setup, "0u", iterations, body, "id_post", false, iterations};
+        SynapseLoop loop{setup,     "0u",      ragged() ? "sfBsLen * " + b : iterations,
+                         body,      "id_post", false,
+                         iterations};
         // Each tile's row is a run of b consecutive targets (fewer in the last block-column).
-        loop.runs = m;
+        loop.runs = ragged() ? "sfBsLen" : m;
         loop.runSetup = "const uint32_t sfRunPost = sfBsTiles[sfR] * " + b +
                         ";\nconst size_t sfRunSyn = (((size_t)sfBr * " + b + " + sfBrow) * " + m +
                         " + sfR) * " + b + ";\nconst uint32_t sfRunLen = sfNpost - sfRunPost < " +
@@ -93,25 +97,50 @@ public:
     // r = id / (b m) % b, block-row id / (b m b).
     std::string decode(Env& env) const override {
         return pairOf(env, "id") + "if (id_pre >= " + numPre(env) +
-               " || id_post >= " + numPost(env) + ") continue;\n";
+               " || id_post >= " + numPost(env) + padding(env) + ") continue;\n";
     }
     std::string paddingSkip(Env& env) const override {
         return "{\n" + pairOf(env, "i") + "if (id_pre >= " + numPre(env) +
-               " || id_post >= " + numPost(env) + ") continue;\n}\n";
+               " || id_post >= " + numPost(env) + padding(env) + ") continue;\n}\n";
+    }
+    // A given mask's padding slots (their tiles past the row's length), a condition after ||.
+    std::string padding(Env& env) const {
+        if (!ragged()) return "";
+        const std::string m = tilesPerRow(env);
+        return " || sfBsTile % " + m + " >= " + rowLen(env) + "[sfBsTile / " + m + "]";
+    }
+    // The tiles the user gave (Mask): block-columns ascending per block-row, the rest padding.
+    std::vector<std::pair<std::string, std::vector<uint64_t>>> hostBuiltArrays() const override {
+        if (!ragged()) return {};
+        std::vector<uint64_t> cols(size_t(m_rows) * m_m, 0), lengths(m_rows, 0);
+        std::vector<std::vector<uint32_t>> byRow(m_rows);
+        for (const auto& [r, c] : m_sg.blockSparse()->blocks)
+            byRow.at(r).push_back(c); // checked by finalise
+        for (size_t r = 0; r < m_rows; r++) {
+            std::sort(byRow[r].begin(), byRow[r].end());
+            lengths[r] = byRow[r].size();
+            for (size_t j = 0; j < byRow[r].size(); j++)
+                cols[r * m_m + j] = byRow[r][j];
+        }
+        return {{"blockCol", std::move(cols)}, {"blockRowLen", std::move(lengths)}};
     }
     bool needsColumnIndex() const override { return !m_sg.wu().model.postSpikeSynCode.empty(); }
     std::vector<BuildStep> build(Lowerer& e) const override;
 
-    std::vector<std::string> codecArrays() const override { return {"blockCol"}; }
+    std::vector<std::string> codecArrays() const override {
+        return ragged() ? std::vector<std::string>{"blockCol", "blockRowLen"}
+                        : std::vector<std::string>{"blockCol"};
+    }
     // Every tile holds (its rows within the source group) x (its columns within the target
     // group) synapses: counted without listing them.
     uint64_t countSynapses(const HostArrayReader& read) const override {
         const std::vector<uint64_t> cols = checkedBlockColumns(read);
+        const std::vector<uint64_t> lengths = rowLengths(read);
         const uint64_t numPre = m_sg.source().size(), numPost = m_sg.target().size();
         uint64_t total = 0;
         for (uint64_t br = 0; br < m_rows; br++) {
             uint64_t width = 0;
-            for (uint64_t j = 0; j < m_m; j++)
+            for (uint64_t j = 0; j < lengths[br]; j++)
                 width += std::min<uint64_t>(m_b, numPost - cols[br * m_m + j] * m_b);
             total += std::min<uint64_t>(m_b, numPre - br * m_b) * width;
         }
@@ -126,11 +155,12 @@ public:
     // Source by source, each row in the device's order: tile by tile, column by column.
     std::vector<SynapseEntry> synapseEntries(const HostArrayReader& read) const override {
         const std::vector<uint64_t> cols = checkedBlockColumns(read);
+        const std::vector<uint64_t> lengths = rowLengths(read);
         const size_t numPre = m_sg.source().size(), numPost = m_sg.target().size();
         std::vector<SynapseEntry> out;
         for (size_t pre = 0; pre < numPre; pre++) {
             const size_t br = pre / m_b, r = pre % m_b;
-            for (size_t j = 0; j < m_m; j++) {
+            for (size_t j = 0; j < lengths[br]; j++) {
                 const uint64_t col = cols[br * m_m + j];
                 for (size_t c = 0; c < m_b; c++) {
                     const size_t post = col * m_b + c;
@@ -143,6 +173,24 @@ public:
     }
 
 private:
+    bool ragged() const { return m_sg.blockSparse()->layout == BlockLayout::Mask; }
+    std::string rowLen(Env& env) const {
+        return env.array("blockRowLen", "uint32_t", m_sg.name() + ".blockRowLen", Use::Read);
+    }
+    // Tiles per block-row read back (a Mask's), or m for every row; each checked.
+    std::vector<uint64_t> rowLengths(const HostArrayReader& read) const {
+        if (!ragged()) return std::vector<uint64_t>(m_rows, m_m);
+        std::vector<uint64_t> lengths = read("blockRowLen");
+        if (lengths.size() != m_rows)
+            throw InternalError("synapse group '" + m_sg.name() +
+                                "': " + std::to_string(lengths.size()) + " block-row lengths");
+        for (size_t r = 0; r < lengths.size(); r++)
+            if (lengths[r] > m_m)
+                throw ModelError("synapse group '" + m_sg.name() + "': block-row " +
+                                 std::to_string(r) + " holds " + std::to_string(lengths[r]) +
+                                 " tiles, more than its " + std::to_string(m_m) + " slots");
+        return lengths;
+    }
     // The block index read back, every entry checked to name a block-column.
     std::vector<uint64_t> checkedBlockColumns(const HostArrayReader& read) const {
         std::vector<uint64_t> cols = read("blockCol");
@@ -245,6 +293,8 @@ std::string feistelPermute(const std::string& x, uint64_t n, const std::string& 
 // Block-row sfI's tiles, drawn from its own stream (the same on every backend), ascending.
 std::vector<BuildStep> BlockSparse::build(Lowerer& e) const {
     Env& env = e.env;
+    // A given mask's tiles come from the host (hostBuiltArrays, uploaded before this runs).
+    if (ragged()) return needsColumnIndex() ? columnIndexBuild(env) : std::vector<BuildStep>{};
     const std::string& n = m_sg.name();
     const std::string rows = env.number("numBlockRows", "uint32_t", m_rows);
     const std::string cols = env.number("numBlockCols", "uint32_t", m_cols);
@@ -256,6 +306,8 @@ std::vector<BuildStep> BlockSparse::build(Lowerer& e) const {
         hookName(Hook::RngInit) + "(&sfRng, seed, " +
         env.number("streamBlocks", "uint32_t", streamId(n, "blockLayout")) + ", sfBr, 0u, 0u);\n";
     switch (m_sg.blockSparse()->layout) {
+    case BlockLayout::Mask:
+        throw InternalError("synapse group '" + n + "': a Mask layout is built on the host");
     case BlockLayout::Random:
         body += distinctColumns(m_m, m_cols, m, cols);
         break;
@@ -322,18 +374,23 @@ std::vector<BuildStep> BlockSparse::columnIndexBuild(Env& env) const {
                       cols = env.number("numBlockCols", "uint32_t", m_cols);
     const std::string count =
         "(uint64_t)" + env.number("numBlockRows", "uint32_t", m_rows) + " * " + tilesPerRow(env);
-    const std::string column = "const uint32_t sfC = " + blockCol(env, Use::ReadWrite) + "[sfI];\n";
+    // Each tile, in a given mask's rows only those within the row's length.
+    const std::string m = tilesPerRow(env);
+    const std::string tile =
+        (ragged() ? "if (sfI % " + m + " < " + rowLen(env) + "[sfI / " + m + "]) {\n"
+                  : std::string("{\n")) +
+        "const uint32_t sfC = " + blockCol(env, Use::ReadWrite) + "[sfI];\n";
     const std::string add = hookName(Hook::AtomicAddU32);
     return {{Step::Kind::ForEach, Step::Extent::PostPlusOne, "(uint64_t)" + cols + " + 1u",
              start + "[sfI] = 0u;\n", "", ""},
             {Step::Kind::ForEach, Step::Extent::RowSlots, count,
-             column + "if (sfC + 2u <= " + cols + ") (void)" + add + "(&" + start +
-                 "[sfC + 2u], 1u);\n",
+             tile + "if (sfC + 2u <= " + cols + ") (void)" + add + "(&" + start +
+                 "[sfC + 2u], 1u);\n}\n",
              "", ""},
             {Step::Kind::InclusiveScan, Step::Extent::PostPlusOne, "(uint64_t)" + cols + " + 1u",
              "", start, ""},
             {Step::Kind::ForEach, Step::Extent::RowSlots, count,
-             column + tiles + "[" + add + "(&" + start + "[sfC + 1u], 1u)] = (uint32_t)sfI;\n", "",
+             tile + tiles + "[" + add + "(&" + start + "[sfC + 1u], 1u)] = (uint32_t)sfI;\n}\n", "",
              ""},
             {Step::Kind::SortSegments, Step::Extent::Post, "(uint64_t)" + cols, "", tiles, start}};
 }

@@ -237,8 +237,7 @@ TEST(CliTrain, BadConfigsNameTheKeyAndItsPosition) {
         {"weight_sd = 0.1",
          "weight_sd = 0.1\nconnectivity = \"block_sparse\"\nlayout = \"small_world\"",
          "unknown block layout 'small_world'"},
-        {"weight_sd = 0.1",
-         "weight_sd = 0.1\nconnectivity = \"block_sparse\"\nprobability = 0.5",
+        {"weight_sd = 0.1", "weight_sd = 0.1\nconnectivity = \"block_sparse\"\nprobability = 0.5",
          "takes its density from the block layout"},
     };
     for (const Case& c : cases) {
@@ -337,6 +336,12 @@ TEST(CliTrain, FirstSpikeReadoutAndRegularisationKeys) {
     EXPECT_EQ(b->layout, spikeforge::BlockLayout::WattsStrogatz);
     EXPECT_EQ(b->rewire, 0.1);
     EXPECT_FALSE(sparse.network.connections().back().params.blocks.has_value());
+    // A given mask is for C++ networks and model configs: a clear error here.
+    const std::string mask = configError(
+        replaced(tinyTrain, "weight_sd = 0.1",
+                 "weight_sd = 0.1\nconnectivity = \"block_sparse\"\nlayout = \"mask\""));
+    EXPECT_NE(mask.find("layout \"mask\" is not available here"), std::string::npos) << mask;
+    EXPECT_NE(mask.find("t.toml:"), std::string::npos) << mask;
 }
 
 TEST(CliTrain, AFreshRunRefusesAnExistingMetricsFileAndLeavesIt) {

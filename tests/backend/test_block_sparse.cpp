@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <tuple>
@@ -58,6 +59,23 @@ double weightOf(uint32_t pre, uint32_t post) {
     return double(int((pre * 7 + post * 3) % 9) - 4) / 8.0;
 }
 
+// Gives the block-sparse groups' synapses weightOf(pre, post) x scale in batch element `batch`,
+// and the Dense groups the same weights at those pairs (0 elsewhere).
+void setMatchingWeights(Simulation& sim, const std::vector<SynapsePair>& pairs, unsigned numPre,
+                        unsigned numPost, unsigned batch, double scale,
+                        std::initializer_list<const char*> blockGroups,
+                        std::initializer_list<const char*> denseGroups) {
+    std::vector<double> values, dense(size_t(numPre) * numPost, 0.0);
+    for (const auto& p : pairs) {
+        values.push_back(weightOf(p.pre, p.post) * scale);
+        dense[size_t(p.pre) * numPost + p.post] = values.back();
+    }
+    for (const char* g : blockGroups)
+        sim.setSynapseValues(g, "g", values, batch);
+    for (const char* g : denseGroups)
+        sim.setSynapseMatrix(g, "g", dense, batch);
+}
+
 class BlockSparseTest : public sftest::BackendTest {};
 
 TEST_P(BlockSparseTest, DeliversWhatTheEquivalentDenseGroupDelivers) {
@@ -71,16 +89,8 @@ TEST_P(BlockSparseTest, DeliversWhatTheEquivalentDenseGroupDelivers) {
             Simulation sim(m, prefs(2));
             const auto pairs = sim.synapses("Blocks");
             ASSERT_FALSE(pairs.empty());
-            std::vector<double> dense(size_t(s.pre) * s.post, 0.0);
-            for (unsigned b = 0; b < batch; b++) {
-                std::vector<double> values;
-                for (const auto& p : pairs) {
-                    values.push_back(weightOf(p.pre, p.post) * (b + 1));
-                    dense[size_t(p.pre) * s.post + p.post] = values.back();
-                }
-                sim.setSynapseValues("Blocks", "g", values, b);
-                sim.setSynapseMatrix("Dense", "g", dense, b);
-            }
+            for (unsigned b = 0; b < batch; b++)
+                setMatchingWeights(sim, pairs, s.pre, s.post, b, b + 1, {"Blocks"}, {"Dense"});
             sim.run(30);
             sim.pull("ViaBlocks", "acc");
             sim.pull("ViaDense", "acc");
@@ -309,15 +319,8 @@ TEST_P(BlockSparseTest, PostsynapticLearningMatchesTheEquivalentDenseGroup) {
                               {models::DeltaCurr(), {}, {}});
             Simulation sim(m, prefs(2));
             const auto pairs = sim.synapses("Blocks");
-            for (unsigned b = 0; b < batch; b++) {
-                std::vector<double> values, dense(size_t(s.pre) * s.post, 0.0);
-                for (const auto& p : pairs) {
-                    values.push_back(weightOf(p.pre, p.post));
-                    dense[size_t(p.pre) * s.post + p.post] = values.back();
-                }
-                sim.setSynapseValues("Blocks", "g", values, b);
-                sim.setSynapseMatrix("Dense", "g", dense, b);
-            }
+            for (unsigned b = 0; b < batch; b++)
+                setMatchingWeights(sim, pairs, s.pre, s.post, b, 1.0, {"Blocks"}, {"Dense"});
             sim.run(25);
             size_t changed = 0;
             for (unsigned b = 0; b < batch; b++) {
@@ -390,15 +393,8 @@ TEST_P(BlockSparseTest, GivenMaskHoldsItsTilesAndDeliversAsDense) {
             ASSERT_EQ(pairs.size(), expected);
             EXPECT_EQ(sim.synapseCount("Blocks"), expected);
             for (unsigned e = 0; e < batch; e++) {
-                std::vector<double> values, dense(size_t(pre) * post, 0.0);
-                for (const auto& p : pairs) {
-                    values.push_back(weightOf(p.pre, p.post) * (e + 1));
-                    dense[size_t(p.pre) * post + p.post] = values.back();
-                }
-                for (const char* g : {"Blocks", "LearnB"})
-                    sim.setSynapseValues(g, "g", values, e);
-                for (const char* g : {"Dense", "LearnD"})
-                    sim.setSynapseMatrix(g, "g", dense, e);
+                setMatchingWeights(sim, pairs, pre, post, e, e + 1, {"Blocks", "LearnB"},
+                                   {"Dense", "LearnD"});
                 std::vector<double> ones(size_t(pre) * post, 0.0);
                 for (const auto& p : pairs)
                     ones[size_t(p.pre) * post + p.post] = 1.0;

@@ -365,6 +365,15 @@ TEST(EventPropMetrics, TiesAreNotCorrect) {
 
 namespace {
 
+// The runs the Sparse and BlockSparse gradients are compared in: 60 steps, batch 2, double.
+EventPropOptions sparseComparisonOptions() {
+    EventPropOptions opt;
+    opt.exampleTimesteps = 60;
+    opt.batchSize = 2;
+    opt.precision = Precision::Double;
+    return opt;
+}
+
 // `got` (a connection with missing synapses, weights `w`: 0 where there is none) against `dense`
 // (the same weights in a Dense connection): equal at every synapse, 0 where there is none, and
 // not all 0.
@@ -395,10 +404,7 @@ TEST(EventPropSparse, GradientsEqualDenseAtExistingSynapses) {
         net.addConnection("HidOut", "Hid", "Out", {{0.0, 0.5}, 5.0});
         return net;
     };
-    EventPropOptions opt;
-    opt.exampleTimesteps = 60;
-    opt.batchSize = 2;
-    opt.precision = Precision::Double;
+    const EventPropOptions opt = sparseComparisonOptions();
     const EventDataset data = randomExamples(6, 2, 2, 60.0, 3, 17);
     EventPropCompiler sparse(build(0.5), opt), dense(build(1.0), opt);
     sparse.setDataset(data);
@@ -439,10 +445,7 @@ TEST(EventPropBlockSparse, GradientsEqualDenseAtExistingSynapses) {
         net.addConnection("HidOut", "Hid", "Out", {{0.0, 0.5}, 5.0});
         return net;
     };
-    EventPropOptions opt;
-    opt.exampleTimesteps = 60;
-    opt.batchSize = 2;
-    opt.precision = Precision::Double;
+    const EventPropOptions opt = sparseComparisonOptions();
     const EventDataset data = randomExamples(20, 2, 2, 60.0, 3, 17);
     EventPropCompiler blocks(build(true), opt), dense(build(false), opt);
     blocks.setDataset(data);

@@ -194,6 +194,15 @@ public:
     // were added. Throws ModelError for an update group the model does not have.
     void customUpdate(const std::string& updateGroup);
 
+    // Block pruning and regrowth on a BlockSparse group that names BlockSparseInit::prunedBy
+    // (docs/block-sparse.md), on the device, the model unchanged: the `count` tiles of smallest
+    // norm in that variable are removed and as many grown at block-columns their block-rows do
+    // not hold, drawn afresh each call; a grown tile's per-synapse variables, and the
+    // per-synapse state of the custom updates over the group (optimiser moments), start from
+    // their initialisers again. Every block-row keeps its tile count. ModelError for a group
+    // that cannot be pruned or a count above its tiles.
+    void pruneBlocks(const std::string& synapseGroup, uint32_t count);
+
     // ---- state ----
     // Host views of a variable: group may name a neuron group, synapse group (weight-update
     // vars, pre/post vars, postsynaptic vars; also "inSyn") or current source. Layout is

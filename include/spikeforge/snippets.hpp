@@ -180,6 +180,11 @@ struct BlockSparseInit {
     double density = 0.1; // fraction of block positions holding a tile, (0, 1]
     double rewire = 0.0;  // WattsStrogatz: rewiring probability, [0, 1]
     std::vector<std::pair<uint32_t, uint32_t>> blocks = {}; // Mask: (block-row, block-column)
+    // Set: the group can be pruned (Simulation::pruneBlocks) by the norms of its tiles in this
+    // per-synapse variable (a float or double one, "g" say). Pruning removes the tiles of smallest
+    // norm and grows as many at free block-columns of the same block-rows, on the device; the
+    // kernels for it are generated only for groups that name a variable here.
+    std::string prunedBy = "";
 };
 
 // A convolution as connectivity (GeNN's TOEPLITZ): images are stored row by row with the channel

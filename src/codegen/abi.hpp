@@ -63,6 +63,8 @@ inline constexpr const char* kInitialiseEntry = "sf_initialize";
 inline constexpr const char* kSynapseUpdateEntry = "sf_synapse_update";
 inline constexpr const char* kNeuronUpdateEntry = "sf_neuron_update";
 inline constexpr const char* kCustomUpdatePrefix = "sf_custom_update_";
+// Block pruning of a prunable synapse group: kBlockPrunePrefix + the group's name.
+inline constexpr const char* kBlockPrunePrefix = "sf_prune_blocks_";
 // CPU only, where the plan's steps are batch-local (codegen::stepsAreBatchLocal): a stretch of
 // steps of every step kernel, run one batch element at a time (a thread per element).
 inline constexpr const char* kBatchStepsEntry = "sf_steps_by_batch";

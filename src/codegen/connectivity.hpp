@@ -55,6 +55,17 @@ public:
     // Building the connectivity at initialisation (InitBody::setup's names in scope); no steps
     // when it is implicit.
     virtual std::vector<BuildStep> build(Lowerer& e) const = 0;
+    // Block pruning and regrowth (a BlockSparse group naming BlockSparseInit::prunedBy, run by
+    // Simulation::pruneBlocks): the steps that score the tiles, choose the weakest, move each to
+    // a free place and rebuild what the layout derives from its index; statements that skip
+    // (`continue`) element `i` of a synapse-shaped variable unless its tile moved (its values are
+    // then initialised again); and the round (uint32_t), which keys the fresh draws. Nothing
+    // for a layout that cannot be pruned.
+    struct PruneProgram {
+        std::vector<BuildStep> steps;
+        std::string movedOnly, round;
+    };
+    virtual std::optional<PruneProgram> pruning(Lowerer&) const { return std::nullopt; }
 
     // ---- host codec ----
     // The descriptor's arrays the codec reads (ConnectivityArray::var), pulled to the host first.

@@ -28,6 +28,8 @@ const char* hookName(Hook h) {
         return "SF_GLOBAL";
     case Hook::Prefetch:
         return "SF_PREFETCH";
+    case Hook::FloatBits:
+        return "SF_FLOAT_BITS";
     }
     return "";
 }

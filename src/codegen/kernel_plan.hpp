@@ -32,11 +32,13 @@ enum class Hook {
     Global,         // SF_GLOBAL: address space of device arrays, in every pointer a fragment
                     // declares (`SF_GLOBAL float* p`; empty on the CPU, `__global` in OpenCL C)
     Prefetch,       // SF_PREFETCH(p): a hint to fetch address p into cache (SynapseLoop::prefetch)
+    FloatBits,      // SF_FLOAT_BITS(x): the bits of float x as a uint32_t (for x >= 0 they order
+                    // as the values do: block pruning selects tiles by them with a radix select)
 };
-inline constexpr Hook kHooks[] = {Hook::AddToPost,  Hook::AddToPostDelay, Hook::AddToPre,
-                                  Hook::AddSynapse, Hook::ReportError,    Hook::AtomicAddU32,
-                                  Hook::TimeMin,    Hook::LineResync,     Hook::RngState,
-                                  Hook::RngInit,    Hook::Global,         Hook::Prefetch};
+inline constexpr Hook kHooks[] = {
+    Hook::AddToPost,    Hook::AddToPostDelay, Hook::AddToPre,   Hook::AddSynapse, Hook::ReportError,
+    Hook::AtomicAddU32, Hook::TimeMin,        Hook::LineResync, Hook::RngState,   Hook::RngInit,
+    Hook::Global,       Hook::Prefetch,       Hook::FloatBits};
 const char* hookName(Hook h);
 // `SF_GLOBAL <elementType>*`: the type of a pointer into a device array, in fragments.
 std::string globalPointer(const std::string& elementType);

@@ -121,6 +121,15 @@ Plan lowerModel(const Model& m) {
     plan.kernels.push_back(neu.done());
     for (auto& k : custom)
         plan.kernels.push_back(std::move(k));
+    for (const auto& sg : m.synapseGroups()) {
+        if (!sg->blockSparse() || sg->blockSparse()->prunedBy.empty()) continue;
+        auto prune = builder(plan, abi::kBlockPrunePrefix + sg->name(), KernelPhase::BlockPrune);
+        prune.kernel.updateGroup = sg->name();
+        std::vector<LoweredGroup> groups;
+        groups.push_back(lowerBlockPrune(m, *sg));
+        prune.add("BlockPrune" + sg->name(), std::move(groups));
+        plan.kernels.push_back(prune.done());
+    }
     notifyPlanObserver(plan);
     return plan;
 }
@@ -137,6 +146,7 @@ std::vector<size_t> stepKernels(const Plan& plan) {
             break;
         case KernelPhase::Initialise:
         case KernelPhase::CustomUpdate:
+        case KernelPhase::BlockPrune:
             break;
         }
     }

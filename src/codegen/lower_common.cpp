@@ -69,25 +69,28 @@ void Lowerer::bindEGPs(const snippet::Scanned& scanned, const SnippetBase& s,
 }
 
 VarInitLoop Lowerer::varInit(const std::string& group, const VarDecl& var, const VarInit& init,
-                             const std::string& count, bool batched, const std::string& skip) {
+                             const std::string& count, bool batched, const std::string& skip,
+                             const std::string& step) {
     VarInitLoop l;
     l.ctype = resolveType(var.type, model.precision());
-    l.array = env.array("i_" + var.name, l.ctype, group + "." + var.name, Use::Write);
+    l.array =
+        env.array(initFieldPrefix + "i_" + var.name, l.ctype, group + "." + var.name, Use::Write);
     l.count = count;
     l.batch = batched ? model.batchSize() : 1u;
     l.skip = skip;
-    l.body = varValue(group, var, init, "seed", "i", "batch", "sfValue") +
+    l.body = varValue(group, var, init, "seed", "i", "batch", "sfValue", step) +
              "arr[(size_t)batch * n + i] = sfValue;\n";
     return l;
 }
 
 std::string Lowerer::varValue(const std::string& group, const VarDecl& var, const VarInit& init,
                               const std::string& seed, const std::string& element,
-                              const std::string& batch, const std::string& local) {
+                              const std::string& batch, const std::string& local,
+                              const std::string& step) {
     const std::string ctype = resolveType(var.type, model.precision());
     if (init.isConstant())
         return "const " + ctype + " " + local + " = " +
-               env.number("c_" + var.name, ctype == "double" ? "double" : "float",
+               env.number(initFieldPrefix + "c_" + var.name, ctype == "double" ? "double" : "float",
                           init.constant()) +
                ";\n";
     const std::string field = "init." + var.name;
@@ -95,15 +98,15 @@ std::string Lowerer::varValue(const std::string& group, const VarDecl& var, cons
     Subs saved = subs;
     subs.clear();
     bindParams(scanned, contexts::evaluateParams(init.snippet(), init.params(), model.dt()), {},
-               group, "ip_" + var.name + "_");
-    const std::string stream =
-        env.number("s_" + var.name, "uint32_t", streamId(group, "init." + var.name));
+               group, initFieldPrefix + "ip_" + var.name + "_");
+    const std::string stream = env.number(initFieldPrefix + "s_" + var.name, "uint32_t",
+                                          streamId(group, "init." + var.name));
     // The element's own stream: the same value wherever it is evaluated (at initialisation, or
     // at each spike by a procedural layout).
     const std::string out = ctype + " " + local + ";\n{\n" + hookName(Hook::RngState) + " sfRng; " +
                             hookName(Hook::RngInit) + "(&sfRng, " + seed + ", " + stream +
-                            ", (uint32_t)(" + element + "), " + batch +
-                            ", 0u);\n"
+                            ", (uint32_t)(" + element + "), " + batch + ", " + step +
+                            ");\n"
                             "const uint32_t id = (uint32_t)(" +
                             element +
                             "); (void)id;\n"

@@ -6,6 +6,7 @@
 #include "codegen/lowerer.hpp"
 #include "model/analysis.hpp"
 #include "model/contexts.hpp"
+#include "model/var_refs.hpp"
 
 namespace spikeforge::codegen {
 
@@ -280,6 +281,36 @@ LoweredGroup lowerSynapseInit(const Model& m, const SynapseGroup& sg) {
     neuronShaped(wu.preVars, sg.wuPreVarInits(), "(size_t)sfNpre");
     neuronShaped(wu.postVars, sg.wuPostVarInits(), "(size_t)sfNpost");
     neuronShaped(sg.ps().model.vars, sg.ps().varInits, "(size_t)sfNpost");
+    return e.finish(sg.name(), std::move(b), synapseCount(sg), synapseExtent(sg));
+}
+
+LoweredGroup lowerBlockPrune(const Model& m, const SynapseGroup& sg) {
+    Lowerer e(m);
+    auto program = connectivityOf(sg)->pruning(e);
+    if (!program) throw InternalError("synapse group '" + sg.name() + "' cannot be pruned");
+    InitBody b;
+    b.setup = sizesSetup(e, sg) +
+              "const uint32_t num_pre = sfNpre, num_post = sfNpost; (void)num_pre; "
+              "(void)num_post;\n";
+    b.build = std::move(program->steps);
+    const std::string nSyn = e.env.number("numSynInit", "uint64_t", synapseCount(sg));
+    for (const auto& v : sg.wu().model.vars)
+        b.vars.push_back(e.varInit(sg.name(), v, sg.wu().varInits.at(v.name), nSyn,
+                                   hasBatchDim(v.access), program->movedOnly, program->round));
+    // A regrown tile's optimiser state starts afresh: every per-synapse variable of the custom
+    // updates over the group (an Adam's moments), each update's fields apart.
+    for (size_t k = 0; k < m.customUpdates().size(); k++) {
+        const CustomUpdate& cu = *m.customUpdates()[k];
+        if (!cu.isWUShaped() || cu.synapseGroup() != &sg) continue;
+        e.initFieldPrefix = "cu" + std::to_string(k) + "_";
+        for (const auto& v : cu.model().vars) {
+            const auto r = refs::ownVar(cu, v, m.batchSize());
+            if (!r.elementDim) continue;
+            b.vars.push_back(e.varInit(cu.name(), {v.name, v.type, VarAccess::ReadWrite},
+                                       cu.varInits().at(v.name), nSyn, r.batchDim,
+                                       program->movedOnly, program->round));
+        }
+    }
     return e.finish(sg.name(), std::move(b), synapseCount(sg), synapseExtent(sg));
 }
 

@@ -67,15 +67,24 @@ public:
                     const std::string& prefix);
     void bindEGPs(const snippet::Scanned& scanned, const SnippetBase& s, const std::string& owner,
                   const std::string& prefix);
-    // A loop initialising one variable (count elements per batch element).
+    // Prepended to the names of the fields varInit and varValue declare, so that one body may
+    // initialise variables of several groups (block pruning: a synapse group's and its custom
+    // updates') without two of them sharing a field.
+    std::string initFieldPrefix;
+    // A loop initialising one variable (count elements per batch element); `step` keys its
+    // random draws as varValue's.
     VarInitLoop varInit(const std::string& group, const VarDecl& var, const VarInit& init,
-                        const std::string& count, bool batched, const std::string& skip = "");
+                        const std::string& count, bool batched, const std::string& skip = "",
+                        const std::string& step = "0u");
     // Statements declaring `local` (the variable's C type) as the initialiser's value for
     // element `element` of batch element `batch`, drawn from its own random stream keyed by
-    // `seed` (an expression: `seed` in init kernels, `a->seed` in update kernels).
+    // `seed` (an expression: `seed` in init kernels, `a->seed` in update kernels) and `step`
+    // (0 at initialisation; block pruning's round when a regrown tile is initialised again, so
+    // it draws fresh values).
     std::string varValue(const std::string& group, const VarDecl& var, const VarInit& init,
                          const std::string& seed, const std::string& element,
-                         const std::string& batch, const std::string& local);
+                         const std::string& batch, const std::string& local,
+                         const std::string& step = "0u");
     // The finished group.
     LoweredGroup finish(const std::string& groupName, KernelBody body, size_t elements,
                         SynapseExtent synapses = {});
@@ -105,6 +114,9 @@ LoweredGroup lowerNeuronInit(const Model& m, const NeuronGroup& ng);
 LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg);
 LoweredGroup lowerPostsynapticUpdate(const Model& m, const SynapseGroup& sg);
 LoweredGroup lowerSynapseInit(const Model& m, const SynapseGroup& sg);
+// Block pruning of a prunable group (BlockSparseInit::prunedBy): the layout's steps, then the
+// moved tiles' per-synapse variables and its custom updates' per-synapse state initialised again.
+LoweredGroup lowerBlockPrune(const Model& m, const SynapseGroup& sg);
 LoweredGroup lowerCurrentSourceInit(const Model& m, const CurrentSource& cs);
 // Custom updates of one update group that can share one pass over the elements (same shape, no
 // reductions or transposes) are fused: one loop runs all their bodies.

@@ -66,7 +66,8 @@ inline size_t snippetErrorWord(size_t synapseGroups, size_t fieldSlot) {
 }
 
 // When a kernel runs: the runtime launches the kernels of a phase in plan order.
-enum class KernelPhase { Initialise, SynapseUpdate, NeuronUpdate, CustomUpdate };
+// BlockPrune: one kernel per prunable synapse group, run by Simulation::pruneBlocks.
+enum class KernelPhase { Initialise, SynapseUpdate, NeuronUpdate, CustomUpdate, BlockPrune };
 
 // The shape of a synapse group, for backends that size their launches by it (the SIMT
 // generator: threads per target, per row slot or per spike). Zero for groups without synapses.
@@ -87,7 +88,8 @@ struct KernelGroup {
 struct Kernel {
     std::string entry; // entry point (codegen/abi.hpp names)
     KernelPhase phase = KernelPhase::NeuronUpdate;
-    std::string updateGroup;         // CustomUpdate: the update group it runs
+    std::string updateGroup;         // CustomUpdate: the update group it runs; BlockPrune: the
+                                     // synapse group it prunes
     std::vector<size_t> tables;      // merged groups it runs, in order (indices into mergedGroups)
     std::vector<KernelGroup> groups; // the same, with bodies
     unsigned batchSize = 1;

@@ -355,6 +355,29 @@ unsigned checkBlockMask(const std::vector<std::pair<uint32_t, uint32_t>>& blocks
 } // namespace
 
 // A block layout's parameters, and its shape: the tiles per block-row.
+namespace {
+
+// The variable a prunable group's tiles are scored by: one of its per-synapse variables, of a
+// floating-point type.
+void checkPrunedBy(const SynapseGroup& sg, const std::string& at) {
+    const std::string& name = sg.blockSparse()->prunedBy;
+    for (const VarDecl& v : sg.wu().model.vars)
+        if (v.name == name) {
+            if (v.type != "scalar" && v.type != "float" && v.type != "double")
+                throw ModelError(at + "prunedBy names variable '" + name + "' of type '" + v.type +
+                                 "'; tiles are scored by the norm of a float or double variable");
+            return;
+        }
+    std::string names;
+    for (const VarDecl& v : sg.wu().model.vars)
+        names += (names.empty() ? "" : ", ") + v.name;
+    throw ModelError(at + "prunedBy names '" + name + "', which is no per-synapse variable of " +
+                     "weight update model '" + sg.wu().model.name +
+                     "' (it has: " + (names.empty() ? "none" : names) + ")");
+}
+
+} // namespace
+
 void Model::checkBlockSparse(SynapseGroup& sg) {
     const BlockSparseInit& b = *sg.blockSparse();
     const std::string at = where(sg.name(), "block layout");
@@ -394,6 +417,7 @@ void Model::checkBlockSparse(SynapseGroup& sg) {
         throw ModelError(where(sg.name(), "postSpikeSynCode") +
                          "postsynaptic learning on a BlockSparse group of more than 2^32 "
                          "synapse slots is not supported");
+    if (!b.prunedBy.empty()) checkPrunedBy(sg, at);
     // Rewiring draws columns until it finds one the row does not hold: with at least half of
     // them free that takes at most two draws on average, near a full row it would take ~cols.
     if (b.layout == BlockLayout::WattsStrogatz && b.rewire > 0.0 && 2ull * sg.m_blocksPerRow > cols)

@@ -45,6 +45,7 @@ struct Simulation::Impl {
     // custom updates of each update group.
     std::vector<size_t> initKernels, stepKernels;
     std::map<std::string, std::vector<size_t>> customKernels;
+    std::map<std::string, size_t> pruneKernels; // by synapse group (Simulation::pruneBlocks)
     uint64_t step = 0;
     uint64_t rngStep = 0; // codegen::abi::StepArgs::rngStep: steps since build or reset()
     // prefs.keepInitialState: a copy of each trial-state array as initialised (resetState).
@@ -505,6 +506,9 @@ struct Simulation::Impl {
                 break; // codegen::stepKernels orders them
             case P::CustomUpdate:
                 customKernels[kernel.updateGroup].push_back(k);
+                break;
+            case P::BlockPrune:
+                pruneKernels[kernel.updateGroup] = k;
                 break;
             }
         }

@@ -300,4 +300,26 @@ void Simulation::setSynapses(const std::string& synapseGroup, std::span<const Sy
     }
 }
 
+void Simulation::pruneBlocks(const std::string& synapseGroup, uint32_t count) {
+    auto& s = *m_impl;
+    const SynapseGroup& sg = s.model.synapseGroup(synapseGroup); // ModelError if unknown
+    const auto kernel = s.pruneKernels.find(synapseGroup);
+    if (kernel == s.pruneKernels.end())
+        throw ModelError("pruneBlocks: synapse group '" + synapseGroup +
+                         "' cannot be pruned: only a BlockSparse group that names the variable "
+                         "its tiles are scored by (BlockSparseInit::prunedBy) can");
+    const auto& blocks = *sg.blockSparse();
+    const uint64_t tiles = blocks.layout == BlockLayout::Mask
+                               ? blocks.blocks.size()
+                               : uint64_t(sg.numBlockRows()) * sg.blocksPerRow();
+    if (count > tiles)
+        throw ModelError("pruneBlocks: synapse group '" + synapseGroup + "' holds " +
+                         std::to_string(tiles) + " tiles; cannot prune " + std::to_string(count));
+    runtime::HostArray& a = s.array(synapseGroup, "pruneCount");
+    unsigned char* host = s.mirror(a);
+    codegen::storeNumber(host, a.type(), double(count));
+    s.device->copyToDevice(a.device, host, a.bytes());
+    s.launchAll({kernel->second});
+}
+
 } // namespace spikeforge

@@ -4,6 +4,7 @@
 // block-columns spread uniformly, the same on every backend; its codec reads as the dense
 // matrix; bad parameters are clear errors naming the group.
 #include "backend_fixture.hpp"
+#include "block_sparse_support.hpp"
 #include "codegen/lower.hpp"
 #include "probe_models.hpp"
 #include "spikeforge/models.hpp"
@@ -18,23 +19,12 @@
 
 using namespace spikeforge;
 using sftest::expectContains;
+using sftest::pattern;
+using sftest::setMatchingWeights;
+using sftest::staticPulse;
+using sftest::weightOf;
 
 namespace {
-
-// Neuron i of batch element b fires at steps following a pattern that differs between neurons
-// and batch elements (k counts steps).
-NeuronModel pattern() {
-    NeuronModel m;
-    m.name = "Pattern";
-    m.vars = {{"k", "int"}};
-    m.simCode = "k += 1;";
-    m.thresholdConditionCode = "(k * (id + 2) + 3 * batch) % 7 < 2";
-    return m;
-}
-
-WeightUpdateInit staticPulse() {
-    return {models::StaticPulse(), {}, {{"g", 0.0}}, {}, {}};
-}
 
 struct Shape {
     unsigned pre, post, block;
@@ -51,29 +41,6 @@ void addGroups(Model& m, const Shape& s, unsigned batch) {
                       BlockSparseInit{s.block, BlockLayout::Random, s.density});
     m.addSynapseGroup("Dense", MatrixType::Dense, 0, "Src", "ViaDense", staticPulse(),
                       {models::DeltaCurr(), {}, {}});
-}
-
-// A weight in eighths, different for each pair: sums of a few hundred of them are exact in
-// float, so any order of accumulation gives the same bits.
-double weightOf(uint32_t pre, uint32_t post) {
-    return double(int((pre * 7 + post * 3) % 9) - 4) / 8.0;
-}
-
-// Gives the block-sparse groups' synapses weightOf(pre, post) x scale in batch element `batch`,
-// and the Dense groups the same weights at those pairs (0 elsewhere).
-void setMatchingWeights(Simulation& sim, const std::vector<SynapsePair>& pairs, unsigned numPre,
-                        unsigned numPost, unsigned batch, double scale,
-                        std::initializer_list<const char*> blockGroups,
-                        std::initializer_list<const char*> denseGroups) {
-    std::vector<double> values, dense(size_t(numPre) * numPost, 0.0);
-    for (const auto& p : pairs) {
-        values.push_back(weightOf(p.pre, p.post) * scale);
-        dense[size_t(p.pre) * numPost + p.post] = values.back();
-    }
-    for (const char* g : blockGroups)
-        sim.setSynapseValues(g, "g", values, batch);
-    for (const char* g : denseGroups)
-        sim.setSynapseMatrix(g, "g", dense, batch);
 }
 
 class BlockSparseTest : public sftest::BackendTest {};

@@ -38,6 +38,9 @@ std::string prelude(const codegen::Plan& plan) {
     s += "#define " + std::string(hookName(Hook::TimeMin)) + " ((scalar)-1.0e30)\n";
     s += "#define " + std::string(hookName(Hook::Global)) + "\n"; // one address space
     s += "#define " + std::string(hookName(Hook::Prefetch)) + "(p) __builtin_prefetch(p)\n";
+    s += "SF_FN uint32_t sf_float_bits(float x) {\nuint32_t u;\nmemcpy(&u, &x, sizeof u);\nreturn "
+         "u;\n}\n#define " +
+         std::string(hookName(Hook::FloatBits)) + "(x) sf_float_bits((float)(x))\n";
     s += codegen::abi::errorBitDefinitions();
     s += codegen::abi::stepArgsDeclaration();
     s += backends::randomNumberSource();
@@ -167,7 +170,8 @@ std::string generateSource(const codegen::Plan& plan) {
     for (const auto& k : plan.kernels)
         for (const auto& g : k.groups)
             printFunction(w, plan.mergedGroups.at(g.table), g.body,
-                          k.phase == codegen::KernelPhase::Initialise);
+                          k.phase == codegen::KernelPhase::Initialise ||
+                              k.phase == codegen::KernelPhase::BlockPrune);
     w << "extern \"C\" {\n";
     for (const auto& k : plan.kernels) {
         w << "void " + k.entry +

@@ -39,6 +39,7 @@ typedef decltype(sizeof(0)) size_t;
 #endif
 SF_FN uint32_t sf_ctz(uint32_t x) { return x ? (uint32_t)(__ffs((int)x) - 1) : 32u; }
 SF_FN uint32_t sf_popcount(uint32_t x) { return (uint32_t)__popc(x); }
+SF_FN uint32_t sf_float_bits(float x) { return __float_as_uint(x); }
 SF_FN uint32_t sf_atomic_add_u32(uint32_t* p, uint32_t v) { return atomicAdd(p, v); }
 SF_FN uint32_t sf_atomic_or_u32(uint32_t* p, uint32_t v) { return atomicOr(p, v); }
 SF_FN void sf_atomic_store_u32(uint32_t* p, uint32_t v) { (void)atomicExch(p, v); }

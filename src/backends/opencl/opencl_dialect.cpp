@@ -36,6 +36,7 @@ typedef long int64_t;
 #define SF_BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 SF_FN uint32_t sf_ctz(uint32_t x) { return x ? 31u - (uint32_t)clz(x & (0u - x)) : 32u; }
 SF_FN uint32_t sf_popcount(uint32_t x) { return (uint32_t)popcount(x); }
+SF_FN uint32_t sf_float_bits(float x) { return as_uint(x); }
 SF_FN uint32_t sf_atomic_add_u32(SF_GLOBAL uint32_t* p, uint32_t v) { return atomic_add(p, v); }
 SF_FN uint32_t sf_atomic_or_u32(SF_GLOBAL uint32_t* p, uint32_t v) { return atomic_or(p, v); }
 SF_FN void sf_atomic_store_u32(SF_GLOBAL uint32_t* p, uint32_t v) { (void)atomic_xchg(p, v); }

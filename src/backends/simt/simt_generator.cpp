@@ -51,6 +51,7 @@ std::string prelude(const codegen::Plan& plan, const Dialect& d) {
          "(word, bit) ((void)sf_atomic_or_u32((word), (bit)))\n";
     s += "#define " + std::string(hookName(Hook::AtomicAddU32)) +
          "(p, v) sf_atomic_add_u32((p), (v))\n";
+    s += "#define " + std::string(hookName(Hook::FloatBits)) + "(x) sf_float_bits((float)(x))\n";
     s += codegen::abi::errorBitDefinitions();
     s += codegen::abi::stepArgsDeclaration();
     s += backends::randomNumberSource();

@@ -264,12 +264,36 @@ std::optional<BlockSparseInit> readBlocks(const Reader& r, const toml::table& t,
                          &defaults);
 }
 
+// prune_every (batches), prune_fraction (0.1) and prune_until (0: no decay) on a block-sparse
+// connection: its BlockPruning; prune_every turns it on, the other two need it.
+std::optional<BlockPruning> readPruning(const Reader& r, const Table& c, bool blockSparse) {
+    const toml::node* every = c.get("prune_every");
+    if (!every) {
+        for (const char* key : {"prune_fraction", "prune_until"})
+            if (const toml::node* n = c.get(key))
+                r.fail(*n, c.at(key) + ": needs prune_every (the batches between prunings)");
+        return std::nullopt;
+    }
+    if (!blockSparse)
+        r.fail(*every, c.at("prune_every") + ": applies to connectivity = \"block_sparse\" only");
+    BlockPruning p;
+    p.everyBatches = static_cast<uint32_t>(c.count("prune_every", 100, 1, UINT32_MAX));
+    if (const toml::node* n = c.get("prune_fraction")) {
+        p.fraction = c.number("prune_fraction", p.fraction);
+        if (!(p.fraction > 0.0 && p.fraction <= 1.0))
+            r.fail(*n, c.at("prune_fraction") + ": must be in (0, 1]");
+    }
+    p.untilBatch = c.count("prune_until", 0, 0, UINT64_MAX);
+    return p;
+}
+
 void readConnection(const Reader& r, const toml::table& t, Network& net) {
     const std::string name = r.identifier(r.require(t, "name", "connection"), "connection: name");
     const Table c{r, t, "connection '" + name + "'"};
     r.checkKeys(t, c.where,
                 {"name", "source", "target", "weight_mean", "weight_sd", "tau_syn", "probability",
-                 "connectivity", "block_size", "block_density", "layout", "rewire"});
+                 "connectivity", "block_size", "block_density", "layout", "rewire", "prune_every",
+                 "prune_fraction", "prune_until"});
     const std::string source = r.identifier(c.require("source"), c.at("source"));
     const std::string target = r.identifier(c.require("target"), c.at("target"));
     ConnectionParams params;
@@ -279,6 +303,7 @@ void readConnection(const Reader& r, const toml::table& t, Network& net) {
     params.tauSyn = c.positive("tau_syn", params.tauSyn);
     params.probability = c.number("probability", params.probability); // range: addConnection
     params.blocks = readBlocks(r, t, c);
+    params.pruning = readPruning(r, c, params.blocks.has_value());
     atEntry(r, t, [&] { net.addConnection(name, source, target, params); });
 }
 

@@ -210,9 +210,11 @@ void EventPropCompiler::Impl::addConnection(const Connection& c) {
     PostsynapticInit ps =
         delta ? PostsynapticInit{detail::deltaCurrModel(), {{"T", T}}, {}}
               : PostsynapticInit{detail::expCurrModel(), {{"T", T}, {"tauS", c.params.tauSyn}}, {}};
+    std::optional<BlockSparseInit> blocks = c.params.blocks;
+    if (blocks && c.params.pruning) blocks->prunedBy = "g"; // scored by the weights' norms
     SynapseGroup& sg =
-        c.params.blocks ? model->addSynapseGroup(c.name, MatrixType::BlockSparse, 0, c.source,
-                                                 c.target, wu, ps, *c.params.blocks)
+        blocks ? model->addSynapseGroup(c.name, MatrixType::BlockSparse, 0, c.source, c.target, wu,
+                                        ps, *blocks)
         : c.params.probability >= 1.0
             ? model->addSynapseGroup(c.name, MatrixType::Dense, 0, c.source, c.target, wu, ps)
             : model->addSynapseGroup(c.name, MatrixType::Sparse, 0, c.source, c.target, wu, ps,

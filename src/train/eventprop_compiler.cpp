@@ -139,11 +139,19 @@ Metrics EventPropCompiler::Impl::run(std::span<const uint32_t> examples, Mode mo
         const uint64_t chunk =
             progress ? std::max<uint64_t>(1, (batches + kProgressPoints - 1) / kProgressPoints)
                      : std::max<uint64_t>(1, batches);
-        for (uint64_t done = 0; done < batches;) {
-            const uint64_t n = std::min(chunk, batches - done);
+        // Training runs also stop where a connection's pruning is due (between two batches).
+        for (uint64_t done = 0, report = std::min(chunk, batches); done < batches;) {
+            uint64_t n = report - done;
+            if (mode == Mode::Train) n = std::min(n, batchesToNextPruning());
             sim->run(schedule, n);
             done += n;
+            if (mode == Mode::Train) {
+                trainBatches += n;
+                pruneDueConnections();
+            }
+            if (done < report) continue;
             if (progress) progress(done, batches);
+            report = std::min(report + chunk, batches);
         }
     }
     trialsRun += batches;
@@ -156,6 +164,28 @@ Metrics EventPropCompiler::Impl::run(std::span<const uint32_t> examples, Mode mo
         throw ModelError("the loss is not finite (" + std::to_string(m.loss) +
                          "): a weight or input is NaN or Inf, or the readouts overflowed");
     return m;
+}
+
+uint64_t EventPropCompiler::Impl::batchesToNextPruning() const {
+    uint64_t n = UINT64_MAX;
+    for (const auto& c : network.connections())
+        if (c.params.pruning) {
+            const uint64_t every = c.params.pruning->everyBatches;
+            n = std::min(n, every - trainBatches % every);
+        }
+    return n;
+}
+
+void EventPropCompiler::Impl::pruneDueConnections() {
+    for (const auto& c : network.connections()) {
+        if (!c.params.pruning) continue;
+        const SynapseGroup& sg = model->synapseGroup(c.name);
+        const uint64_t tiles = sg.blockSparse()->layout == BlockLayout::Mask
+                                   ? sg.blockSparse()->blocks.size()
+                                   : uint64_t(sg.numBlockRows()) * sg.blocksPerRow();
+        if (const uint32_t k = tilesToPrune(*c.params.pruning, tiles, trainBatches))
+            sim->pruneBlocks(c.name, k);
+    }
 }
 
 void EventPropCompiler::Impl::checkFinite(uint64_t firstCheck) {
@@ -445,6 +475,17 @@ std::vector<std::pair<std::string, std::string>> EventPropCompiler::Impl::stateA
         out.emplace_back("EventPropAdam" + c.name, "v");
         out.emplace_back("EventPropAdam" + c.name, "updateCount");
     }
+    // A pruned connection's tiles have moved: its block index (and the transposed one, where
+    // kept) and the pruning round, which keys the next regrowth.
+    for (const auto& c : network.connections()) {
+        if (!c.params.pruning) continue;
+        out.emplace_back(c.name, "blockCol");
+        if (!model->synapseGroup(c.name).wu().model.postSpikeSynCode.empty()) {
+            out.emplace_back(c.name, "blockColStart");
+            out.emplace_back(c.name, "blockColTiles");
+        }
+        out.emplace_back(c.name, "pruneRound");
+    }
     return out;
 }
 
@@ -458,7 +499,7 @@ std::vector<EventPropCompiler::StateArray> EventPropCompiler::saveState() {
             const auto* p = reinterpret_cast<const uint8_t*>(span.data());
             a.bytes.assign(p, p + span.size_bytes());
         };
-        if (var == "updateCount")
+        if (detail::isIndexArray(var))
             append(s.sim->view<uint32_t>(group, var));
         else if (s.options.precision == Precision::Double)
             append(s.sim->view<double>(group, var));
@@ -485,7 +526,7 @@ void EventPropCompiler::Impl::loadState(const std::vector<StateArray>& state) {
             throw ModelError("state array " + std::to_string(i) + " is '" + state[i].name +
                              "', this network expects '" + group + "." + var + "'");
         std::span<uint8_t> bytes;
-        if (var == "updateCount")
+        if (detail::isIndexArray(var))
             bytes = raw(sim->view<uint32_t>(group, var));
         else if (options.precision == Precision::Double)
             bytes = raw(sim->view<double>(group, var));
@@ -501,6 +542,13 @@ void EventPropCompiler::Impl::loadState(const std::vector<StateArray>& state) {
         std::copy(state[i].bytes.begin(), state[i].bytes.end(), targets[i].begin());
         sim->push(arrays[i].first, arrays[i].second);
     }
+    // The pruning schedules go on from the batches the loaded state was trained for (the Adam
+    // step count: one step per training batch).
+    for (size_t i = 0; i < arrays.size(); i++)
+        if (arrays[i].second == "updateCount") {
+            trainBatches = sim->view<uint32_t>(arrays[i].first, "updateCount")[0];
+            break;
+        }
 }
 
 void EventPropCompiler::loadState(const std::vector<StateArray>& state) {

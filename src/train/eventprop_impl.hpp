@@ -32,6 +32,13 @@ inline const std::string kEpochSpikes = "EventPropEpochSpikes";
 
 enum class Mode { Train, Gradients, Evaluate };
 
+// Whether a checkpointed array (EventPropCompiler::Impl::stateArrays) holds uint32_t indices or
+// counts rather than scalars.
+inline bool isIndexArray(const std::string& var) {
+    return var == "updateCount" || var == "blockCol" || var == "blockColStart" ||
+           var == "blockColTiles" || var == "pruneRound";
+}
+
 // Progress calls (and waits for the device) per trainEpoch/evaluate call at most.
 inline constexpr uint64_t kProgressPoints = 20;
 
@@ -61,7 +68,8 @@ struct EventPropCompiler::Impl {
 
     Impl(const Network& net, const EventPropOptions& opt) : network(net), options(opt) {}
 
-    // The arrays a checkpoint keeps: every weight, Adam moment and Adam step counter.
+    // The arrays a checkpoint keeps: every weight, Adam moment and Adam step counter, and a
+    // pruned connection's block index and pruning round.
     std::vector<std::pair<std::string, std::string>> stateArrays() const;
     // The positions of a connection's synapses in its [source][target] matrix, in storage
     // order (Sparse rows are padded to the row stride: padding slots map to SIZE_MAX).
@@ -94,6 +102,13 @@ struct EventPropCompiler::Impl {
     // an error naming each connection and the first batch (finiteCheckModel).
     void checkFinite(uint64_t firstCheck);
     uint64_t checksRun = 0; // batches whose reduced gradients were checked, since the build
+    // Training batches run since the build (or as loaded with a checkpoint's Adam step count):
+    // the clock of the connections' pruning schedules (BlockPruning).
+    uint64_t trainBatches = 0;
+    // Batches until the next connection's pruning is due (UINT64_MAX: none prunes), and the
+    // pruning of every connection due after trainBatches.
+    uint64_t batchesToNextPruning() const;
+    void pruneDueConnections();
     // Sets the per-batch accumulators of the loss update to zero.
     void clearAccumulators();
     void zeroScalars(const std::string& group, const std::string& var);

@@ -4,7 +4,9 @@
 #include "spikeforge/errors.hpp"
 #include "spikeforge/model.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <numbers>
 
 namespace spikeforge::train {
 
@@ -93,6 +95,32 @@ void Network::addLeakyIntegrate(const std::string& name, uint32_t size,
     m_populations.push_back({name, PopulationKind::LeakyIntegrate, size, {}, {}, params, {}});
 }
 
+namespace {
+
+void checkPruning(const std::string& name, const ConnectionParams& params) {
+    const BlockPruning& p = *params.pruning;
+    if (!params.blocks)
+        throw ModelError("connection '" + name +
+                         "': pruning applies to block-sparse connections only (set blocks)");
+    if (p.everyBatches == 0)
+        throw ModelError("connection '" + name + "': pruning every 0 batches (must be >= 1)");
+    if (!(p.fraction > 0.0 && p.fraction <= 1.0))
+        throw ModelError("connection '" + name + "': pruning fraction must be in (0, 1], got " +
+                         std::to_string(p.fraction));
+}
+
+} // namespace
+
+uint32_t tilesToPrune(const BlockPruning& p, uint64_t tiles, uint64_t batch) {
+    if (p.everyBatches == 0 || batch == 0 || batch % p.everyBatches != 0) return 0;
+    double share = p.fraction;
+    if (p.untilBatch > 0) {
+        if (batch >= p.untilBatch) return 0;
+        share *= 0.5 * (1.0 + std::cos(std::numbers::pi * double(batch) / double(p.untilBatch)));
+    }
+    return static_cast<uint32_t>(std::min<double>(std::lround(share * double(tiles)), tiles));
+}
+
 void Network::addConnection(const std::string& name, const std::string& source,
                             const std::string& target, const ConnectionParams& params) {
     checkNewName(name, "connection");
@@ -112,6 +140,7 @@ void Network::addConnection(const std::string& name, const std::string& source,
         throw ModelError("connection '" + name +
                          "': a block-sparse connection takes its density from the block layout; "
                          "leave probability at 1");
+    if (params.pruning) checkPruning(name, params);
     if (!std::isfinite(params.weights.mean) || !std::isfinite(params.weights.sd) ||
         params.weights.sd < 0.0)
         throw ModelError("connection '" + name +

@@ -344,6 +344,40 @@ TEST(CliTrain, FirstSpikeReadoutAndRegularisationKeys) {
     EXPECT_NE(mask.find("t.toml:"), std::string::npos) << mask;
 }
 
+// prune_every / prune_fraction / prune_until on a block-sparse connection: its BlockPruning;
+// each is a clear error at its position anywhere else or out of range.
+TEST(CliTrain, BlockPruningKeys) {
+    const std::string blocks =
+        replaced(tinyTrain, "weight_sd = 0.1",
+                 "weight_sd = 0.1\nconnectivity = \"block_sparse\"\nblock_size = 8\nPRUNE");
+    const auto cfg = parseTrainConfig(
+        replaced(blocks, "PRUNE", "prune_every = 50\nprune_fraction = 0.2\nprune_until = 1000"),
+        "t.toml");
+    const auto& p = cfg.network.connections().back().params.pruning;
+    ASSERT_TRUE(p.has_value());
+    EXPECT_EQ(p->everyBatches, 50u);
+    EXPECT_EQ(p->fraction, 0.2);
+    EXPECT_EQ(p->untilBatch, 1000u);
+    const auto defaults = parseTrainConfig(replaced(blocks, "PRUNE", "prune_every = 7"), "t.toml");
+    EXPECT_EQ(defaults.network.connections().back().params.pruning->fraction, 0.1);
+    EXPECT_EQ(defaults.network.connections().back().params.pruning->untilBatch, 0u);
+    EXPECT_FALSE(parseTrainConfig(replaced(blocks, "PRUNE", ""), "t.toml")
+                     .network.connections()
+                     .back()
+                     .params.pruning.has_value());
+    for (const auto& [text, message] :
+         {std::pair{replaced(blocks, "PRUNE", "prune_fraction = 0.2"), "needs prune_every"},
+          std::pair{replaced(blocks, "PRUNE", "prune_every = 5\nprune_fraction = 1.5"),
+                    "prune_fraction: must be in (0, 1]"},
+          std::pair{replaced(blocks, "PRUNE", "prune_every = 0"), "prune_every"},
+          std::pair{replaced(tinyTrain, "weight_sd = 0.1", "weight_sd = 0.1\nprune_every = 5"),
+                    "applies to connectivity = \"block_sparse\" only"}}) {
+        const std::string e = configError(text);
+        EXPECT_NE(e.find(message), std::string::npos) << e;
+        EXPECT_NE(e.find("t.toml:"), std::string::npos) << e;
+    }
+}
+
 TEST(CliTrain, AFreshRunRefusesAnExistingMetricsFileAndLeavesIt) {
     const fs::path ckpt = tempPath("_ckpt"), csv = tempPath(".csv");
     std::ofstream(csv) << "my notes\n";

@@ -93,6 +93,22 @@ struct WeightInit {
 // undefined (its slope there is not the input's).
 enum class Synapse { Exponential, Delta };
 
+// Block pruning and regrowth while a BlockSparse connection trains (RigL, Evci et al. 2020, at
+// block level): after every `everyBatches`-th training batch, the tiles of smallest weight norm
+// are removed and as many grown at random block-columns their block-rows do not hold (weights
+// from the connection's initialiser, Adam moments reset; Simulation::pruneBlocks), on the
+// device between batches. The share removed at batch t is `fraction` while untilBatch is 0;
+// else RigL's cosine decay, fraction x (1 + cos(pi t / untilBatch)) / 2, and none from
+// untilBatch on.
+struct BlockPruning {
+    uint32_t everyBatches = 100;
+    double fraction = 0.1; // (0, 1]
+    uint64_t untilBatch = 0;
+};
+// Tiles to prune after training batch `batch` (counted from 1) of a connection of `tiles` tiles:
+// 0 unless batch is a multiple of everyBatches; else the share at that batch, rounded.
+uint32_t tilesToPrune(const BlockPruning& p, uint64_t tiles, uint64_t batch);
+
 // A projection. Every connection into one population must have the same synapse kind and (for
 // Exponential) the same tauSyn. probability 1 connects every
 // source to every target (Dense); below 1 each pair is connected independently with that
@@ -105,6 +121,8 @@ struct ConnectionParams {
     // Set: a BlockSparse connection with this block layout (docs/models.md, "Block-sparse
     // connectivity"); probability must then be 1. Unset: Dense (probability 1) or Sparse.
     std::optional<BlockSparseInit> blocks = std::nullopt;
+    // Set (a block-sparse connection only): prune and regrow its tiles while training.
+    std::optional<BlockPruning> pruning = std::nullopt;
 };
 
 struct Connection {

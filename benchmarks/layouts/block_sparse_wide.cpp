@@ -10,7 +10,9 @@
 // against the memory budget. Prints, per connectivity: device bytes of the recurrent group
 // (the model's device bytes less those of the neurons alone) and per synapse, whether it fits
 // the budget, ms per step (median of the repeats), firing rate and synaptic events per second,
-// then one JSON line. dt = 0.1 ms.
+// then one JSON line; last, the cost of block pruning on the b = 16 random layer
+// (Simulation::pruneBlocks of a tenth of its tiles: median of 5 calls, each waited for). dt = 0.1
+// ms.
 #include "bench_util.hpp"
 #include "spikeforge/model.hpp"
 #include "spikeforge/models.hpp"
@@ -22,6 +24,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace spikeforge;
@@ -87,6 +90,30 @@ Result measure(const Connectivity& c, const Options& o, const BackendPreferences
     sim.pullRecording();
     r.spikesPerStep = double(sim.spikes("Hidden").size()) / (1.0 + double(o.steps) * o.repeats);
     return r;
+}
+
+// [ms] one pruneBlocks call removing and regrowing a tenth of the tiles (median of 5), and the
+// tiles.
+std::pair<double, uint64_t> pruneCost(const Options& o, const BackendPreferences& prefs) {
+    BlockSparseInit blocks{16, BlockLayout::Random, o.density};
+    blocks.prunedBy = "g";
+    Model m("block_sparse_wide_prune");
+    addLayer(m, {"pruned", MatrixType::BlockSparse, blocks, false}, o);
+    Simulation sim(m, prefs);
+    const SynapseGroup& sg = m.synapseGroup("Rec");
+    const uint64_t tiles = uint64_t(sg.numBlockRows()) * sg.blocksPerRow();
+    sim.pruneBlocks("Rec", uint32_t(tiles / 10)); // warm-up
+    sim.checkErrors();
+    std::vector<double> ms;
+    for (int i = 0; i < 5; i++) {
+        const auto t0 = std::chrono::steady_clock::now();
+        sim.pruneBlocks("Rec", uint32_t(tiles / 10));
+        sim.checkErrors(); // waits for the device
+        ms.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                .count());
+    }
+    return {sfbench::median(ms), tiles};
 }
 
 bool parse(int argc, char** argv, Options& o) {
@@ -167,6 +194,11 @@ int main(int argc, char** argv) {
                 ", \"rate_hz\": " + std::to_string(rate) +
                 ", \"events_per_s\": " + std::to_string(events) + "}";
     }
-    std::printf("%s]}\n", json.c_str());
+    const auto [pruneMs, tiles] = pruneCost(o, prefs);
+    std::printf("pruning a tenth of the %llu tiles (b=16 random): %.3f ms a call (median of 5)\n",
+                static_cast<unsigned long long>(tiles), pruneMs);
+    json += "], \"prune_ms\": " + std::to_string(pruneMs) +
+            ", \"prune_tiles\": " + std::to_string(tiles / 10);
+    std::printf("%s}\n", json.c_str());
     return 0;
 }

@@ -9,6 +9,8 @@
 //          --reg X --reg-target N (hidden spike-count regulariser, LifParams::regStrength)
 //          --rec dense|sparse|block_sparse --rec-density D --block-size B
 //          --layout random|watts_strogatz|balanced --rewire P (shd: the recurrent connection)
+//          --prune-every N --prune-fraction F (block_sparse: prune and regrow its tiles every N
+//          training batches, BlockPruning)
 // Prints one line per epoch and a last JSON line with the results. host_fraction is the share of
 // the training epochs' wall time spent outside device work, 1 − Δbusy / Δwall
 // (Simulation::deviceBusySeconds; "n/a" and null where the backend does not measure busy time).
@@ -95,6 +97,9 @@ ConnectionParams recurrent(const Args& a, double tauS) {
         else if (layout != "random")
             throw std::runtime_error("unknown layout " + layout);
         p.blocks = b;
+        if (a.num("prune-every", 0) > 0)
+            p.pruning = BlockPruning{uint32_t(a.num("prune-every", 0)),
+                                     a.num("prune-fraction", 0.1), 0};
     } else if (kind != "dense") {
         throw std::runtime_error("unknown --rec " + kind);
     }

@@ -158,11 +158,17 @@ public:
     const std::optional<ToeplitzConnectivityInit>& toeplitz() const { return m_toeplitz; }
     const ConvGeometry& convGeometry() const { return m_convGeometry; }
     // BlockSparse groups: the block layout and (after Model::finalise) its shape: block-rows
-    // ceil(pre / b), block-columns ceil(post / b), tiles per block-row.
+    // ceil(pre / b), block-columns ceil(post / b), tiles per block-row (of a layout the host
+    // builds, Mask or BarabasiAlbert: the most any block-row holds), tiles in all, and a
+    // host-built layout's tiles as (block-row, block-column), sorted.
     const std::optional<BlockSparseInit>& blockSparse() const { return m_blockSparse; }
     unsigned numBlockRows() const;
     unsigned numBlockCols() const;
     unsigned blocksPerRow() const { return m_blocksPerRow; }
+    uint64_t numTiles() const { return m_numTiles; }
+    const std::vector<std::pair<uint32_t, uint32_t>>& hostBuiltTiles() const {
+        return m_hostBuiltTiles;
+    }
 
     // Dendritic delay: addToPostDelay(x, d) needs a ring of maxDendriticDelaySteps slots.
     void setMaxDendriticDelaySteps(unsigned steps) { m_maxDendriticDelaySteps = steps; }
@@ -217,6 +223,8 @@ private:
     std::optional<ToeplitzConnectivityInit> m_toeplitz;
     std::optional<BlockSparseInit> m_blockSparse;
     unsigned m_blocksPerRow = 0;
+    uint64_t m_numTiles = 0;
+    std::vector<std::pair<uint32_t, uint32_t>> m_hostBuiltTiles;
     ConvGeometry m_convGeometry;
     unsigned m_maxDendriticDelaySteps = 1;
     SpanType m_spanType = SpanType::Auto;
@@ -319,7 +327,7 @@ private:
     NeuronGroup* findNeuronGroup(const std::string& name) const;
     void finaliseCustomUpdates(); // custom_update.cpp
     void markSpikeTimeReaders();
-    static void checkBlockSparse(SynapseGroup& sg);
+    void checkBlockSparse(SynapseGroup& sg);
     std::string m_name;
     double m_dt = 0.1; // [ms]
     Precision m_precision = Precision::Float;

@@ -171,9 +171,15 @@ struct SparseConnectivityInit {
 //                 columns permuted, the offsets a random m-subset). Needs as many block-rows as
 //                 block-columns (source and target of equal size, e.g. a recurrent layer).
 //  Mask:          the tiles the user gives, `blocks` as (block-row, block-column) pairs, any
-//                 number per block-row (density is not used): rows hold as many tile slots as
-//                 the fullest one, the rest padding.
-enum class BlockLayout { Random, WattsStrogatz, Balanced, Mask };
+//                 number per block-row (density is not used), stored as block-CSR.
+//  BarabasiAlbert: preferential attachment at block level (Barabasi & Albert 1999), a
+//                 scale-free block graph: block-nodes 0..m a clique, then each further one
+//                 joined to `attachments` (m) distinct earlier ones drawn with probability
+//                 proportional to their degree; every edge {i, j} is the tiles (i, j) and (j, i)
+//                 (no diagonal). Needs as many block-rows as block-columns; built by the host
+//                 from the model's seed (density is not used; about 2m / block-columns) and
+//                 stored as block-CSR, so hubs cost only their own tiles.
+enum class BlockLayout { Random, WattsStrogatz, Balanced, Mask, BarabasiAlbert };
 struct BlockSparseInit {
     unsigned blockSize = 16; // b: 8, 16 or 32
     BlockLayout layout = BlockLayout::Random;
@@ -185,6 +191,7 @@ struct BlockSparseInit {
     // norm and grows as many at free block-columns of the same block-rows, on the device; the
     // kernels for it are generated only for groups that name a variable here.
     std::string prunedBy = "";
+    unsigned attachments = 0; // BarabasiAlbert: m, >= 1 and below the block-rows
 };
 
 // A convolution as connectivity (GeNN's TOEPLITZ): images are stored row by row with the channel

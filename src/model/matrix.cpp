@@ -64,8 +64,7 @@ size_t SynapseGroup::synapseVarElements() const {
     case MatrixType::Procedural:
         return 0;
     case MatrixType::BlockSparse: // whole tiles, edge tiles included
-        return size_t(numBlockRows()) * m_blocksPerRow * m_blockSparse->blockSize *
-               m_blockSparse->blockSize;
+        return size_t(m_numTiles) * m_blockSparse->blockSize * m_blockSparse->blockSize;
     }
     throw InternalError("unknown matrix type");
 }

@@ -3,6 +3,7 @@
 #include "snippet/suggest.hpp"
 
 #include "model/analysis.hpp"
+#include "model/block_layouts.hpp"
 #include "model/contexts.hpp"
 #include "model/names.hpp"
 #include "model/validate.hpp"
@@ -404,16 +405,42 @@ void Model::checkBlockSparse(SynapseGroup& sg) {
     case BlockLayout::Random:
     case BlockLayout::WattsStrogatz:
         if (!b.blocks.empty()) throw ModelError(at + "blocks are given for the Mask layout only");
+        sg.m_hostBuiltTiles.clear();
         sg.m_blocksPerRow =
             std::clamp(static_cast<unsigned>(std::lround(b.density * cols)), 1u, cols);
         break;
     case BlockLayout::Mask:
         sg.m_blocksPerRow = checkBlockMask(b.blocks, sg.numBlockRows(), cols, at);
+        sg.m_hostBuiltTiles = b.blocks;
+        std::sort(sg.m_hostBuiltTiles.begin(), sg.m_hostBuiltTiles.end());
+        break;
+    case BlockLayout::BarabasiAlbert:
+        if (!b.blocks.empty()) throw ModelError(at + "blocks are given for the Mask layout only");
+        if (sg.numBlockRows() != cols)
+            throw ModelError(at + "a BarabasiAlbert layout needs as many block-rows as " +
+                             "block-columns (got " + std::to_string(sg.numBlockRows()) + " and " +
+                             std::to_string(cols) + ": sources and targets of equal size)");
+        if (b.attachments == 0 || b.attachments >= cols)
+            throw ModelError(at + "a BarabasiAlbert layout needs attachments (m) in [1, " +
+                             std::to_string(cols) + ") (got " + std::to_string(b.attachments) +
+                             ")");
+        sg.m_hostBuiltTiles =
+            model_detail::barabasiAlbertTiles(cols, b.attachments, m_seed, sg.name());
+        sg.m_blocksPerRow = 0;
+        for (size_t k = 0, run = 0; k < sg.m_hostBuiltTiles.size(); k++) {
+            run = k > 0 && sg.m_hostBuiltTiles[k - 1].first == sg.m_hostBuiltTiles[k].first
+                      ? run + 1
+                      : 1;
+            sg.m_blocksPerRow = std::max(sg.m_blocksPerRow, static_cast<unsigned>(run));
+        }
         break;
     }
+    if (b.layout != BlockLayout::BarabasiAlbert && b.attachments != 0)
+        throw ModelError(at + "attachments apply to the BarabasiAlbert layout only");
+    sg.m_numTiles = sg.m_hostBuiltTiles.empty() ? uint64_t(sg.numBlockRows()) * sg.m_blocksPerRow
+                                                : sg.m_hostBuiltTiles.size();
     // Postsynaptic learning walks a target's column as tiles x b iterations (32-bit).
-    if (!sg.wu().model.postSpikeSynCode.empty() &&
-        uint64_t(sg.numBlockRows()) * sg.m_blocksPerRow * b.blockSize > UINT32_MAX)
+    if (!sg.wu().model.postSpikeSynCode.empty() && sg.m_numTiles * b.blockSize > UINT32_MAX)
         throw ModelError(where(sg.name(), "postSpikeSynCode") +
                          "postsynaptic learning on a BlockSparse group of more than 2^32 "
                          "synapse slots is not supported");

@@ -143,8 +143,8 @@ void checkSynapseSizes(const SynapseGroup& sg, unsigned batchSize) {
         break;
     case MatrixType::BlockSparse: { // whole tiles; element indices are 64-bit
         const std::uint64_t b = sg.blockSparse()->blockSize;
-        std::uint64_t tiles = 0, n = 0;
-        if (!mul(sg.numBlockRows(), sg.blocksPerRow(), tiles) || !mul(tiles, b * b, n))
+        std::uint64_t n = 0;
+        if (!mul(sg.numTiles(), b * b, n))
             throw ModelError(prefix + "tiles x block size squared overflows 64 bits");
         checkBytes(prefix, "synapse variables", n, batchSize);
         break;

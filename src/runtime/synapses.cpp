@@ -308,10 +308,7 @@ void Simulation::pruneBlocks(const std::string& synapseGroup, uint32_t count) {
         throw ModelError("pruneBlocks: synapse group '" + synapseGroup +
                          "' cannot be pruned: only a BlockSparse group that names the variable "
                          "its tiles are scored by (BlockSparseInit::prunedBy) can");
-    const auto& blocks = *sg.blockSparse();
-    const uint64_t tiles = blocks.layout == BlockLayout::Mask
-                               ? blocks.blocks.size()
-                               : uint64_t(sg.numBlockRows()) * sg.blocksPerRow();
+    const uint64_t tiles = sg.numTiles();
     if (count > tiles)
         throw ModelError("pruneBlocks: synapse group '" + synapseGroup + "' holds " +
                          std::to_string(tiles) + " tiles; cannot prune " + std::to_string(count));

@@ -180,10 +180,7 @@ void EventPropCompiler::Impl::pruneDueConnections() {
     for (const auto& c : network.connections()) {
         if (!c.params.pruning) continue;
         const SynapseGroup& sg = model->synapseGroup(c.name);
-        const uint64_t tiles = sg.blockSparse()->layout == BlockLayout::Mask
-                                   ? sg.blockSparse()->blocks.size()
-                                   : uint64_t(sg.numBlockRows()) * sg.blocksPerRow();
-        if (const uint32_t k = tilesToPrune(*c.params.pruning, tiles, trainBatches))
+        if (const uint32_t k = tilesToPrune(*c.params.pruning, sg.numTiles(), trainBatches))
             sim->pruneBlocks(c.name, k);
     }
 }

@@ -38,8 +38,7 @@ BuildStep BlockSparse::pruneRoundReset(Env& env) const {
             ""};
 }
 
-// ForEach over the tiles: tileKey = bits of the tile's sum of squares (padding slots of a given
-// mask: the largest key), tileMoved = stays.
+// ForEach over the tiles: tileKey = bits of the tile's sum of squares, tileMoved = stays.
 std::string BlockSparse::pruneScore(Lowerer& e) const {
     Env& env = e.env;
     const std::string& n = m_sg.name();
@@ -52,24 +51,21 @@ std::string BlockSparse::pruneScore(Lowerer& e) const {
     const unsigned copies = hasBatchDim(found->access) ? e.model.batchSize() : 1u;
     const std::string b = blockSize(env), m = tilesPerRow(env);
     const std::string weights = env.array("score_" + var, ctype, n + "." + var, Use::Read);
-    const std::string key = env.array("tileKey", "uint32_t", n + ".tileKey", Use::Write);
-    std::string s = "const uint32_t sfBr = (uint32_t)(sfI / " + m + "), sfJ = (uint32_t)(sfI % " +
-                    m + ");\n" + env.array("tileMoved", "uint32_t", n + ".tileMoved", Use::Write) +
-                    "[sfI] = " + kStays + ";\n";
-    if (ragged())
-        s += "if (sfJ >= " + rowLen(env) + "[sfBr]) " + key + "[sfI] = 0xFFFFFFFFu;\nelse ";
-    return s + "{\n" + ctype + " sfSum = (" + ctype +
-           ")0;\nconst uint32_t sfPost0 = " + blockCol(env) + "[sfI] * " + b +
-           ";\nconst uint32_t sfRowsIn = sfNpre - sfBr * " + b + " < " + b + " ? sfNpre - sfBr * " +
-           b + " : " + b + ";\nconst uint32_t sfColsIn = sfNpost - sfPost0 < " + b +
-           " ? sfNpost - sfPost0 : " + b + ";\nfor (uint32_t sfCopy = 0u; sfCopy < " +
-           std::to_string(copies) +
+    const std::string row = ragged() ? tileRow(env) + "[sfI]" : "(uint32_t)(sfI / " + m + ")";
+    return rowSpanOf(env, row, "sfBr", "sfT0", "sfLen") + "const size_t sfJ = sfI - sfT0;\n" +
+           env.array("tileMoved", "uint32_t", n + ".tileMoved", Use::Write) + "[sfI] = " + kStays +
+           ";\n" + ctype + " sfSum = (" + ctype + ")0;\nconst uint32_t sfPost0 = " + blockCol(env) +
+           "[sfI] * " + b + ";\nconst uint32_t sfRowsIn = sfNpre - sfBr * " + b + " < " + b +
+           " ? sfNpre - sfBr * " + b + " : " + b +
+           ";\nconst uint32_t sfColsIn = sfNpost - sfPost0 < " + b + " ? sfNpost - sfPost0 : " + b +
+           ";\nfor (uint32_t sfCopy = 0u; sfCopy < " + std::to_string(copies) +
            "u; sfCopy++)\nfor (uint32_t sfR = 0u; sfR < sfRowsIn; sfR++) {\nconst " +
            globalPointer(ctype) + " sfW = " + weights + " + (size_t)sfCopy * " +
-           env.number("numSynInit", "uint64_t", double(synapseCount())) + " + (((size_t)sfBr * " +
-           b + " + sfR) * " + m + " + sfJ) * " + b +
+           env.number("numSynInit", "uint64_t", double(synapseCount())) + " + (sfT0 * " + b +
+           " + (size_t)sfR * sfLen + sfJ) * " + b +
            ";\nfor (uint32_t sfC = 0u; sfC < sfColsIn; sfC++) sfSum += sfW[sfC] * sfW[sfC];\n}\n" +
-           key + "[sfI] = " + hookName(Hook::FloatBits) + "(sfSum);\n}\n";
+           env.array("tileKey", "uint32_t", n + ".tileKey", Use::Write) +
+           "[sfI] = " + hookName(Hook::FloatBits) + "(sfSum);\n";
 }
 
 // Serial: the pruneCount smallest keys marked (tileMoved = their old column). sfPrefix is built
@@ -77,14 +73,9 @@ std::string BlockSparse::pruneScore(Lowerer& e) const {
 // many of the tiles holding exactly that key are taken, the lowest-numbered ones.
 std::string BlockSparse::pruneSelect(Env& env) const {
     const std::string& n = m_sg.name();
-    const std::string m = tilesPerRow(env);
     const std::string key = env.array("tileKey", "uint32_t", n + ".tileKey", Use::Read);
     const std::string moved = env.array("tileMoved", "uint32_t", n + ".tileMoved", Use::Write);
-    const std::string tiles =
-        "(uint64_t)" + env.number("numBlockRows", "uint32_t", m_rows) + " * " + m;
-    const std::string isTile =
-        ragged() ? " && sfT % " + m + " < " + rowLen(env) + "[sfT / " + m + "]" : std::string();
-    return "const uint64_t sfTiles = " + tiles + ";\nconst uint32_t sfWant = " +
+    return "const uint64_t sfTiles = " + tileCount(env) + ";\nconst uint32_t sfWant = " +
            env.array("pruneCount", "uint32_t", n + ".pruneCount", Use::Read) +
            "[0];\nif (sfWant > 0u) {\nuint32_t sfPrefix = 0u, sfMask = 0u, sfNeed = sfWant;\n"
            "for (uint32_t sfShift = 32u; sfShift > 0u;) {\nsfShift -= 8u;\nuint32_t sfHist[256];\n"
@@ -95,24 +86,23 @@ std::string BlockSparse::pruneSelect(Env& env) const {
            "uint32_t sfD = 0u;\nwhile (sfD < 255u && sfHist[sfD] < sfNeed) {\nsfNeed -= "
            "sfHist[sfD];\nsfD++;\n}\nsfPrefix |= sfD << sfShift;\nsfMask |= 255u << sfShift;\n}\n"
            "for (uint64_t sfT = 0u; sfT < sfTiles; sfT++) {\nconst uint32_t sfKey = " +
-           key + "[sfT];\nif ((sfKey < sfPrefix || (sfKey == sfPrefix && sfNeed > 0u))" + isTile +
-           ") {\nif (sfKey == sfPrefix) sfNeed--;\n" + moved + "[sfT] = " + blockCol(env) +
-           "[sfT];\n}\n}\n}\n" +
+           key +
+           "[sfT];\nif (sfKey < sfPrefix || (sfKey == sfPrefix && sfNeed > 0u)) {\nif (sfKey == "
+           "sfPrefix) sfNeed--;\n" +
+           moved + "[sfT] = " + blockCol(env) + "[sfT];\n}\n}\n}\n" +
            env.array("pruneRound", "uint32_t", n + ".pruneRound", Use::ReadWrite) + "[0] += 1u;\n";
 }
 
 // ForEach over the block-rows: each marked tile of the row moves to a free block-column.
 std::string BlockSparse::pruneRegrow(Env& env) const {
     const std::string& n = m_sg.name();
-    const std::string m = tilesPerRow(env);
     const std::string cols = env.number("numBlockCols", "uint32_t", m_cols);
     const std::string moved = env.array("tileMoved", "uint32_t", n + ".tileMoved", Use::Read);
     const std::string round = env.array("pruneRound", "uint32_t", n + ".pruneRound", Use::Read);
-    return "const uint32_t sfBr = (uint32_t)sfI;\n" + globalPointer("uint32_t") +
-           " sfBsTiles = " + blockCol(env, Use::ReadWrite) + " + (size_t)sfBr * " + m +
-           ";\nconst " + globalPointer("uint32_t") + " sfOld = " + moved + " + (size_t)sfBr * " +
-           m + ";\nconst uint32_t sfLen = " + (ragged() ? rowLen(env) + "[sfBr]" : m) +
-           ";\nuint32_t sfMovedHere = 0u;\nfor (uint32_t sfJ = 0u; sfJ < sfLen; sfJ++) "
+    return rowSpanOf(env, "(uint32_t)sfI", "sfBr", "sfT0", "sfLen") + globalPointer("uint32_t") +
+           " sfBsTiles = " + blockCol(env, Use::ReadWrite) + " + sfT0;\nconst " +
+           globalPointer("uint32_t") + " sfOld = " + moved +
+           " + sfT0;\nuint32_t sfMovedHere = 0u;\nfor (uint32_t sfJ = 0u; sfJ < sfLen; sfJ++) "
            "sfMovedHere += sfOld[sfJ] != " +
            kStays + " ? 1u : 0u;\nif (sfMovedHere > 0u && sfLen < " + cols + ") {\n" +
            hookName(Hook::RngState) + " sfRng; " + hookName(Hook::RngInit) + "(&sfRng, seed, " +
@@ -133,8 +123,7 @@ std::optional<Connectivity::PruneProgram> BlockSparse::pruning(Lowerer& e) const
     if (!prunable()) return std::nullopt;
     Env& env = e.env;
     using Step = BuildStep;
-    const std::string tiles =
-        "(uint64_t)" + env.number("numBlockRows", "uint32_t", m_rows) + " * " + tilesPerRow(env);
+    const std::string tiles = tileCount(env);
     PruneProgram p;
     p.steps = {{Step::Kind::ForEach, Step::Extent::RowSlots, tiles, pruneScore(e), "", ""},
                {Step::Kind::Serial, Step::Extent::One, "1u", pruneSelect(env), "", ""},
@@ -146,7 +135,7 @@ std::optional<Connectivity::PruneProgram> BlockSparse::pruning(Lowerer& e) const
             p.steps.push_back(std::move(s));
     const std::string& n = m_sg.name();
     p.movedOnly = "{\n" + pairOf(env, "i") + "if (id_pre >= " + numPre(env) +
-                  " || id_post >= " + numPost(env) + padding(env) + " || " +
+                  " || id_post >= " + numPost(env) + " || " +
                   env.array("tileMoved", "uint32_t", n + ".tileMoved", Use::Read) +
                   "[sfBsTile] == " + kStays + ") continue;\n}\n";
     p.round = env.array("pruneRound", "uint32_t", n + ".pruneRound", Use::Read) + "[0]";

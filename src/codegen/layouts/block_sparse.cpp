@@ -65,7 +65,7 @@ std::string feistelPermute(const std::string& x, uint64_t n, const std::string& 
 // Block-row sfI's tiles, drawn from its own stream (the same on every backend), ascending.
 std::vector<BuildStep> BlockSparse::build(Lowerer& e) const {
     Env& env = e.env;
-    // A given mask's tiles come from the host (hostBuiltArrays, uploaded before this runs).
+    // A host-built layout's tiles come from the host (hostBuiltArrays, uploaded before this runs).
     if (ragged()) {
         std::vector<BuildStep> steps =
             needsColumnIndex() ? columnIndexBuild(env) : std::vector<BuildStep>{};
@@ -84,7 +84,8 @@ std::vector<BuildStep> BlockSparse::build(Lowerer& e) const {
         env.number("streamBlocks", "uint32_t", streamId(n, "blockLayout")) + ", sfBr, 0u, 0u);\n";
     switch (m_sg.blockSparse()->layout) {
     case BlockLayout::Mask:
-        throw InternalError("synapse group '" + n + "': a Mask layout is built on the host");
+    case BlockLayout::BarabasiAlbert:
+        throw InternalError("synapse group '" + n + "': its layout is built on the host");
     case BlockLayout::Random:
         body += distinctColumns(m_m, m_cols, m, cols);
         break;
@@ -150,14 +151,9 @@ std::vector<BuildStep> BlockSparse::columnIndexBuild(Env& env) const {
     const std::string start = columnStart(env, Use::ReadWrite),
                       tiles = columnTiles(env, Use::ReadWrite),
                       cols = env.number("numBlockCols", "uint32_t", m_cols);
-    const std::string count =
-        "(uint64_t)" + env.number("numBlockRows", "uint32_t", m_rows) + " * " + tilesPerRow(env);
-    // Each tile, in a given mask's rows only those within the row's length.
-    const std::string m = tilesPerRow(env);
+    const std::string count = tileCount(env);
     const std::string tile =
-        (ragged() ? "if (sfI % " + m + " < " + rowLen(env) + "[sfI / " + m + "]) {\n"
-                  : std::string("{\n")) +
-        "const uint32_t sfC = " + blockCol(env, Use::ReadWrite) + "[sfI];\n";
+        "{\nconst uint32_t sfC = " + blockCol(env, Use::ReadWrite) + "[sfI];\n";
     const std::string add = hookName(Hook::AtomicAddU32);
     return {{Step::Kind::ForEach, Step::Extent::PostPlusOne, "(uint64_t)" + cols + " + 1u",
              start + "[sfI] = 0u;\n", "", ""},

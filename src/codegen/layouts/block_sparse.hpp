@@ -1,15 +1,17 @@
 #pragma once
 // BlockSparse connectivity: the pre x post matrix cut into b x b blocks, of which each block-row
 // holds `blocksPerRow` dense tiles at distinct block-columns, drawn at initialisation (blockCol,
-// [block-row][tile], ascending). Per-synapse variables hold each block-row as a dense panel of b
-// rows by m * b columns (its tiles side by side): element ((br * b + r) * m + j) * b + c is row
-// r, column c of tile j of block-row br, i.e. the synapse from source br * b + r onto target
-// blockCol[br * m + j] * b + c. So a spike's row is m * b contiguous weights (storing tile after
-// tile instead made it m pieces of b weights b * b apart: event-driven delivery ran 4x slower),
-// and a tile is b runs of b weights m * b apart (a GEMM's leading dimension). Elements past a
-// group's end (rows or columns of an edge tile beyond the last neuron) are padding: no synapse.
-// A spike of source i adds row i mod b of each of its block-row's tiles to b consecutive
-// targets.
+// [block-row][tile], ascending); a layout the host builds (Mask, BarabasiAlbert) is block-CSR
+// instead: rows of their own lengths, blockRowStart[br] the first tile of block-row br, and
+// block-row br's panel at element blockRowStart[br] x b^2 (below, m is then the row's length).
+// Per-synapse variables hold each block-row as a dense panel of b rows by m * b columns (its tiles
+// side by side): element ((br * b + r) * m + j) * b + c is row r, column c of tile j of block-row
+// br, i.e. the synapse from source br * b + r onto target blockCol[br * m + j] * b + c. So a
+// spike's row is m * b contiguous weights (storing tile after tile instead made it m pieces of b
+// weights b * b apart: event-driven delivery ran 4x slower), and a tile is b runs of b weights m *
+// b apart (a GEMM's leading dimension). Elements past a group's end (rows or columns of an edge
+// tile beyond the last neuron) are padding: no synapse. A spike of source i adds row i mod b of
+// each of its block-row's tiles to b consecutive targets.
 //
 // The class is shared by block_sparse.cpp (storage, delivery, the layouts' builds) and
 // block_prune.cpp (pruning and regrowth).
@@ -27,18 +29,21 @@ class BlockSparse final : public Connectivity {
 public:
     explicit BlockSparse(const SynapseGroup& sg)
         : m_sg(sg), m_b(sg.blockSparse()->blockSize), m_m(sg.blocksPerRow()),
-          m_rows(sg.numBlockRows()), m_cols(sg.numBlockCols()) {}
+          m_rows(sg.numBlockRows()), m_cols(sg.numBlockCols()), m_tiles(sg.numTiles()) {}
     size_t synapseCount() const override { return m_sg.synapseVarElements(); }
     std::vector<ConnectivityArray> arrays() const override {
-        std::vector<ConnectivityArray> a = {{"blockCol", "uint32_t", {m_rows, m_m}}};
-        if (ragged()) a.push_back({"blockRowLen", "uint32_t", {m_rows}});
+        std::vector<ConnectivityArray> a = {{"blockCol", "uint32_t", {m_tiles}}};
+        if (ragged()) { // block-CSR: each block-row's first tile, and each tile's block-row
+            a.push_back({"blockRowStart", "uint32_t", {size_t(m_rows) + 1}});
+            a.push_back({"tileRow", "uint32_t", {m_tiles}});
+        }
         if (needsColumnIndex()) { // the transposed block index: tiles by block-column
             a.push_back({"blockColStart", "uint32_t", {size_t(m_cols) + 1}});
-            a.push_back({"blockColTiles", "uint32_t", {m_rows, m_m}});
+            a.push_back({"blockColTiles", "uint32_t", {m_tiles}});
         }
         if (prunable()) { // block_prune.cpp
-            a.push_back({"tileKey", "uint32_t", {m_rows, m_m}});
-            a.push_back({"tileMoved", "uint32_t", {m_rows, m_m}});
+            a.push_back({"tileKey", "uint32_t", {m_tiles}});
+            a.push_back({"tileMoved", "uint32_t", {m_tiles}});
             a.push_back({"pruneCount", "uint32_t", {1}});
             a.push_back({"pruneRound", "uint32_t", {1}});
         }
@@ -51,22 +56,19 @@ public:
     SynapseLoop rowLoop(Lowerer& e) const override {
         Env& env = e.env;
         const std::string b = blockSize(env), m = tilesPerRow(env);
+        const std::string iterations = env.number("blockRowSlots", "uint32_t", double(m_m) * m_b);
+        if (ragged()) return raggedRowLoop(env, iterations);
         std::string setup = "const uint32_t sfBr = id_pre / " + b + ", sfBrow = id_pre % " + b +
                             ";\nconst " + globalPointer("uint32_t") +
                             " sfBsTiles = " + blockCol(env) + " + (size_t)sfBr * " + m + ";\n";
-        // A given mask's rows hold rowLen tiles each, then padding slots.
-        if (ragged()) setup += "const uint32_t sfBsLen = " + rowLen(env) + "[sfBr];\n";
         const std::string body = "const uint32_t sfTj = sfK / " + b + ", sfTc = sfK % " + b +
                                  ";\nconst uint32_t id_post = sfBsTiles[sfTj] * " + b +
                                  " + sfTc;\nif (id_post >= sfNpost) continue;\n"
                                  "const size_t sfSyn = (((size_t)sfBr * " +
                                  b + " + sfBrow) * " + m + " + sfTj) * " + b + " + sfTc;\n";
-        const std::string iterations = env.number("blockRowSlots", "uint32_t", double(m_m) * m_b);
-        SynapseLoop loop{setup,     "0u",      ragged() ? "sfBsLen * " + b : iterations,
-                         body,      "id_post", false,
-                         iterations};
+        SynapseLoop loop{setup, "0u", iterations, body, "id_post", false, iterations};
         // Each tile's row is a run of b consecutive targets (fewer in the last block-column).
-        loop.runs = ragged() ? "sfBsLen" : m;
+        loop.runs = m;
         loop.runSetup = "const uint32_t sfRunPost = sfBsTiles[sfR] * " + b +
                         ";\nconst size_t sfRunSyn = (((size_t)sfBr * " + b + " + sfBrow) * " + m +
                         " + sfR) * " + b + ";\nconst uint32_t sfRunLen = sfNpost - sfRunPost < " +
@@ -88,11 +90,19 @@ public:
         const std::string setup = "const uint32_t sfBc = id_post / " + b + ", sfBcol = id_post % " +
                                   b + ";\nconst " + globalPointer("uint32_t") +
                                   " sfBsColTiles = " + columnTiles(env, Use::Read) + ";\n";
-        const std::string body =
-            "const uint32_t sfTile = sfBsColTiles[sfK / " + b + "];\nconst uint32_t sfTr = sfK % " +
-            b + ";\nconst uint32_t id_pre = sfTile / " + m + " * " + b +
-            " + sfTr;\nif (id_pre >= sfNpre) continue;\nconst size_t sfSyn = (((size_t)(sfTile / " +
-            m + ") * " + b + " + sfTr) * " + m + " + sfTile % " + m + ") * " + b + " + sfBcol;\n";
+        std::string body = "const uint32_t sfTile = sfBsColTiles[sfK / " + b +
+                           "];\nconst uint32_t sfTr = sfK % " + b + ";\n";
+        if (ragged())
+            body += rowSpanOf(env, tileRow(env) + "[sfTile]", "sfTBr", "sfT0", "sfTLen") +
+                    "const uint32_t id_pre = sfTBr * " + b +
+                    " + sfTr;\nif (id_pre >= sfNpre) continue;\nconst size_t sfSyn = ((sfT0 * " +
+                    b + " + (size_t)sfTr * sfTLen + (sfTile - sfT0)) * " + b + ") + sfBcol;\n";
+        else
+            body += "const uint32_t id_pre = sfTile / " + m + " * " + b +
+                    " + sfTr;\nif (id_pre >= sfNpre) continue;\nconst size_t sfSyn = "
+                    "(((size_t)(sfTile / " +
+                    m + ") * " + b + " + sfTr) * " + m + " + sfTile % " + m + ") * " + b +
+                    " + sfBcol;\n";
         return {setup,
                 start + "[sfBc] * " + b,
                 start + "[sfBc + 1u] * " + b,
@@ -101,56 +111,52 @@ public:
                 false,
                 env.number("blockColumnBound", "uint32_t", double(m_rows) * m_b)};
     }
-    // Element `id` as (id_pre, id_post): column c = id % b, tile j = id / b % m, row
-    // r = id / (b m) % b, block-row id / (b m b).
+    // Element `id` as (id_pre, id_post) (pairOf); the edge tiles' rows and columns past the
+    // groups' ends are skipped.
     std::string decode(Env& env) const override {
         return pairOf(env, "id") + "if (id_pre >= " + numPre(env) +
-               " || id_post >= " + numPost(env) + padding(env) + ") continue;\n";
+               " || id_post >= " + numPost(env) + ") continue;\n";
     }
     std::string paddingSkip(Env& env) const override {
         return "{\n" + pairOf(env, "i") + "if (id_pre >= " + numPre(env) +
-               " || id_post >= " + numPost(env) + padding(env) + ") continue;\n}\n";
+               " || id_post >= " + numPost(env) + ") continue;\n}\n";
     }
-    // A given mask's padding slots (their tiles past the row's length), a condition after ||.
-    std::string padding(Env& env) const {
-        if (!ragged()) return "";
-        const std::string m = tilesPerRow(env);
-        return " || sfBsTile % " + m + " >= " + rowLen(env) + "[sfBsTile / " + m + "]";
-    }
-    // The tiles the user gave (Mask): block-columns ascending per block-row, the rest padding.
+    // A host-built layout (Mask, BarabasiAlbert) as block-CSR: each block-row's first tile
+    // (blockRowStart, block-rows + 1 of them), the tiles' block-columns (ascending per row) and
+    // each tile's block-row.
     std::vector<std::pair<std::string, std::vector<uint64_t>>> hostBuiltArrays() const override {
         if (!ragged()) return {};
-        std::vector<uint64_t> cols(size_t(m_rows) * m_m, 0), lengths(m_rows, 0);
-        std::vector<std::vector<uint32_t>> byRow(m_rows);
-        for (const auto& [r, c] : m_sg.blockSparse()->blocks)
-            byRow.at(r).push_back(c); // checked by finalise
-        for (size_t r = 0; r < m_rows; r++) {
-            std::sort(byRow[r].begin(), byRow[r].end());
-            lengths[r] = byRow[r].size();
-            for (size_t j = 0; j < byRow[r].size(); j++)
-                cols[r * m_m + j] = byRow[r][j];
+        std::vector<uint64_t> starts(size_t(m_rows) + 1, 0), cols, rows;
+        for (const auto& [r, c] : m_sg.hostBuiltTiles()) { // sorted by finalise
+            starts.at(size_t(r) + 1)++;
+            cols.push_back(c);
+            rows.push_back(r);
         }
-        return {{"blockCol", std::move(cols)}, {"blockRowLen", std::move(lengths)}};
+        for (size_t r = 0; r < m_rows; r++)
+            starts[r + 1] += starts[r];
+        return {{"blockRowStart", std::move(starts)},
+                {"blockCol", std::move(cols)},
+                {"tileRow", std::move(rows)}};
     }
     bool needsColumnIndex() const override { return !m_sg.wu().model.postSpikeSynCode.empty(); }
     std::vector<BuildStep> build(Lowerer& e) const override;
     std::optional<PruneProgram> pruning(Lowerer& e) const override; // block_prune.cpp
 
     std::vector<std::string> codecArrays() const override {
-        return ragged() ? std::vector<std::string>{"blockCol", "blockRowLen"}
+        return ragged() ? std::vector<std::string>{"blockCol", "blockRowStart"}
                         : std::vector<std::string>{"blockCol"};
     }
     // Every tile holds (its rows within the source group) x (its columns within the target
     // group) synapses: counted without listing them.
     uint64_t countSynapses(const HostArrayReader& read) const override {
         const std::vector<uint64_t> cols = checkedBlockColumns(read);
-        const std::vector<uint64_t> lengths = rowLengths(read);
+        const std::vector<uint64_t> starts = rowStarts(read);
         const uint64_t numPre = m_sg.source().size(), numPost = m_sg.target().size();
         uint64_t total = 0;
         for (uint64_t br = 0; br < m_rows; br++) {
             uint64_t width = 0;
-            for (uint64_t j = 0; j < lengths[br]; j++)
-                width += std::min<uint64_t>(m_b, numPost - cols[br * m_m + j] * m_b);
+            for (uint64_t t = starts[br]; t < starts[br + 1]; t++)
+                width += std::min<uint64_t>(m_b, numPost - cols[t] * m_b);
             total += std::min<uint64_t>(m_b, numPre - br * m_b) * width;
         }
         return total;
@@ -161,20 +167,22 @@ public:
                          "layout, so they cannot be given as a list (set their values with "
                          "setSynapseValues or setSynapseMatrix)");
     }
-    // Source by source, each row in the device's order: tile by tile, column by column.
+    // Source by source, each row in the device's order: tile by tile, column by column. Block-row
+    // br's panel starts at element start(br) x b^2 and is b rows of len(br) x b elements.
     std::vector<SynapseEntry> synapseEntries(const HostArrayReader& read) const override {
         const std::vector<uint64_t> cols = checkedBlockColumns(read);
-        const std::vector<uint64_t> lengths = rowLengths(read);
+        const std::vector<uint64_t> starts = rowStarts(read);
         const size_t numPre = m_sg.source().size(), numPost = m_sg.target().size();
         std::vector<SynapseEntry> out;
         for (size_t pre = 0; pre < numPre; pre++) {
             const size_t br = pre / m_b, r = pre % m_b;
-            for (size_t j = 0; j < lengths[br]; j++) {
-                const uint64_t col = cols[br * m_m + j];
+            const size_t t0 = starts[br], len = starts[br + 1] - t0;
+            for (size_t j = 0; j < len; j++) {
+                const uint64_t col = cols[t0 + j];
                 for (size_t c = 0; c < m_b; c++) {
                     const size_t post = col * m_b + c;
                     if (post >= numPost) break;
-                    out.push_back({pre * numPost + post, ((br * m_b + r) * m_m + j) * m_b + c});
+                    out.push_back({pre * numPost + post, ((t0 * m_b + r * len + j) * m_b) + c});
                 }
             }
         }
@@ -182,46 +190,107 @@ public:
     }
 
 private:
-    bool ragged() const { return m_sg.blockSparse()->layout == BlockLayout::Mask; }
+    // Block-CSR (rows of their own lengths) for the layouts the host builds.
+    bool ragged() const { return !m_sg.hostBuiltTiles().empty(); }
     bool prunable() const { return !m_sg.blockSparse()->prunedBy.empty(); }
     // block_prune.cpp: the round counter zeroed at initialisation, and the pruning's steps.
     BuildStep pruneRoundReset(Env& env) const;
     std::string pruneScore(Lowerer& e) const;
     std::string pruneSelect(Env& env) const;
     std::string pruneRegrow(Env& env) const;
-    std::string rowLen(Env& env) const {
-        return env.array("blockRowLen", "uint32_t", m_sg.name() + ".blockRowLen", Use::Read);
+    // A block-CSR spike row: the block-row's tiles from blockRowStart, elements at
+    // (t0 x b + r x len + j) x b + c.
+    SynapseLoop raggedRowLoop(Env& env, const std::string& bound) const {
+        const std::string b = blockSize(env);
+        const std::string setup = "const uint32_t sfBrow = id_pre % " + b + ";\n" +
+                                  rowSpanOf(env, "id_pre / " + b, "sfBr", "sfT0", "sfBsLen") +
+                                  "const " + globalPointer("uint32_t") +
+                                  " sfBsTiles = " + blockCol(env) + " + sfT0;\n";
+        const std::string panel = "(sfT0 * " + b + " + (size_t)sfBrow * sfBsLen";
+        const std::string body = "const uint32_t sfTj = sfK / " + b + ", sfTc = sfK % " + b +
+                                 ";\nconst uint32_t id_post = sfBsTiles[sfTj] * " + b +
+                                 " + sfTc;\nif (id_post >= sfNpost) continue;\n"
+                                 "const size_t sfSyn = (" +
+                                 panel + " + sfTj) * " + b + ") + sfTc;\n";
+        SynapseLoop loop{setup, "0u", "sfBsLen * " + b, body, "id_post", false, bound};
+        loop.runs = "sfBsLen";
+        loop.runSetup = "const uint32_t sfRunPost = sfBsTiles[sfR] * " + b +
+                        ";\nconst size_t sfRunSyn = (" + panel + " + sfR) * " + b +
+                        ");\nconst uint32_t sfRunLen = sfNpost - sfRunPost < " + b +
+                        " ? sfNpost - sfRunPost : " + b + ";\n";
+        loop.runLength = m_b;
+        loop.prefetch = rowSpanOf(env, "sfNextPre / " + b, "sfPfBr", "sfPfT0", "sfPfN") +
+                        "const size_t sfPfRow = (sfPfT0 * " + b + " + (size_t)(sfNextPre % " + b +
+                        ") * sfPfN) * " + b + ";\nconst uint32_t sfPfLen = sfPfN * " + b + ";\n" +
+                        hookName(Hook::Prefetch) + "(" + blockCol(env) + " + sfPfT0);\n";
+        return loop;
     }
-    // Tiles per block-row read back (a Mask's), or m for every row; each checked.
-    std::vector<uint64_t> rowLengths(const HostArrayReader& read) const {
-        if (!ragged()) return std::vector<uint64_t>(m_rows, m_m);
-        std::vector<uint64_t> lengths = read("blockRowLen");
-        if (lengths.size() != m_rows)
-            throw InternalError("synapse group '" + m_sg.name() +
-                                "': " + std::to_string(lengths.size()) + " block-row lengths");
-        for (size_t r = 0; r < lengths.size(); r++)
-            if (lengths[r] > m_m)
-                throw ModelError("synapse group '" + m_sg.name() + "': block-row " +
-                                 std::to_string(r) + " holds " + std::to_string(lengths[r]) +
-                                 " tiles, more than its " + std::to_string(m_m) + " slots");
-        return lengths;
+    // Statements defining block-row `br` (uint32_t, from the expression), its first tile `t0`
+    // (size_t) and its tile count `len` (uint32_t).
+    std::string rowSpanOf(Env& env, const std::string& row, const std::string& br,
+                          const std::string& t0, const std::string& len) const {
+        if (!ragged()) {
+            const std::string m = tilesPerRow(env);
+            return "const uint32_t " + br + " = " + row + ";\nconst size_t " + t0 + " = (size_t)" +
+                   br + " * " + m + ";\nconst uint32_t " + len + " = " + m + ";\n";
+        }
+        const std::string start = rowStart(env);
+        return "const uint32_t " + br + " = " + row + ";\nconst size_t " + t0 + " = " + start +
+               "[" + br + "];\nconst uint32_t " + len + " = " + start + "[" + br +
+               " + 1u] - (uint32_t)" + t0 + ";\n";
+    }
+    std::string rowStart(Env& env) const {
+        return env.array("blockRowStart", "uint32_t", m_sg.name() + ".blockRowStart", Use::Read);
+    }
+    std::string tileRow(Env& env) const {
+        return env.array("tileRow", "uint32_t", m_sg.name() + ".tileRow", Use::Read);
+    }
+    std::string tileCount(Env& env) const {
+        return env.number("numTiles", "uint64_t", double(m_tiles));
+    }
+    // Each block-row's first tile read back (block-CSR), or r x m; checked.
+    std::vector<uint64_t> rowStarts(const HostArrayReader& read) const {
+        std::vector<uint64_t> starts(size_t(m_rows) + 1);
+        if (!ragged()) {
+            for (size_t r = 0; r <= m_rows; r++)
+                starts[r] = r * m_m;
+            return starts;
+        }
+        starts = read("blockRowStart");
+        if (starts.size() != size_t(m_rows) + 1 || starts[0] != 0 || starts.back() != m_tiles ||
+            !std::is_sorted(starts.begin(), starts.end()))
+            throw InternalError("synapse group '" + m_sg.name() + "': a block-row index of " +
+                                std::to_string(starts.size()) + " entries is not block-CSR");
+        return starts;
     }
     // The block index read back, every entry checked to name a block-column.
     std::vector<uint64_t> checkedBlockColumns(const HostArrayReader& read) const {
         std::vector<uint64_t> cols = read("blockCol");
-        if (cols.size() != size_t(m_rows) * m_m)
+        if (cols.size() != m_tiles)
             throw InternalError("synapse group '" + m_sg.name() + "': block index of " +
                                 std::to_string(cols.size()) + " entries");
         for (size_t k = 0; k < cols.size(); k++)
             if (cols[k] >= m_cols)
-                throw ModelError("synapse group '" + m_sg.name() + "': block-row " +
-                                 std::to_string(k / m_m) + " names block-column " +
-                                 std::to_string(cols[k]) + " of " + std::to_string(m_cols));
+                throw ModelError("synapse group '" + m_sg.name() + "': tile " + std::to_string(k) +
+                                 " names block-column " + std::to_string(cols[k]) + " of " +
+                                 std::to_string(m_cols));
         return cols;
     }
-    // Statements defining id_pre and id_post of element `e` (a size_t expression).
+    // Statements defining sfBsTile (the tile, size_t), id_pre and id_post of element `e` (a
+    // size_t expression). Fixed rows: column c = e % b, tile j = e / b % m, row r = e / (b m) %
+    // b, block-row e / (b m b). Block-CSR: e / b^2 lies in its block-row's tiles, so tileRow
+    // gives the row in O(1); the panel's offset then gives r, j and c.
     std::string pairOf(Env& env, const std::string& e) const {
         const std::string b = blockSize(env), m = tilesPerRow(env);
+        if (ragged())
+            return rowSpanOf(env, tileRow(env) + "[" + e + " / ((size_t)" + b + " * " + b + ")]",
+                             "sfPBr", "sfPT0", "sfPLen") +
+                   "const size_t sfPOff = " + e + " - sfPT0 * " + b + " * " + b +
+                   ";\nconst size_t sfBsTile = sfPT0 + sfPOff % ((size_t)sfPLen * " + b + ") / " +
+                   b + ";\nconst uint32_t id_pre = sfPBr * " + b +
+                   " + (uint32_t)(sfPOff / ((size_t)sfPLen * " + b +
+                   "));\nconst uint32_t id_post = " + blockCol(env) + "[sfBsTile] * " + b +
+                   " + (uint32_t)(sfPOff % " + b + ");\n";
         return "const size_t sfBsTile = (" + e + " / ((size_t)" + b + " * " + m + " * " + b +
                ")) * " + m + " + " + e + " / " + b + " % " + m +
                ";\nconst uint32_t id_pre = (uint32_t)(" + e + " / ((size_t)" + b + " * " + m +
@@ -250,6 +319,7 @@ private:
 
     const SynapseGroup& m_sg;
     unsigned m_b, m_m, m_rows, m_cols;
+    uint64_t m_tiles; // all tiles: block-rows x m, or a host-built layout's count
 };
 
 } // namespace spikeforge::codegen::block_sparse

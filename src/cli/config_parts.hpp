@@ -55,6 +55,7 @@ BlockSparseInit readBlockSparse(const Reader& r, const toml::node& node, const s
 // The names of a block layout's keys in a table (config_values.cpp, readBlockKeys).
 struct BlockKeys {
     std::string layout, blockSize, density, rewire, blocks; // blocks empty: no mask key
+    std::string attachments = "attachments";                // barabasi_albert's m
 };
 BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::string& where,
                               const BlockKeys& keys, const BlockSparseInit* defaults);

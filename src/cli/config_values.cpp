@@ -179,7 +179,8 @@ BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::
             {"random", BlockLayout::Random},
             {"watts_strogatz", BlockLayout::WattsStrogatz},
             {"balanced", BlockLayout::Balanced},
-            {"mask", BlockLayout::Mask}};
+            {"mask", BlockLayout::Mask},
+            {"barabasi_albert", BlockLayout::BarabasiAlbert}};
         const auto found = std::find_if(kLayouts.begin(), kLayouts.end(),
                                         [&](const auto& l) { return l.first == layout; });
         if (found == kLayouts.end()) {
@@ -198,6 +199,17 @@ BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::
                            " is not one of 8, 16, 32");
     }
     const bool mask = out.layout == BlockLayout::Mask;
+    const bool scaleFree = out.layout == BlockLayout::BarabasiAlbert;
+    if (const toml::node* n = t.get(keys.attachments)) {
+        if (!scaleFree)
+            r.fail(*n, at(keys.attachments) + ": applies to layout \"barabasi_albert\" only");
+        out.attachments = static_cast<unsigned>(r.count(*n, at(keys.attachments), 1, UINT32_MAX));
+    } else if (scaleFree) {
+        r.require(t, keys.attachments, where); // an error naming the missing key
+    }
+    if (const toml::node* n = scaleFree ? t.get(keys.density) : nullptr)
+        r.fail(*n, at(keys.density) + ": not used by layout \"barabasi_albert\" (attachments " +
+                       "set its density)");
     if (mask && keys.blocks.empty())
         r.fail(*t.get(keys.layout), at(keys.layout) + ": layout \"mask\" is not available here");
     if (mask) { // the tiles are given: no density
@@ -207,7 +219,7 @@ BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::
     } else if (const toml::node* n = keys.blocks.empty() ? nullptr : t.get(keys.blocks)) {
         r.fail(*n, at(keys.blocks) + ": applies to layout \"mask\" only");
     }
-    if (const toml::node* n = mask ? nullptr : node(keys.density)) {
+    if (const toml::node* n = mask || scaleFree ? nullptr : node(keys.density)) {
         out.density = r.number(*n, at(keys.density));
         if (!(out.density > 0.0 && out.density <= 1.0))
             r.fail(*n, at(keys.density) + ": must be in (0, 1]");
@@ -226,7 +238,7 @@ BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::
 // except for a mask, rewire only for watts_strogatz, blocks only (and required) for a mask.
 BlockSparseInit readBlockSparse(const Reader& r, const toml::node& node, const std::string& where) {
     const toml::table& t = r.table(node, where);
-    r.checkKeys(t, where, {"layout", "block_size", "density", "rewire", "blocks"});
+    r.checkKeys(t, where, {"layout", "block_size", "density", "rewire", "blocks", "attachments"});
     return readBlockKeys(r, t, where, {"layout", "block_size", "density", "rewire", "blocks"},
                          nullptr);
 }

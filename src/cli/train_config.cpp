@@ -250,7 +250,7 @@ void readPopulation(const Reader& r, const toml::table& t, Network& net) {
 std::optional<BlockSparseInit> readBlocks(const Reader& r, const toml::table& t, const Table& c) {
     const toml::node* kind = c.get("connectivity");
     if (!kind) {
-        for (const char* key : {"block_size", "block_density", "layout", "rewire"})
+        for (const char* key : {"block_size", "block_density", "layout", "rewire", "attachments"})
             if (const toml::node* n = c.get(key))
                 r.fail(*n, c.at(key) + ": applies to connectivity = \"block_sparse\" only");
         return std::nullopt;
@@ -292,8 +292,8 @@ void readConnection(const Reader& r, const toml::table& t, Network& net) {
     const Table c{r, t, "connection '" + name + "'"};
     r.checkKeys(t, c.where,
                 {"name", "source", "target", "weight_mean", "weight_sd", "tau_syn", "probability",
-                 "connectivity", "block_size", "block_density", "layout", "rewire", "prune_every",
-                 "prune_fraction", "prune_until"});
+                 "connectivity", "block_size", "block_density", "layout", "rewire", "attachments",
+                 "prune_every", "prune_fraction", "prune_until"});
     const std::string source = r.identifier(c.require("source"), c.at("source"));
     const std::string target = r.identifier(c.require("target"), c.at("target"));
     ConnectionParams params;

@@ -642,6 +642,13 @@ TEST(ConfigBlockSparse, BlockLayoutBuildsItsShape) {
     EXPECT_EQ(given->blocks, (std::vector<std::pair<uint32_t, uint32_t>>{{0, 2}, {4, 0}, {0, 1}}));
     mask.model->finalise();
     EXPECT_EQ(mask.model->synapseGroup("Conv").blocksPerRow(), 2u); // block-row 0 holds two
+    EXPECT_EQ(mask.model->synapseGroup("Conv").numTiles(), 3u);
+    Config scaleFree =
+        load(replaced(blockConfig, "layout = \"random\", block_size = 16, density = 0.5",
+                      "layout = \"barabasi_albert\", block_size = 16, attachments = 2"));
+    const auto& ba = scaleFree.model->synapseGroup("Conv").blockSparse();
+    EXPECT_EQ(ba->layout, BlockLayout::BarabasiAlbert);
+    EXPECT_EQ(ba->attachments, 2u);
 }
 
 TEST(ConfigBlockSparse, BadLayoutsAreErrorsAtTheirPosition) {
@@ -676,6 +683,17 @@ TEST(ConfigBlockSparse, BadLayoutsAreErrorsAtTheirPosition) {
     expectError(replaced(blockConfig, maskKeys,
                          "layout = \"random\", block_size = 16, density = 0.5, blocks = [[0, 1]]"),
                 "[[0, 1]]", {"blocks", "layout \"mask\" only"});
+    expectError(replaced(blockConfig, maskKeys, "layout = \"barabasi_albert\", block_size = 16"),
+                "{ layout", {"missing", "attachments"});
+    expectError(replaced(blockConfig, maskKeys,
+                         "layout = \"barabasi_albert\", block_size = 16, attachments = -3"),
+                "-3", {"attachments"});
+    expectError(replaced(blockConfig, maskKeys,
+                         "layout = \"barabasi_albert\", block_size = 16, attachments = 2, "
+                         "density = 0.5"),
+                "0.5", {"density", "not used by layout \"barabasi_albert\""});
+    expectError(replaced(blockConfig, "density = 0.5", "density = 0.5, attachments = 417"), "417",
+                {"attachments", "layout \"barabasi_albert\" only"});
     expectError(replaced(blockConfig, "matrix = \"block_sparse\"", "matrix = \"block_sparce\""),
                 "\"block_sparce\"", {"unknown matrix type 'block_sparce'", "block_sparse"});
 }

@@ -328,6 +328,7 @@ private:
     void finaliseCustomUpdates(); // custom_update.cpp
     void markSpikeTimeReaders();
     void checkBlockSparse(SynapseGroup& sg);
+    const SynapseGroup* transposedSource(const SynapseGroup& sg, const std::string& at) const;
     std::string m_name;
     double m_dt = 0.1; // [ms]
     Precision m_precision = Precision::Float;

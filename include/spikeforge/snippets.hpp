@@ -179,7 +179,12 @@ struct SparseConnectivityInit {
 //                 (no diagonal). Needs as many block-rows as block-columns; built by the host
 //                 from the model's seed (density is not used; about 2m / block-columns) and
 //                 stored as block-CSR, so hubs cost only their own tiles.
-enum class BlockLayout { Random, WattsStrogatz, Balanced, Mask, BarabasiAlbert };
+//  Transposed:    the transpose of the BlockSparse group named `transposeOf` (added before this
+//                 one, with this group's target as its source and this group's source as its
+//                 target, the same block size): tile (r, c) here for each of its tiles (c, r),
+//                 built on the backend from its index, stored as block-CSR. A custom update may
+//                 transpose a variable of that group into this one (VarReference's transpose).
+enum class BlockLayout { Random, WattsStrogatz, Balanced, Mask, BarabasiAlbert, Transposed };
 struct BlockSparseInit {
     unsigned blockSize = 16; // b: 8, 16 or 32
     BlockLayout layout = BlockLayout::Random;
@@ -191,7 +196,8 @@ struct BlockSparseInit {
     // norm and grows as many at free block-columns of the same block-rows, on the device; the
     // kernels for it are generated only for groups that name a variable here.
     std::string prunedBy = "";
-    unsigned attachments = 0; // BarabasiAlbert: m, >= 1 and below the block-rows
+    unsigned attachments = 0;     // BarabasiAlbert: m, >= 1 and below the block-rows
+    std::string transposeOf = ""; // Transposed: the group this one is the transpose of
 };
 
 // A convolution as connectivity (GeNN's TOEPLITZ): images are stored row by row with the channel

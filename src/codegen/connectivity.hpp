@@ -46,8 +46,13 @@ public:
     // id_post) in a synapse-shaped variable, and the element of its mirror (id_post, id_pre) in
     // a variable of the transposed group; expressions of id_pre and id_post, "" where the
     // layout cannot be transposed.
+    // `target` is the group transposed into (its arrays may be named); elementOf may be "" where
+    // transposedElementOf is not (a backend then stores the transposed values element by
+    // element instead of by tiles).
     virtual std::string elementOf(Env&) const { return ""; }
-    virtual std::string transposedElementOf(Env&) const { return ""; }
+    virtual std::string transposedElementOf(Env&, const SynapseGroup& /*target*/) const {
+        return "";
+    }
     // Statements skipping (`continue`) padding element `i` of a synapse variable; "" if none.
     virtual std::string paddingSkip(Env& env) const = 0;
     // Whether postsynaptic learning needs a column index built at initialisation.
@@ -55,6 +60,8 @@ public:
     // Building the connectivity at initialisation (InitBody::setup's names in scope); no steps
     // when it is implicit.
     virtual std::vector<BuildStep> build(Lowerer& e) const = 0;
+    // Whether build() reads the layout of an earlier group (InitBody::readsEarlierGroups).
+    virtual bool buildReadsEarlierGroups() const { return false; }
     // Block pruning and regrowth (a BlockSparse group naming BlockSparseInit::prunedBy, run by
     // Simulation::pruneBlocks): the steps that score the tiles, choose the weakest, move each to
     // a free place and rebuild what the layout derives from its index; statements that skip

@@ -61,7 +61,7 @@ std::string flags(const CustomUpdateBody& b) {
     return s;
 }
 std::string flags(const InitBody& b) {
-    std::string s;
+    std::string s = b.readsEarlierGroups ? "after," : "";
     for (const auto& step : b.build)
         s += "b" + std::to_string(static_cast<int>(step.kind)) +
              std::to_string(static_cast<int>(step.extent));

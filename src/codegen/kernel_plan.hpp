@@ -251,6 +251,10 @@ struct InitBody {
     std::string setup; // statements once per call
     std::vector<BuildStep> build;
     std::vector<VarInitLoop> vars;
+    // The build reads another group's layout (a Transposed block layout reads the index of the
+    // group it mirrors, an earlier one): a backend must finish the earlier groups' initialisation
+    // first (the SIMT generator starts a new run of launches here).
+    bool readsEarlierGroups = false;
 
     std::vector<std::string*> fragments() {
         std::vector<std::string*> f = {&setup};

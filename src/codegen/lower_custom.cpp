@@ -23,6 +23,7 @@ struct Slot {
     std::string array;     // placeholder of the array pointer
     std::string transpose; // placeholder of the transpose target's array, or ""
     bool transposeBatched = false;
+    std::string transposeGroup; // the synapse group transposed into
 };
 
 std::string index(const refs::Resolved& t, const std::string& batch) {
@@ -37,11 +38,11 @@ std::vector<Slot> slots(Lowerer& e, const CustomUpdate& cu, const std::string& p
     const Precision p = e.model.precision();
     for (const auto& v : cu.model().vars)
         out.push_back({v.name, resolveType(v.type, p), v.access,
-                       refs::ownVar(cu, v, e.model.batchSize()), "", "", false});
+                       refs::ownVar(cu, v, e.model.batchSize()), "", "", false, ""});
     for (const auto& r : cu.model().varRefs)
         out.push_back({r.name, resolveType(r.type, p), r.access,
                        refs::resolve(e.model, cu.varRefs().at(r.name), cu.name(), r.name), "", "",
-                       false});
+                       false, ""});
     for (auto& s : out) {
         // A reduction starts from 0 and stores its result; other slots are loaded, and stored
         // back when ReadWrite.
@@ -55,6 +56,7 @@ std::vector<Slot> slots(Lowerer& e, const CustomUpdate& cu, const std::string& p
                 e.model, {ref->second.transposeGroup, ref->second.transposeVar}, cu.name(), s.name);
             s.transpose = e.env.array(prefix + "t_" + s.name, s.type, t.array, Use::Write);
             s.transposeBatched = t.batchDim && cu.isBatched();
+            s.transposeGroup = ref->second.transposeGroup;
         }
     }
     return out;
@@ -86,7 +88,8 @@ std::vector<Transpose> transposes(Lowerer& e, const CustomUpdate& cu, const std:
     for (const auto& s : ss) {
         if (s.transpose.empty()) continue;
         const SynapseGroup& sg = *cu.synapseGroup();
-        const std::string mirror = connectivityOf(sg)->transposedElementOf(e.env);
+        const SynapseGroup& target = e.model.synapseGroup(s.transposeGroup);
+        const std::string mirror = connectivityOf(sg)->transposedElementOf(e.env, target);
         if (mirror.empty())
             throw InternalError("custom update '" + cu.name() + "' transposes synapse group '" +
                                 sg.name() + "', whose layout has no transpose");

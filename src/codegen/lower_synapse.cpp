@@ -265,6 +265,7 @@ LoweredGroup lowerSynapseInit(const Model& m, const SynapseGroup& sg) {
               "const uint32_t num_pre = sfNpre, num_post = sfNpost; (void)num_pre; "
               "(void)num_post;\n";
     b.build = conn->build(e);
+    b.readsEarlierGroups = conn->buildReadsEarlierGroups();
     const auto& wu = sg.wu().model;
     const std::string nSyn = e.env.number("numSynInit", "uint64_t", synapseCount(sg));
     const std::string skip = conn->paddingSkip(e.env);

@@ -145,11 +145,17 @@ void checkTransposes(const Model& m, const CustomUpdate& cu, const std::vector<N
         if (!dst)
             throw ModelError(where(cu) + name + "no synapse group '" + ref.transposeGroup +
                              "' to transpose into");
-        if (!matrixTraits(src.matrixType()).transposable ||
-            !matrixTraits(dst->matrixType()).transposable)
+        // A BlockSparse group transposes into the group whose layout is its transpose.
+        const bool blocks = src.blockSparse() && dst->blockSparse() &&
+                            dst->blockSparse()->layout == BlockLayout::Transposed &&
+                            dst->blockSparse()->transposeOf == src.name();
+        if (!blocks && (!matrixTraits(src.matrixType()).transposable ||
+                        !matrixTraits(dst->matrixType()).transposable))
             throw ModelError(where(cu) + name +
-                             "transposes need Dense connectivity on both "
-                             "sides");
+                             "transposes need Dense connectivity on both sides, or a "
+                             "BlockSparse group and a BlockSparse group with the layout "
+                             "Transposed of it (transposeOf = '" +
+                             src.name() + "')");
         if (dst->source().size() != src.target().size() ||
             dst->target().size() != src.source().size())
             throw ModelError(where(cu) + name + "transpose target '" + ref.transposeGroup +

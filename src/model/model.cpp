@@ -379,6 +379,39 @@ void checkPrunedBy(const SynapseGroup& sg, const std::string& at) {
 
 } // namespace
 
+// The group a Transposed layout mirrors: an earlier BlockSparse group (so its shape is known),
+// not itself Transposed, of the mirrored shape and the same block size, never pruned (its
+// transpose is built once, from its layout at initialisation).
+const SynapseGroup* Model::transposedSource(const SynapseGroup& sg, const std::string& at) const {
+    const BlockSparseInit& b = *sg.blockSparse();
+    const SynapseGroup* of = nullptr;
+    for (const auto& g : m_synapseGroups) {
+        if (g.get() == &sg) break;
+        if (g->name() == b.transposeOf) of = g.get();
+    }
+    if (!of)
+        throw ModelError(at + "transposeOf names '" + b.transposeOf +
+                         "', which is no synapse group added before this one");
+    if (!of->blockSparse() || of->blockSparse()->layout == BlockLayout::Transposed)
+        throw ModelError(at + "transposeOf names '" + of->name() +
+                         "', which is not a BlockSparse group with a layout of its own");
+    if (of->blockSparse()->blockSize != b.blockSize)
+        throw ModelError(at + "block size " + std::to_string(b.blockSize) + " differs from '" +
+                         of->name() + "''s " + std::to_string(of->blockSparse()->blockSize));
+    if (of->source().size() != sg.target().size() || of->target().size() != sg.source().size())
+        throw ModelError(
+            at + "the transpose of '" + of->name() + "' (" + std::to_string(of->source().size()) +
+            " x " + std::to_string(of->target().size()) + ") must be " +
+            std::to_string(of->target().size()) + " x " + std::to_string(of->source().size()) +
+            ", not " + std::to_string(sg.source().size()) + " x " +
+            std::to_string(sg.target().size()));
+    if (!of->blockSparse()->prunedBy.empty())
+        throw ModelError(at + "'" + of->name() +
+                         "' is pruned (prunedBy), so its layout changes; a Transposed layout "
+                         "mirrors a fixed one");
+    return of;
+}
+
 void Model::checkBlockSparse(SynapseGroup& sg) {
     const BlockSparseInit& b = *sg.blockSparse();
     const std::string at = where(sg.name(), "block layout");
@@ -434,17 +467,32 @@ void Model::checkBlockSparse(SynapseGroup& sg) {
             sg.m_blocksPerRow = std::max(sg.m_blocksPerRow, static_cast<unsigned>(run));
         }
         break;
+    case BlockLayout::Transposed: {
+        if (!b.blocks.empty()) throw ModelError(at + "blocks are given for the Mask layout only");
+        sg.m_hostBuiltTiles.clear();
+        const SynapseGroup* of = transposedSource(sg, at);
+        sg.m_blocksPerRow = of->numBlockRows(); // a bound: a block-column of `of` holds at most
+        sg.m_numTiles = of->numTiles();         // every block-row
+        break;
     }
+    }
+    if (b.layout != BlockLayout::Transposed && !b.transposeOf.empty())
+        throw ModelError(at + "transposeOf applies to the Transposed layout only");
     if (b.layout != BlockLayout::BarabasiAlbert && b.attachments != 0)
         throw ModelError(at + "attachments apply to the BarabasiAlbert layout only");
-    sg.m_numTiles = sg.m_hostBuiltTiles.empty() ? uint64_t(sg.numBlockRows()) * sg.m_blocksPerRow
-                                                : sg.m_hostBuiltTiles.size();
+    if (b.layout != BlockLayout::Transposed)
+        sg.m_numTiles = sg.m_hostBuiltTiles.empty()
+                            ? uint64_t(sg.numBlockRows()) * sg.m_blocksPerRow
+                            : sg.m_hostBuiltTiles.size();
     // Postsynaptic learning walks a target's column as tiles x b iterations (32-bit).
     if (!sg.wu().model.postSpikeSynCode.empty() && sg.m_numTiles * b.blockSize > UINT32_MAX)
         throw ModelError(where(sg.name(), "postSpikeSynCode") +
                          "postsynaptic learning on a BlockSparse group of more than 2^32 "
                          "synapse slots is not supported");
     if (!b.prunedBy.empty()) checkPrunedBy(sg, at);
+    if (!b.prunedBy.empty() && b.layout == BlockLayout::Transposed)
+        throw ModelError(at + "a Transposed layout mirrors '" + b.transposeOf +
+                         "' tile for tile and cannot be pruned on its own");
     // Rewiring draws columns until it finds one the row does not hold: with at least half of
     // them free that takes at most two draws on average, near a full row it would take ~cols.
     if (b.layout == BlockLayout::WattsStrogatz && b.rewire > 0.0 && 2ull * sg.m_blocksPerRow > cols)

@@ -119,15 +119,20 @@ void expectPruned(const Snapshot& before, const Snapshot& after, unsigned b, uns
         for (unsigned c : cols)
             moved += removed.count({row, c});
         for (unsigned c : cols)
-            if (!removed.count({row, c}))
+            if (!removed.count({row, c})) {
                 EXPECT_NE(std::find(now.begin(), now.end(), c), now.end()) << "kept column " << c;
+            }
         const bool full = cols.size() == numCols, roomy = numCols - cols.size() >= moved;
         for (unsigned c : now) {
             const bool held = std::find(cols.begin(), cols.end(), c) != cols.end();
             if (held && !removed.count({row, c})) continue;
             // A full row regrows in place; a row with room grows at columns it did not hold.
-            if (full) EXPECT_TRUE(held) << "column " << c;
-            if (roomy) EXPECT_FALSE(held) << "column " << c;
+            if (full) {
+                EXPECT_TRUE(held) << "column " << c;
+            }
+            if (roomy) {
+                EXPECT_FALSE(held) << "column " << c;
+            }
             grown[{row, c}] = true;
         }
         EXPECT_EQ(std::count_if(grown.begin(), grown.end(),
@@ -172,9 +177,10 @@ TEST_P(BlockPruneTest, RemovesTheWeakestTilesAndGrowsAsManyElsewhere) {
             Model m("block_prune");
             m.addNeuronGroup("Src", c.pre, pattern(), {}, {{"k", 0.0}});
             m.addNeuronGroup("Tgt", c.post, sftest::accumulate(), {}, {{"acc", 0.0}});
-            m.addSynapseGroup("Blocks", MatrixType::BlockSparse, 0, "Src", "Tgt",
-                              {holder(), {}, {{"g", init::Uniform(1.0, 2.0)}, {"probe", -1.0}}},
-                              {models::DeltaCurr(), {}, {}}, c.blocks);
+            m.addSynapseGroup(
+                "Blocks", MatrixType::BlockSparse, 0, "Src", "Tgt",
+                {holder(), {}, {{"g", init::Uniform(1.0, 2.0)}, {"probe", -1.0}}, {}, {}},
+                {models::DeltaCurr(), {}, {}}, c.blocks);
             addMomentUpdates(m);
             Simulation sim(m, p);
             const auto pairs = sim.synapses("Blocks");

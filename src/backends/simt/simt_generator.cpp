@@ -263,6 +263,8 @@ void printSteps(Writer& w, const codegen::Plan& plan, Program& p,
 bool shareLaunches(const codegen::KernelBody& a, const codegen::KernelBody& b) {
     if (a.index() != b.index()) return false;
     if (std::holds_alternative<codegen::CustomUpdateBody>(a)) return false;
+    if (const auto* i = std::get_if<codegen::InitBody>(&b); i && i->readsEarlierGroups)
+        return false;
     if (const auto* p = std::get_if<codegen::PropagationBody>(&a))
         return p->presynaptic == std::get<codegen::PropagationBody>(b).presynaptic;
     return true;

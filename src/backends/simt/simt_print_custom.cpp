@@ -38,8 +38,13 @@ size_t largest(const std::vector<size_t>& v) {
     return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
 }
 
+// Without transposes, or with transposes stored element by element (a layout with no
+// (pre, post) -> element formula, CustomUpdateBody::elementId empty: BlockSparse).
 Stage elementwise(const GroupContext& c, const CustomUpdateBody& b) {
-    return {header(b) + "const size_t id = sfLid;\nif (id < sfN) " + element(b, ""),
+    std::string stores;
+    for (const auto& t : b.transposes)
+        stores += t.target + " = " + t.value + ";\n";
+    return {header(b) + "const size_t id = sfLid;\nif (id < sfN) " + element(b, stores),
             c.group.elements, b.batch, 0};
 }
 
@@ -135,7 +140,8 @@ std::vector<Stage> customUpdateStages(const GroupContext& c, const CustomUpdateB
     std::vector<Stage> stages;
     switch (b.kind) {
     case CustomUpdateKind::Elementwise:
-        stages.push_back(b.transposes.empty() ? elementwise(c, b) : transposed(c, b));
+        stages.push_back(b.transposes.empty() || b.elementId.empty() ? elementwise(c, b)
+                                                                     : transposed(c, b));
         break;
     case CustomUpdateKind::BatchReduction:
         switch (batchReductionStrategy(c, b)) {

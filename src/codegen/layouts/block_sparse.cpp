@@ -67,8 +67,10 @@ std::vector<BuildStep> BlockSparse::build(Lowerer& e) const {
     Env& env = e.env;
     // A host-built layout's tiles come from the host (hostBuiltArrays, uploaded before this runs).
     if (ragged()) {
-        std::vector<BuildStep> steps =
-            needsColumnIndex() ? columnIndexBuild(env) : std::vector<BuildStep>{};
+        std::vector<BuildStep> steps = transposed() ? transposeBuild(e) : std::vector<BuildStep>{};
+        if (needsColumnIndex())
+            for (BuildStep& s : columnIndexBuild(env))
+                steps.push_back(std::move(s));
         if (prunable()) steps.push_back(pruneRoundReset(env));
         return steps;
     }
@@ -85,7 +87,8 @@ std::vector<BuildStep> BlockSparse::build(Lowerer& e) const {
     switch (m_sg.blockSparse()->layout) {
     case BlockLayout::Mask:
     case BlockLayout::BarabasiAlbert:
-        throw InternalError("synapse group '" + n + "': its layout is built on the host");
+    case BlockLayout::Transposed:
+        throw InternalError("synapse group '" + n + "': its layout is block-CSR");
     case BlockLayout::Random:
         body += distinctColumns(m_m, m_cols, m, cols);
         break;
@@ -167,6 +170,48 @@ std::vector<BuildStep> BlockSparse::columnIndexBuild(Env& env) const {
              tile + tiles + "[" + add + "(&" + start + "[sfC + 1u], 1u)] = (uint32_t)sfI;\n}\n", "",
              ""},
             {Step::Kind::SortSegments, Step::Extent::Post, "(uint64_t)" + cols, "", tiles, start}};
+}
+
+// A Transposed layout from the index of the group it mirrors (built earlier in the same
+// initialisation): its tiles counted by block-column into blockRowStart (zero, count in
+// blockRowStart[c + 2], inclusive scan), each placed in its column's row here (blockCol first
+// holds the mirrored tile's number, tileRow the row), each row sorted by those numbers (so by the
+// mirrored block-row: the same layout whatever order the fill ran in), then fromTile (mirrored
+// tile -> tile here) written and blockCol given the mirrored block-row.
+std::vector<BuildStep> BlockSparse::transposeBuild(Lowerer& e) const {
+    using Step = BuildStep;
+    Env& env = e.env;
+    const SynapseGroup& of = e.model.synapseGroup(m_sg.blockSparse()->transposeOf);
+    const std::string start =
+        env.array("blockRowStart", "uint32_t", m_sg.name() + ".blockRowStart", Use::ReadWrite);
+    const std::string cols = blockCol(env, Use::ReadWrite);
+    const std::string rows = env.number("numBlockRows", "uint32_t", m_rows);
+    const std::string ofCol =
+        env.array("of_blockCol", "uint32_t", of.name() + ".blockCol", Use::Read);
+    const bool ofRagged = !of.hostBuiltTiles().empty();
+    const std::string ofRow =
+        ofRagged ? env.array("of_tileRow", "uint32_t", of.name() + ".tileRow", Use::Read) + "[sfOf]"
+                 : "sfOf / " + env.number("ofBlocksPerRow", "uint32_t", of.blocksPerRow());
+    const std::string add = hookName(Hook::AtomicAddU32);
+    const std::string tiles = tileCount(env), bounds = "(uint64_t)" + rows + " + 1u";
+    return {{Step::Kind::ForEach, Step::Extent::RowSlots, bounds, start + "[sfI] = 0u;\n", "", ""},
+            {Step::Kind::ForEach, Step::Extent::RowSlots, tiles,
+             "const uint32_t sfC = " + ofCol + "[sfI];\nif (sfC + 2u <= " + rows + ") (void)" +
+                 add + "(&" + start + "[sfC + 2u], 1u);\n",
+             "", ""},
+            {Step::Kind::InclusiveScan, Step::Extent::One, bounds, "", start, ""},
+            {Step::Kind::ForEach, Step::Extent::RowSlots, tiles,
+             "const uint32_t sfC = " + ofCol + "[sfI];\nconst uint32_t sfSlot = " + add + "(&" +
+                 start + "[sfC + 1u], 1u);\n" + cols + "[sfSlot] = (uint32_t)sfI;\n" +
+                 env.array("tileRow", "uint32_t", m_sg.name() + ".tileRow", Use::Write) +
+                 "[sfSlot] = sfC;\n",
+             "", ""},
+            {Step::Kind::SortSegments, Step::Extent::Pre, "(uint64_t)" + rows, "", cols, start},
+            {Step::Kind::ForEach, Step::Extent::RowSlots, tiles,
+             "const uint32_t sfOf = " + cols + "[sfI];\n" +
+                 env.array("fromTile", "uint32_t", m_sg.name() + ".fromTile", Use::Write) +
+                 "[sfOf] = (uint32_t)sfI;\n" + cols + "[sfI] = " + ofRow + ";\n",
+             "", ""}};
 }
 
 } // namespace block_sparse

@@ -37,6 +37,8 @@ public:
             a.push_back({"blockRowStart", "uint32_t", {size_t(m_rows) + 1}});
             a.push_back({"tileRow", "uint32_t", {m_tiles}});
         }
+        if (transposed()) // the tile here of each tile of the mirrored group
+            a.push_back({"fromTile", "uint32_t", {m_tiles}});
         if (needsColumnIndex()) { // the transposed block index: tiles by block-column
             a.push_back({"blockColStart", "uint32_t", {size_t(m_cols) + 1}});
             a.push_back({"blockColTiles", "uint32_t", {m_tiles}});
@@ -125,7 +127,7 @@ public:
     // (blockRowStart, block-rows + 1 of them), the tiles' block-columns (ascending per row) and
     // each tile's block-row.
     std::vector<std::pair<std::string, std::vector<uint64_t>>> hostBuiltArrays() const override {
-        if (!ragged()) return {};
+        if (m_sg.hostBuiltTiles().empty()) return {};
         std::vector<uint64_t> starts(size_t(m_rows) + 1, 0), cols, rows;
         for (const auto& [r, c] : m_sg.hostBuiltTiles()) { // sorted by finalise
             starts.at(size_t(r) + 1)++;
@@ -140,6 +142,21 @@ public:
     }
     bool needsColumnIndex() const override { return !m_sg.wu().model.postSpikeSynCode.empty(); }
     std::vector<BuildStep> build(Lowerer& e) const override;
+    bool buildReadsEarlierGroups() const override { return transposed(); }
+    // The element, in `target` (the Transposed group mirroring this one), of the synapse
+    // (id_post, id_pre) mirroring the one of tile sfBsTile (decode's) here: its tile is
+    // fromTile[sfBsTile] in target's block-row id_post / b, at row id_post % b, column
+    // id_pre % b of it.
+    std::string transposedElementOf(Env& env, const SynapseGroup& target) const override {
+        const std::string b = blockSize(env), n = target.name();
+        const std::string start =
+            env.array("tr_blockRowStart", "uint32_t", n + ".blockRowStart", Use::Read);
+        const std::string from = env.array("tr_fromTile", "uint32_t", n + ".fromTile", Use::Read);
+        const std::string row = "(id_post / " + b + ")";
+        return "(((size_t)" + start + "[" + row + "] * " + b + " + (size_t)(id_post % " + b +
+               ") * (" + start + "[" + row + " + 1u] - " + start + "[" + row + "]) + (" + from +
+               "[sfBsTile] - " + start + "[" + row + "])) * " + b + " + id_pre % " + b + ")";
+    }
     std::optional<PruneProgram> pruning(Lowerer& e) const override; // block_prune.cpp
 
     std::vector<std::string> codecArrays() const override {
@@ -190,8 +207,22 @@ public:
     }
 
 private:
-    // Block-CSR (rows of their own lengths) for the layouts the host builds.
-    bool ragged() const { return !m_sg.hostBuiltTiles().empty(); }
+    // Block-CSR (rows of their own lengths): the layouts the host builds and transposes.
+    bool ragged() const {
+        switch (m_sg.blockSparse()->layout) {
+        case BlockLayout::Random:
+        case BlockLayout::WattsStrogatz:
+        case BlockLayout::Balanced:
+            return false;
+        case BlockLayout::Mask:
+        case BlockLayout::BarabasiAlbert:
+        case BlockLayout::Transposed:
+            return true;
+        }
+        return false;
+    }
+    bool transposed() const { return m_sg.blockSparse()->layout == BlockLayout::Transposed; }
+    std::vector<BuildStep> transposeBuild(Lowerer& e) const; // block_sparse.cpp
     bool prunable() const { return !m_sg.blockSparse()->prunedBy.empty(); }
     // block_prune.cpp: the round counter zeroed at initialisation, and the pruning's steps.
     BuildStep pruneRoundReset(Env& env) const;

@@ -50,7 +50,7 @@ public:
         return "((size_t)id_pre * " + env.number("numPost", "uint32_t", m_sg.target().size()) +
                " + id_post)";
     }
-    std::string transposedElementOf(Env& env) const override {
+    std::string transposedElementOf(Env& env, const SynapseGroup&) const override {
         return "((size_t)id_post * " + env.number("numPre", "uint32_t", m_sg.source().size()) +
                " + id_pre)";
     }

@@ -56,6 +56,7 @@ BlockSparseInit readBlockSparse(const Reader& r, const toml::node& node, const s
 struct BlockKeys {
     std::string layout, blockSize, density, rewire, blocks; // blocks empty: no mask key
     std::string attachments = "attachments";                // barabasi_albert's m
+    std::string transposeOf = "transpose_of";               // transposed's group
 };
 BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::string& where,
                               const BlockKeys& keys, const BlockSparseInit* defaults);

@@ -180,7 +180,8 @@ BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::
             {"watts_strogatz", BlockLayout::WattsStrogatz},
             {"balanced", BlockLayout::Balanced},
             {"mask", BlockLayout::Mask},
-            {"barabasi_albert", BlockLayout::BarabasiAlbert}};
+            {"barabasi_albert", BlockLayout::BarabasiAlbert},
+            {"transposed", BlockLayout::Transposed}};
         const auto found = std::find_if(kLayouts.begin(), kLayouts.end(),
                                         [&](const auto& l) { return l.first == layout; });
         if (found == kLayouts.end()) {
@@ -200,6 +201,19 @@ BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::
     }
     const bool mask = out.layout == BlockLayout::Mask;
     const bool scaleFree = out.layout == BlockLayout::BarabasiAlbert;
+    const bool mirror = out.layout == BlockLayout::Transposed;
+    if (mirror && keys.blocks.empty())
+        r.fail(*t.get(keys.layout),
+               at(keys.layout) + ": layout \"transposed\" is not available here");
+    if (const toml::node* n = t.get(keys.transposeOf)) {
+        if (!mirror) r.fail(*n, at(keys.transposeOf) + ": applies to layout \"transposed\" only");
+        out.transposeOf = r.identifier(*n, at(keys.transposeOf));
+    } else if (mirror) {
+        r.require(t, keys.transposeOf, where); // an error naming the missing key
+    }
+    if (const toml::node* n = mirror ? t.get(keys.density) : nullptr)
+        r.fail(*n, at(keys.density) + ": not used by layout \"transposed\" (its tiles mirror " +
+                       "another projection's)");
     if (const toml::node* n = t.get(keys.attachments)) {
         if (!scaleFree)
             r.fail(*n, at(keys.attachments) + ": applies to layout \"barabasi_albert\" only");
@@ -219,7 +233,7 @@ BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::
     } else if (const toml::node* n = keys.blocks.empty() ? nullptr : t.get(keys.blocks)) {
         r.fail(*n, at(keys.blocks) + ": applies to layout \"mask\" only");
     }
-    if (const toml::node* n = mask || scaleFree ? nullptr : node(keys.density)) {
+    if (const toml::node* n = mask || scaleFree || mirror ? nullptr : node(keys.density)) {
         out.density = r.number(*n, at(keys.density));
         if (!(out.density > 0.0 && out.density <= 1.0))
             r.fail(*n, at(keys.density) + ": must be in (0, 1]");
@@ -238,7 +252,9 @@ BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::
 // except for a mask, rewire only for watts_strogatz, blocks only (and required) for a mask.
 BlockSparseInit readBlockSparse(const Reader& r, const toml::node& node, const std::string& where) {
     const toml::table& t = r.table(node, where);
-    r.checkKeys(t, where, {"layout", "block_size", "density", "rewire", "blocks", "attachments"});
+    r.checkKeys(
+        t, where,
+        {"layout", "block_size", "density", "rewire", "blocks", "attachments", "transpose_of"});
     return readBlockKeys(r, t, where, {"layout", "block_size", "density", "rewire", "blocks"},
                          nullptr);
 }

@@ -649,6 +649,12 @@ TEST(ConfigBlockSparse, BlockLayoutBuildsItsShape) {
     const auto& ba = scaleFree.model->synapseGroup("Conv").blockSparse();
     EXPECT_EQ(ba->layout, BlockLayout::BarabasiAlbert);
     EXPECT_EQ(ba->attachments, 2u);
+    Config mirror =
+        load(replaced(blockConfig, "layout = \"random\", block_size = 16, density = 0.5",
+                      "layout = \"transposed\", block_size = 16, transpose_of = \"Fwd\""));
+    const auto& tr = mirror.model->synapseGroup("Conv").blockSparse();
+    EXPECT_EQ(tr->layout, BlockLayout::Transposed);
+    EXPECT_EQ(tr->transposeOf, "Fwd");
 }
 
 TEST(ConfigBlockSparse, BadLayoutsAreErrorsAtTheirPosition) {
@@ -692,6 +698,14 @@ TEST(ConfigBlockSparse, BadLayoutsAreErrorsAtTheirPosition) {
                          "layout = \"barabasi_albert\", block_size = 16, attachments = 2, "
                          "density = 0.5"),
                 "0.5", {"density", "not used by layout \"barabasi_albert\""});
+    expectError(replaced(blockConfig, maskKeys, "layout = \"transposed\", block_size = 16"),
+                "{ layout", {"missing", "transpose_of"});
+    expectError(replaced(blockConfig, "density = 0.5", "density = 0.5, transpose_of = \"Zq\""),
+                "\"Zq\"", {"transpose_of", "layout \"transposed\" only"});
+    expectError(replaced(blockConfig, maskKeys,
+                         "layout = \"transposed\", block_size = 16, transpose_of = \"Zq\", "
+                         "density = 0.25"),
+                "0.25", {"density", "not used by layout \"transposed\""});
     expectError(replaced(blockConfig, "density = 0.5", "density = 0.5, attachments = 417"), "417",
                 {"attachments", "layout \"barabasi_albert\" only"});
     expectError(replaced(blockConfig, "matrix = \"block_sparse\"", "matrix = \"block_sparce\""),

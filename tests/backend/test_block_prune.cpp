@@ -213,11 +213,7 @@ TEST_P(BlockPruneTest, RemovesTheWeakestTilesAndGrowsAsManyElsewhere) {
 // After pruning, delivery and postsynaptic learning (through the transposed index, built again)
 // are those of a Dense group given the same weights; batch 1 and 3.
 TEST_P(BlockPruneTest, PrunedGroupStillDeliversAndLearnsAsDense) {
-    WeightUpdateModel learn;
-    learn.name = "PostLearning";
-    learn.vars = {{"g", "scalar"}};
-    learn.preSpikeSynCode = "addToPost(g);";
-    learn.postSpikeSynCode = "g += 0.125 * (id_pre % 3) - 0.125 * (id_post % 2);";
+    const WeightUpdateModel learn = sftest::postLearning();
     const unsigned pre = 70, post = 53, b = 8;
     for (unsigned batch : {1u, 3u}) {
         SCOPED_TRACE(testing::Message() << "batch " << batch);
@@ -248,18 +244,8 @@ TEST_P(BlockPruneTest, PrunedGroupStillDeliversAndLearnsAsDense) {
         for (unsigned k = 0; k < batch; k++)
             setMatchingWeights(sim, pairs, pre, post, k, 1.0, {"Blocks"}, {"Dense"});
         sim.run(25);
-        size_t changed = 0;
-        for (unsigned k = 0; k < batch; k++) {
-            const auto blockValues = sim.synapseValues("Blocks", "g", k);
-            const auto dense = sim.synapseMatrix("Dense", "g", k);
-            for (size_t i = 0; i < pairs.size(); i++) {
-                const auto& p = pairs[i];
-                ASSERT_EQ(blockValues[i], dense[size_t(p.pre) * post + p.post])
-                    << "synapse " << p.pre << " -> " << p.post << ", batch " << k;
-                changed += blockValues[i] != weightOf(p.pre, p.post);
-            }
-        }
-        EXPECT_GT(changed, pairs.size() / 2); // the rule ran on most synapses
+        // The rule ran on most synapses.
+        EXPECT_GT(sftest::expectSameWeights(sim, pairs, post, batch), pairs.size() / 2);
     }
 }
 

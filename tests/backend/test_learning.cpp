@@ -146,7 +146,8 @@ TEST_P(LearningTest, TransposeValidation) {
         m.addSynapseGroup("Back", backMatrix, 0, "C", "A", {weights(), {}, {{"g", 0.0}}, {}, {}},
                           {models::DeltaCurr(), {}, {}}, conn);
         VarInitMap inits;
-        for (const auto& v : cu.vars) inits[v.name] = 0.0;
+        for (const auto& v : cu.vars)
+            inits[v.name] = 0.0;
         m.addCustomUpdateWU("T", "Transpose", cu, {}, inits,
                             {{"variable", {"Fwd", "g", "Back", "g"}}});
     };

@@ -102,11 +102,7 @@ TEST(EventPropBlockPruning, YinYangLearnsWhileItsRecurrentTilesArePruned) {
     const auto after = tiles(*c);
     EXPECT_EQ(after.size(), 16u);
     EXPECT_NE(after, before);
-    c->setDataset(test);
-    std::vector<uint32_t> all(test.size());
-    for (uint32_t i = 0; i < all.size(); i++)
-        all[i] = i;
-    const Metrics m = c->evaluate(all);
+    const Metrics m = evaluateAll(*c, test);
     // Chance is 1/3 on three balanced classes.
     EXPECT_GT(m.accuracy(), 0.5) << "train accuracy of the last epoch "
                                  << reports.back().train.accuracy();

@@ -226,11 +226,7 @@ TEST(Fit, YinYangLearnsClearlyAboveChanceInAFewEpochs) {
     FitOptions options = fitOptions(5);
     options.learningRateDecay = 1.0;
     const auto reports = fit(*c, train, nullptr, options);
-    c->setDataset(test);
-    std::vector<uint32_t> all(test.size());
-    for (uint32_t i = 0; i < all.size(); i++)
-        all[i] = i;
-    const Metrics m = c->evaluate(all);
+    const Metrics m = evaluateAll(*c, test);
     // Chance is 1/3 on three balanced classes.
     EXPECT_GT(m.accuracy(), 0.5) << "train accuracy of the last epoch "
                                  << reports.back().train.accuracy();

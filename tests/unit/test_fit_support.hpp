@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 namespace fit_test {
 
@@ -45,6 +46,15 @@ inline std::unique_ptr<EventPropCompiler> yinYangCompiler(uint32_t hidden = 32,
     prefs.threads = 1; // the machine is shared; one thread keeps sums in a fixed order too
     return std::make_unique<EventPropCompiler>(yinYangNetwork(hidden), yinYangOptions(batch),
                                                prefs);
+}
+
+// The metrics of `c` over every example of `data` (which becomes its dataset).
+inline Metrics evaluateAll(EventPropCompiler& c, const EventDataset& data) {
+    c.setDataset(data);
+    std::vector<uint32_t> all(data.size());
+    for (uint32_t i = 0; i < all.size(); i++)
+        all[i] = i;
+    return c.evaluate(all);
 }
 
 // A fresh path under the temporary directory, removed (recursively) when this goes away.

@@ -2,9 +2,9 @@
 // other weight stays bit for bit, each block-row grows as many tiles as it lost at block-columns
 // it did not hold, from the weight's initialiser, with the custom updates' per-synapse state
 // started afresh; the block count never changes; the pruned group still delivers and learns as
-// the Dense group with its weights; the same tiles grow on every backend. Random and Mask
-// layouts (rows of different lengths, an empty and a full one), sizes that are not multiples of
-// b, batch 1 and 3.
+// the Dense group with its weights; the same tiles grow on every backend. Random, Mask (rows of
+// different lengths, an empty and a full one) and Barabási–Albert (in double precision) layouts,
+// sizes that are not multiples of b, batch 1 and 3.
 #include "backend_fixture.hpp"
 #include "block_sparse_support.hpp"
 #include "probe_models.hpp"
@@ -56,6 +56,7 @@ struct Case {
     unsigned pre, post, block;
     BlockSparseInit blocks;
     uint32_t firstPrune, secondPrune;
+    Precision precision = Precision::Float;
 };
 
 // Each block-row's block-columns in slot order (the order the codec lists a row's tiles).
@@ -167,14 +168,20 @@ TEST_P(BlockPruneTest, RemovesTheWeakestTilesAndGrowsAsManyElsewhere) {
     // row, a full one, rows of 1 to 3 tiles.
     mask.blocks = {{0, 0}, {0, 2}, {2, 0}, {2, 1}, {2, 2}, {2, 3}, {2, 4},
                    {3, 4}, {4, 1}, {4, 3}, {5, 0}, {5, 2}, {5, 4}};
-    BlockSparseInit random{8, BlockLayout::Random, 0.375}; // 3 of 8 block-columns a row
-    const Case cases[] = {{"random", 70, 61, 8, random, 6, 9}, {"mask", 45, 37, 8, mask, 5, 3}};
+    BlockSparseInit random{8, BlockLayout::Random, 0.375};     // 3 of 8 block-columns a row
+    BlockSparseInit scaleFree{8, BlockLayout::BarabasiAlbert}; // 9 block-nodes, 2 edges each new
+    scaleFree.attachments = 2;
+    const Case cases[] = {
+        {"random", 70, 61, 8, random, 6, 9},
+        {"mask", 45, 37, 8, mask, 5, 3},
+        {"barabasi_albert, double", 70, 70, 8, scaleFree, 7, 4, Precision::Double}};
     for (Case c : cases) {
         c.blocks.prunedBy = "g";
         SCOPED_TRACE(c.name);
         const unsigned numCols = (c.post + c.block - 1) / c.block;
         auto run = [&](const BackendPreferences& p) {
             Model m("block_prune");
+            m.setPrecision(c.precision);
             m.addNeuronGroup("Src", c.pre, pattern(), {}, {{"k", 0.0}});
             m.addNeuronGroup("Tgt", c.post, sftest::accumulate(), {}, {{"acc", 0.0}});
             m.addSynapseGroup(

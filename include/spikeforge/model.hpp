@@ -169,6 +169,9 @@ public:
     const std::vector<std::pair<uint32_t, uint32_t>>& hostBuiltTiles() const {
         return m_hostBuiltTiles;
     }
+    // BlockSparse groups, after Model::finalise: whether spikes propagate in the matrix form
+    // (BlockSparseInit::propagation, decided from the code, the batch size and the expected rate).
+    bool matrixPropagation() const { return m_matrixPropagation; }
 
     // Dendritic delay: addToPostDelay(x, d) needs a ring of maxDendriticDelaySteps slots.
     void setMaxDendriticDelaySteps(unsigned steps) { m_maxDendriticDelaySteps = steps; }
@@ -225,6 +228,7 @@ private:
     unsigned m_blocksPerRow = 0;
     uint64_t m_numTiles = 0;
     std::vector<std::pair<uint32_t, uint32_t>> m_hostBuiltTiles;
+    bool m_matrixPropagation = false;
     ConvGeometry m_convGeometry;
     unsigned m_maxDendriticDelaySteps = 1;
     SpanType m_spanType = SpanType::Auto;

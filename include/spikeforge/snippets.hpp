@@ -185,6 +185,18 @@ struct SparseConnectivityInit {
 //                 built on the backend from its index, stored as block-CSR. A custom update may
 //                 transpose a variable of that group into this one (VarReference's transpose).
 enum class BlockLayout { Random, WattsStrogatz, Balanced, Mask, BarabasiAlbert, Transposed };
+// How a BlockSparse group propagates spikes (docs/block-sparse.md, "Event-driven and matrix
+// forms"). EventDriven walks each spike's row: work in proportion to the spikes. Matrix walks the
+// tiles once per step, tile by tile, and applies each to every batch element whose sources in the
+// tile's block-row spiked: the product of the batch's 0/1 spike matrix with the block-sparse
+// weights, each tile read once per step however many batch elements use it. It needs synapse code
+// whose only effect is addToPost (no other assignment, addToPre, addToPostDelay or random
+// numbers: then order does not matter) and no axonal delay; the two give the same input, summed
+// in the same order (ascending source). Auto picks Matrix when a tile is expected to serve at
+// least kMatrixTileUses batch elements per step (batch x (1 - (1 - p)^b), p = expectedRate x dt
+// the chance a source spikes in a step) and the code allows it, else EventDriven.
+enum class Propagation { Auto, EventDriven, Matrix };
+inline constexpr double kMatrixTileUses = 2.0;
 struct BlockSparseInit {
     unsigned blockSize = 16; // b: 8, 16 or 32
     BlockLayout layout = BlockLayout::Random;
@@ -198,6 +210,9 @@ struct BlockSparseInit {
     std::string prunedBy = "";
     unsigned attachments = 0;     // BarabasiAlbert: m, >= 1 and below the block-rows
     std::string transposeOf = ""; // Transposed: the group this one is the transpose of
+    Propagation propagation = Propagation::Auto;
+    // For Auto: the mean rate of the sources [Hz]; 0 (unknown) keeps the event-driven form.
+    double expectedRate = 0.0;
 };
 
 // A convolution as connectivity (GeNN's TOEPLITZ): images are stored row by row with the channel

@@ -52,7 +52,9 @@ std::string flags(const PropagationBody& b) {
     return std::string(b.presynaptic ? "pre" : "post") + (b.loop.indexIsTarget ? ",index" : "") +
            (b.loop.setupGeneratesRow ? ",rows" : "") + ",w" + std::to_string(b.writesSpikeSide) +
            std::to_string(b.writesOtherSide) + std::to_string(b.writesShared) + ",span" +
-           std::to_string(static_cast<int>(b.span)) + "x" + std::to_string(b.threadsPerSpike);
+           std::to_string(static_cast<int>(b.span)) + "x" + std::to_string(b.threadsPerSpike) +
+           ",matrix" + std::to_string(b.matrix.blockSize) + ",run" +
+           std::to_string(b.loop.runLength);
 }
 std::string flags(const CustomUpdateBody& b) {
     std::string s = std::to_string(static_cast<int>(b.kind)) + "," + std::to_string(b.batch);

@@ -118,6 +118,28 @@ struct SynapseLoop {
     // work-items hide latency by numbers, leaves it out. The layout gives its own arrays and the
     // row's extent; the lowerer adds the per-synapse variables the code reads.
     std::string prefetch = "";
+    // Elements from one row of a run's tile to the next (block-sparse: the panel's width), for
+    // the matrix form (TileProduct), which walks a tile's rows; an expression valid after setup.
+    std::string runRowStride = "";
+};
+
+// The matrix form of a block-sparse group's spike propagation (BlockSparseInit::propagation):
+// the batch's spikes as a 0/1 matrix X times the block-sparse weights W, y = X W, tile-major.
+// Per block-row br: the b bits of its sources in `sourceWords` of every batch element; if any is
+// set, the row loop's setup with id_pre = br x b (its first source) and for every run sfR (a
+// tile, loop.runs / loop.runSetup), for every batch element with bits (perBatch) and every set
+// bit r (id_pre = br x b + r, below sfNpre): the run's synapses at elements sfRunSyn + r x
+// loop.runRowStride + sfC, perSynapse for each. The tile is read once for the whole batch, and
+// each target still sums its inputs by ascending source. A SIMT backend gathers instead: a
+// work-item per (batch element, target) walks `columns` (the target's synapses, tile by tile
+// down its block-column, rows in order) and runs perSynapse where the source's bit is set.
+// blockSize 0: no matrix form (event-driven).
+struct TileProduct {
+    unsigned blockSize = 0;
+    std::string blockRows;   // block-rows of the source (an expression)
+    std::string sourceWords; // the source's spike words of batch element `batch` this step
+                             // propagates (uint32_t*): bit k of word w is source 32 w + k
+    SynapseLoop columns;     // a target's synapses (the layout's columnLoop)
 };
 
 // Spike propagation (presynaptic: spikes of the source, row loop) or postsynaptic learning
@@ -155,13 +177,41 @@ struct PropagationBody {
     // the backend's rule choose; threadsPerSpike 0 lets it choose the count.
     enum class Span { Auto, Postsynaptic, Presynaptic } span = Span::Auto;
     unsigned threadsPerSpike = 0;
+    TileProduct matrix; // presynaptic only; blockSize 0 unless the group uses the matrix form
 
     std::vector<std::string*> fragments() {
-        return {&setup,       &slot,       &spikeCount, &spikeIds,      &spikeId,
-                &perBatch,    &postInput,  &preOutput,  &delayedInput,  &delayLimit,
-                &delayError,  &loop.setup, &loop.begin, &loop.end,      &loop.perIter,
-                &loop.target, &loop.bound, &loop.runs,  &loop.runSetup, &loop.prefetch,
-                &perSynapse,  &numTargets};
+        auto& c = matrix.columns;
+        return {&setup,
+                &slot,
+                &spikeCount,
+                &spikeIds,
+                &spikeId,
+                &perBatch,
+                &postInput,
+                &preOutput,
+                &delayedInput,
+                &delayLimit,
+                &delayError,
+                &loop.setup,
+                &loop.begin,
+                &loop.end,
+                &loop.perIter,
+                &loop.target,
+                &loop.bound,
+                &loop.runs,
+                &loop.runSetup,
+                &loop.prefetch,
+                &loop.runRowStride,
+                &perSynapse,
+                &numTargets,
+                &matrix.blockRows,
+                &matrix.sourceWords,
+                &c.setup,
+                &c.begin,
+                &c.end,
+                &c.perIter,
+                &c.target,
+                &c.bound};
     }
 };
 

@@ -227,8 +227,20 @@ LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg) {
     }
     spikeSource(e, b, sg.source(), "src", sg.axonalDelaySteps(), "sfNpre");
     b.spikeId = "id_pre";
-    b.loop = connectivityOf(sg)->rowLoop(e);
+    const auto conn = connectivityOf(sg);
+    b.loop = conn->rowLoop(e);
     b.loop.perIter += synapseValues;
+    if (sg.matrixPropagation()) { // model/matrix.cpp chose it: the code only adds to targets
+        const std::string& source = sg.source().name();
+        b.matrix.blockSize = sg.blockSparse()->blockSize;
+        b.matrix.blockRows = e.env.number("blockRows", "uint32_t", sg.numBlockRows());
+        b.matrix.sourceWords =
+            "(" + e.env.array("srcBits", "uint32_t", source + ".spkBits", Use::Read) +
+            " + (size_t)batch * " +
+            e.env.number("srcWords", "uint32_t", bitWords(sg.source().size())) + ")";
+        b.matrix.columns = conn->columnLoop(e.env);
+        b.matrix.columns.perIter += synapseValues;
+    }
     if (!b.loop.prefetch.empty()) b.loop.prefetch += varPrefetch;
     const Writes writes = writesOf(sg, scanned, true);
     setWrites(b, writes);

@@ -4,6 +4,10 @@
 #include "model/validate.hpp"
 #include "spikeforge/model.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
 namespace spikeforge {
 
 MatrixTraits matrixTraits(MatrixType t) {
@@ -115,6 +119,55 @@ void checkLayoutUses(const Model& m, const analysis::Results& results) {
                                  "', but its elements are the kernel weights of Toeplitz group '" +
                                  sg.name() + "', which no single pair owns");
     }
+}
+
+bool usesMatrixPropagation(const Model& m, const SynapseGroup& sg,
+                           const analysis::Results& results) {
+    const BlockSparseInit& b = *sg.blockSparse();
+    const std::string at = "synapse group '" + sg.name() + "', propagation: ";
+    if (!(b.expectedRate >= 0.0 && std::isfinite(b.expectedRate)))
+        throw ModelError(at + "expected rate must be a finite number >= 0 Hz (got " +
+                         std::to_string(b.expectedRate) + ")");
+    // Why the tile-major order cannot replace the spikes' order, or "" when it can.
+    std::string problem;
+    const auto it = results.slots.find({sg.name(), "preSpikeSynCode"});
+    if (sg.wu().model.preSpikeSynCode.empty() || it == results.slots.end())
+        problem = "the weight update has no preSpikeSynCode";
+    else if (sg.axonalDelaySteps() > 0)
+        problem = "an axonal delay (the matrix form reads the spikes of the last step)";
+    else {
+        const snippet::Scanned& code = results.fields[it->second];
+        if (!code.assignedNames.empty())
+            problem = "preSpikeSynCode assigns '" + *code.assignedNames.begin() + "'";
+        else if (code.usesRng)
+            problem = "preSpikeSynCode draws random numbers";
+        else if (code.usesAddToPostDelay || code.calledFunctions.count("addToPostDelay"))
+            problem = "preSpikeSynCode calls addToPostDelay";
+        else if (code.calledFunctions.count("addToPre"))
+            problem = "preSpikeSynCode calls addToPre";
+    }
+    switch (b.propagation) {
+    case Propagation::EventDriven:
+        return false;
+    case Propagation::Matrix:
+        if (!problem.empty())
+            throw ModelError(at + "the matrix form applies tiles in another order than the " +
+                             "spikes arrive, so it needs synapse code whose only effect is " +
+                             "addToPost; this group has " + problem);
+        break;
+    case Propagation::Auto: {
+        if (!problem.empty() || b.expectedRate == 0.0) return false;
+        const double p = std::min(1.0, b.expectedRate * m.dt() / 1000.0);
+        const double uses = m.batchSize() * (1.0 - std::pow(1.0 - p, b.blockSize));
+        if (uses < kMatrixTileUses) return false;
+        break;
+    }
+    }
+    // SIMT backends gather a target's input over its block-column: tiles x b iterations.
+    if (sg.numTiles() * b.blockSize > UINT32_MAX)
+        throw ModelError(at + "the matrix form of a BlockSparse group of more than 2^32 synapse " +
+                         "slots is not supported (use EventDriven)");
+    return true;
 }
 
 } // namespace spikeforge

@@ -48,5 +48,10 @@ ConvGeometry toeplitzGeometry(const std::string& group, const ToeplitzConnectivi
 // single pair); a Procedural group's per-synapse values, evaluated at each spike, are written by
 // no code and referenced by no custom update.
 void checkLayoutUses(const Model& m, const analysis::Results& results);
+// Whether BlockSparse group `sg` propagates in the matrix form (BlockSparseInit::propagation):
+// Matrix where the code cannot run in it is a ModelError saying why; Auto decides by the
+// expected tile uses (matrix.cpp).
+bool usesMatrixPropagation(const Model& m, const SynapseGroup& sg,
+                           const analysis::Results& results);
 
 } // namespace spikeforge

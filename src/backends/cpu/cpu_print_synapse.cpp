@@ -82,20 +82,75 @@ std::string spikeLoops(const codegen::PropagationBody& b, bool partitioned) {
            b.spikeId + " = sfSpk[sfS];\n" + prefetch + l.setup + rowBegin + row + rowEnd + "}\n";
 }
 
-} // namespace
+// The matrix form (codegen::TileProduct): tile-major, each tile applied to every batch element
+// of a chunk of up to 64 whose sources in its block-row spiked. Threads take whole chunks of the
+// batch elements (each owns its elements' inputs), so a batch of one runs on one thread; each
+// target sums its inputs by ascending source, as the event-driven form does.
+void printMatrixPropagation(Writer& w, const codegen::PropagationBody& b) {
+    const auto& l = b.loop;
+    const auto& x = b.matrix;
+    const std::string bs = std::to_string(x.blockSize) + "u";
+    const std::string bits =
+        x.blockSize == 32
+            ? "sfWords[sfFirst >> 5]"
+            : "(sfWords[sfFirst >> 5] >> (sfFirst & 31u)) & ((1u << " + bs + ") - 1u)";
+    const std::string row = "const uint32_t id_post = sfRunPost + sfC;\n"
+                            "const size_t sfSyn = sfRowSyn + sfC;\n" +
+                            b.perSynapse + "}\n";
+    w << b.setup
+      << "const uint32_t sfBlockRows = " + x.blockRows +
+             ";\n"
+             "const uint32_t sfNb = sfB1 - sfB0;\n"
+             "const unsigned sfT = sf_team(sfThreads, (uint64_t)sfNb * sfNpre * "
+             "(uint64_t)(" +
+             l.bound +
+             "), 8192u);\n"
+             "const uint32_t sfChunks = sfT < sfNb ? sfT : sfNb;\n"
+             "#pragma omp parallel for schedule(static) num_threads(sfT) if (sfT > 1u)\n"
+             "for (uint32_t sfCk = 0; sfCk < sfChunks; sfCk++) {\n"
+             "const uint32_t sfCb1 = sfB0 + (uint32_t)((uint64_t)sfNb * (sfCk + 1u) / "
+             "sfChunks);\n"
+             "for (uint32_t sfBb = sfB0 + (uint32_t)((uint64_t)sfNb * sfCk / sfChunks); "
+             "sfBb < sfCb1; sfBb += 64u) {\n"
+             "const uint32_t sfBn = sfCb1 - sfBb < 64u ? sfCb1 - sfBb : 64u;\n"
+             "for (uint32_t sfMBr = 0; sfMBr < sfBlockRows; sfMBr++) {\n"
+             "uint32_t sfAct[64], sfAny = 0u;\n"
+             "const uint32_t sfFirst = sfMBr * " +
+             bs +
+             ";\n"
+             "for (uint32_t sfQ = 0; sfQ < sfBn; sfQ++) {\n"
+             "const uint32_t batch = sfBb + sfQ;\n"
+             "const uint32_t* sfWords = " +
+             x.sourceWords + ";\nsfAct[sfQ] = " + bits +
+             ";\nsfAny |= sfAct[sfQ];\n}\n"
+             "if (sfAny == 0u) continue;\n"
+             "const uint32_t id_pre = sfFirst;\n" +
+             l.setup + "for (uint32_t sfR = 0; sfR < " + l.runs + "; sfR++) {\n" + l.runSetup +
+             "for (uint32_t sfQ = 0; sfQ < sfBn; sfQ++) {\n"
+             "if (sfAct[sfQ] == 0u) continue;\n"
+             "const uint32_t batch = sfBb + sfQ;\n" +
+             b.perBatch +
+             "for (uint32_t sfBits = sfAct[sfQ]; sfBits != 0u; sfBits &= sfBits - 1u) "
+             "{\n"
+             "const uint32_t sfRow = (uint32_t)__builtin_ctz(sfBits);\n"
+             "if (sfFirst + sfRow >= sfNpre) break;\n"
+             "const size_t sfRowSyn = sfRunSyn + (size_t)sfRow * " +
+             l.runRowStride +
+             ";\n"
+             "{\n"
+             "const uint32_t id_pre = sfFirst + sfRow;\n"
+             // A whole tile row (all but the group's last block-column): constant trip
+             // count, whole vectors.
+             "if (sfRunLen == " +
+             bs + ") {\n#pragma omp simd\nfor (uint32_t sfC = 0u; sfC < " + bs + "; sfC++) {\n" +
+             row +
+             "} else {\n"
+             "for (uint32_t sfC = 0u; sfC < sfRunLen; sfC++) {\n" +
+             row + "}\n}\n}\n}\n}\n}\n}\n}\n";
+}
 
-void printPropagation(Writer& w, const codegen::PropagationBody& b) {
-    // Input d steps late (dendritic delay): the ring's element as the plan spells it; each
-    // thread owns its targets, so a plain addition.
-    // Each thread owns the targets it updates: plain additions into the plan's input element.
-    const std::string postHook = codegen::hookName(codegen::Hook::AddToPost);
-    if (!b.postInput.empty()) w << "#define " + postHook + "(x) (" + b.postInput + " += (x))\n";
-    const std::string delayHook = codegen::hookName(codegen::Hook::AddToPostDelay);
-    if (!b.delayedInput.empty())
-        w << "#define " + delayHook +
-                 "(x, d) do { const uint32_t sfD_ = (uint32_t)(d); if (sfD_ >= " + b.delayLimit +
-                 ") " + codegen::hookName(codegen::Hook::ReportError) + "(" + b.delayError +
-                 ", SF_ERROR_DENDRITIC_DELAY); else " + b.delayedInput + " += (x); } while (0)\n";
+// The event-driven form: every spike's row, in queue order.
+void printEventDriven(Writer& w, const codegen::PropagationBody& b) {
     w << b.setup << "const uint32_t sfSlot = " + b.slot + ";\n";
     // The work of this step: its spikes times the synapses of one spike (a bound).
     w << "uint64_t sfSpikes = 0;\n"
@@ -128,6 +183,27 @@ void printPropagation(Writer& w, const codegen::PropagationBody& b) {
     }
     w << " else {\nfor (uint32_t batch = sfB0; batch < sfB1; batch++) {\n"
       << spikeLoops(b, false) << "}\n}\n";
+}
+
+} // namespace
+
+void printPropagation(Writer& w, const codegen::PropagationBody& b) {
+    // Input d steps late (dendritic delay): the ring's element as the plan spells it; each
+    // thread owns its targets, so a plain addition.
+    // Each thread owns the targets it updates: plain additions into the plan's input element.
+    const std::string postHook = codegen::hookName(codegen::Hook::AddToPost);
+    if (!b.postInput.empty()) w << "#define " + postHook + "(x) (" + b.postInput + " += (x))\n";
+    const std::string delayHook = codegen::hookName(codegen::Hook::AddToPostDelay);
+    if (!b.delayedInput.empty())
+        w << "#define " + delayHook +
+                 "(x, d) do { const uint32_t sfD_ = (uint32_t)(d); if (sfD_ >= " + b.delayLimit +
+                 ") " + codegen::hookName(codegen::Hook::ReportError) + "(" + b.delayError +
+                 ", SF_ERROR_DENDRITIC_DELAY); else " + b.delayedInput + " += (x); } while (0)\n";
+    if (b.matrix.blockSize != 0) {
+        printMatrixPropagation(w, b);
+    } else {
+        printEventDriven(w, b);
+    }
     if (!b.postInput.empty()) w << "#undef " + postHook + "\n";
     if (!b.delayedInput.empty()) w << "#undef " + delayHook + "\n";
 }

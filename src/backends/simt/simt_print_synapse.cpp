@@ -97,9 +97,31 @@ std::string serial(const codegen::PropagationBody& b) {
            "; sfK < " + b.loop.end + "; sfK++) {\n" + synapse(b) + "}\n}\n}\n";
 }
 
+// The matrix form (codegen::TileProduct) as a gather: work-item sfLid is target sfLid of batch
+// element `batch` and the only one adding into it; it walks the target's block-column tile by
+// tile, row by row (ascending source, the order of the CPU's forms) and runs the synapse code
+// where the source spiked. Every tile is read by the batch's work-items for it together.
+Stage matrixStage(const GroupContext& c, const codegen::PropagationBody& b) {
+    const auto& col = b.matrix.columns;
+    Stage s;
+    s.dim1 = c.plan.batchSize;
+    for (const auto& e : c.group.synapses)
+        s.items.push_back(e.post);
+    s.body = "// presynaptic update: matrix form, a work-item per target\n" + defineHooks(b, true) +
+             b.setup + b.perBatch +
+             "if (sfLid < (uint64_t)sfNpost) {\nconst uint32_t id_post = (uint32_t)sfLid;\n"
+             "const SF_GLOBAL uint32_t* sfWords = " +
+             b.matrix.sourceWords + ";\n" + col.setup + "for (uint32_t sfK = " + col.begin +
+             "; sfK < " + col.end + "; sfK++) {\ndo {\n" + col.perIter +
+             "if (((sfWords[id_pre >> 5] >> (id_pre & 31u)) & 1u) == 0u) continue;\n" +
+             b.perSynapse + "} while (0);\n}\n}\n" + undefineHooks();
+    return s;
+}
+
 } // namespace
 
 std::vector<Stage> propagationStages(const GroupContext& c, const codegen::PropagationBody& b) {
+    if (b.matrix.blockSize != 0) return {matrixStage(c, b)};
     const SpanChoice span = chooseSpan(c, b);
     Stage s;
     s.dim1 = c.plan.batchSize;

@@ -76,6 +76,7 @@ public:
                         " + sfR) * " + b + ";\nconst uint32_t sfRunLen = sfNpost - sfRunPost < " +
                         b + " ? sfNpost - sfRunPost : " + b + ";\n";
         loop.runLength = m_b;
+        loop.runRowStride = "((size_t)" + m + " * " + b + ")";
         // A source's row is m x b consecutive elements from source x m x b; its tiles' columns.
         loop.prefetch = "const size_t sfPfRow = (size_t)sfNextPre * " + iterations +
                         ";\nconst uint32_t sfPfLen = " + iterations + ";\n" +
@@ -140,7 +141,10 @@ public:
                 {"blockCol", std::move(cols)},
                 {"tileRow", std::move(rows)}};
     }
-    bool needsColumnIndex() const override { return !m_sg.wu().model.postSpikeSynCode.empty(); }
+    // Postsynaptic learning walks a target's column, and so does a SIMT backend's matrix form.
+    bool needsColumnIndex() const override {
+        return !m_sg.wu().model.postSpikeSynCode.empty() || m_sg.matrixPropagation();
+    }
     std::vector<BuildStep> build(Lowerer& e) const override;
     bool buildReadsEarlierGroups() const override { return transposed(); }
     // The element, in `target` (the Transposed group mirroring this one), of the synapse
@@ -250,6 +254,7 @@ private:
                         ");\nconst uint32_t sfRunLen = sfNpost - sfRunPost < " + b +
                         " ? sfNpost - sfRunPost : " + b + ";\n";
         loop.runLength = m_b;
+        loop.runRowStride = "((size_t)sfBsLen * " + b + ")";
         loop.prefetch = rowSpanOf(env, "sfNextPre / " + b, "sfPfBr", "sfPfT0", "sfPfN") +
                         "const size_t sfPfRow = (sfPfT0 * " + b + " + (size_t)(sfNextPre % " + b +
                         ") * sfPfN) * " + b + ";\nconst uint32_t sfPfLen = sfPfN * " + b + ";\n" +

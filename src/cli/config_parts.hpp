@@ -57,6 +57,8 @@ struct BlockKeys {
     std::string layout, blockSize, density, rewire, blocks; // blocks empty: no mask key
     std::string attachments = "attachments";                // barabasi_albert's m
     std::string transposeOf = "transpose_of";               // transposed's group
+    std::string propagation = "propagation";                // "auto" | "event_driven" | "matrix"
+    std::string expectedRate = "expected_rate";             // [Hz], for "auto"
 };
 BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::string& where,
                               const BlockKeys& keys, const BlockSparseInit* defaults);

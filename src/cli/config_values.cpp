@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 
 namespace spikeforge::cli {
 
@@ -163,6 +164,35 @@ readBlockList(const Reader& r, const toml::node& node, const std::string& where)
     return out;
 }
 
+// propagation ("auto", "event_driven", "matrix") and expected_rate (>= 0 Hz) into `out`.
+void readPropagation(const Reader& r, const toml::table& t, const BlockKeys& keys,
+                     BlockSparseInit& out,
+                     const std::function<std::string(const std::string&)>& at) {
+    if (const toml::node* n = t.get(keys.propagation)) {
+        const std::string form = r.string(*n, at(keys.propagation));
+        static const std::vector<std::pair<std::string, Propagation>> kForms = {
+            {"auto", Propagation::Auto},
+            {"event_driven", Propagation::EventDriven},
+            {"matrix", Propagation::Matrix}};
+        const auto found = std::find_if(kForms.begin(), kForms.end(),
+                                        [&](const auto& f) { return f.first == form; });
+        if (found == kForms.end()) {
+            std::vector<std::string> names;
+            for (const auto& f : kForms)
+                names.push_back(f.first);
+            r.fail(*n, at(keys.propagation) + ": unknown propagation '" + form + "'" +
+                           suggestion(form, names));
+        }
+        out.propagation = found->second;
+    }
+    if (const toml::node* n = t.get(keys.expectedRate)) {
+        out.expectedRate = r.number(*n, at(keys.expectedRate));
+        if (!(out.expectedRate >= 0.0)) r.fail(*n, at(keys.expectedRate) + ": must be >= 0 Hz");
+        if (out.propagation != Propagation::Auto)
+            r.fail(*n, at(keys.expectedRate) + ": applies to propagation = \"auto\" only");
+    }
+}
+
 // A block layout's keys in table `t` (named by `keys`; those missing take `defaults` when given,
 // else are required): layout "random" | "watts_strogatz" | "balanced", block size 8 | 16 | 32,
 // density in (0, 1], rewire in [0, 1] (watts_strogatz only). Finalise checks the values again.
@@ -238,6 +268,7 @@ BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::
         if (!(out.density > 0.0 && out.density <= 1.0))
             r.fail(*n, at(keys.density) + ": must be in (0, 1]");
     }
+    readPropagation(r, t, keys, out, at);
     if (const toml::node* n = t.get(keys.rewire)) {
         if (out.layout != BlockLayout::WattsStrogatz)
             r.fail(*n, at(keys.rewire) + ": applies to layout \"watts_strogatz\" only");
@@ -252,9 +283,9 @@ BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::
 // except for a mask, rewire only for watts_strogatz, blocks only (and required) for a mask.
 BlockSparseInit readBlockSparse(const Reader& r, const toml::node& node, const std::string& where) {
     const toml::table& t = r.table(node, where);
-    r.checkKeys(
-        t, where,
-        {"layout", "block_size", "density", "rewire", "blocks", "attachments", "transpose_of"});
+    r.checkKeys(t, where,
+                {"layout", "block_size", "density", "rewire", "blocks", "attachments",
+                 "transpose_of", "propagation", "expected_rate"});
     return readBlockKeys(r, t, where, {"layout", "block_size", "density", "rewire", "blocks"},
                          nullptr);
 }

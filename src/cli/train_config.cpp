@@ -250,7 +250,8 @@ void readPopulation(const Reader& r, const toml::table& t, Network& net) {
 std::optional<BlockSparseInit> readBlocks(const Reader& r, const toml::table& t, const Table& c) {
     const toml::node* kind = c.get("connectivity");
     if (!kind) {
-        for (const char* key : {"block_size", "block_density", "layout", "rewire", "attachments"})
+        for (const char* key : {"block_size", "block_density", "layout", "rewire", "attachments",
+                                "propagation", "expected_rate"})
             if (const toml::node* n = c.get(key))
                 r.fail(*n, c.at(key) + ": applies to connectivity = \"block_sparse\" only");
         return std::nullopt;
@@ -293,7 +294,7 @@ void readConnection(const Reader& r, const toml::table& t, Network& net) {
     r.checkKeys(t, c.where,
                 {"name", "source", "target", "weight_mean", "weight_sd", "tau_syn", "probability",
                  "connectivity", "block_size", "block_density", "layout", "rewire", "attachments",
-                 "prune_every", "prune_fraction", "prune_until"});
+                 "propagation", "expected_rate", "prune_every", "prune_fraction", "prune_until"});
     const std::string source = r.identifier(c.require("source"), c.at("source"));
     const std::string target = r.identifier(c.require("target"), c.at("target"));
     ConnectionParams params;

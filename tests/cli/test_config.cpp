@@ -655,6 +655,19 @@ TEST(ConfigBlockSparse, BlockLayoutBuildsItsShape) {
     const auto& tr = mirror.model->synapseGroup("Conv").blockSparse();
     EXPECT_EQ(tr->layout, BlockLayout::Transposed);
     EXPECT_EQ(tr->transposeOf, "Fwd");
+    // The propagation form: auto (the default) with an expected rate, or forced.
+    EXPECT_EQ(load(blockConfig).model->synapseGroup("Conv").blockSparse()->propagation,
+              Propagation::Auto);
+    Config rated = load(replaced(blockConfig, "density = 0.5",
+                                 "density = 0.5, propagation = \"auto\", expected_rate = 40"));
+    EXPECT_EQ(rated.model->synapseGroup("Conv").blockSparse()->expectedRate, 40.0);
+    for (const auto& [text, form] : {std::pair{"matrix", Propagation::Matrix},
+                                     std::pair{"event_driven", Propagation::EventDriven}}) {
+        Config forced =
+            load(replaced(blockConfig, "density = 0.5",
+                          std::string("density = 0.5, propagation = \"") + text + "\""));
+        EXPECT_EQ(forced.model->synapseGroup("Conv").blockSparse()->propagation, form) << text;
+    }
 }
 
 TEST(ConfigBlockSparse, BadLayoutsAreErrorsAtTheirPosition) {
@@ -708,6 +721,13 @@ TEST(ConfigBlockSparse, BadLayoutsAreErrorsAtTheirPosition) {
                 "0.25", {"density", "not used by layout \"transposed\""});
     expectError(replaced(blockConfig, "density = 0.5", "density = 0.5, attachments = 417"), "417",
                 {"attachments", "layout \"barabasi_albert\" only"});
+    expectError(replaced(blockConfig, "density = 0.5", "density = 0.5, propagation = \"matrx\""),
+                "\"matrx\"", {"unknown propagation 'matrx'", "matrix"});
+    expectError(replaced(blockConfig, "density = 0.5", "density = 0.5, expected_rate = -2"), "-2",
+                {"expected_rate", ">= 0 Hz"});
+    expectError(replaced(blockConfig, "density = 0.5",
+                         "density = 0.5, propagation = \"matrix\", expected_rate = 17.25"),
+                "17.25", {"expected_rate", "propagation = \"auto\" only"});
     expectError(replaced(blockConfig, "matrix = \"block_sparse\"", "matrix = \"block_sparce\""),
                 "\"block_sparce\"", {"unknown matrix type 'block_sparce'", "block_sparse"});
 }

@@ -187,16 +187,18 @@ struct SparseConnectivityInit {
 enum class BlockLayout { Random, WattsStrogatz, Balanced, Mask, BarabasiAlbert, Transposed };
 // How a BlockSparse group propagates spikes (docs/block-sparse.md, "Event-driven and matrix
 // forms"). EventDriven walks each spike's row: work in proportion to the spikes. Matrix walks the
-// tiles once per step, tile by tile, and applies each to every batch element whose sources in the
-// tile's block-row spiked: the product of the batch's 0/1 spike matrix with the block-sparse
-// weights, each tile read once per step however many batch elements use it. It needs synapse code
-// whose only effect is addToPost (no other assignment, addToPre, addToPostDelay or random
-// numbers: then order does not matter) and no axonal delay; the two give the same input, summed
-// in the same order (ascending source). Auto picks Matrix when a tile is expected to serve at
-// least kMatrixTileUses batch elements per step (batch x (1 - (1 - p)^b), p = expectedRate x dt
-// the chance a source spikes in a step) and the code allows it, else EventDriven.
+// tiles once per step and applies each to every batch element whose sources in the tile's
+// block-row spiked, summing those rows in registers before adding them to the targets: the
+// product of the batch's 0/1 spike matrix with the block-sparse weights, each tile read once per
+// step however many batch elements use it. It needs synapse code whose only effect is addToPost
+// (no other assignment, addToPre, addToPostDelay or random numbers: then order does not matter)
+// and no axonal delay; the two give the same input up to float rounding (exactly when the sums
+// are exact). Auto picks Matrix for a batch (2 or more) in which a block-row is expected to
+// have at least kMatrixRowsPerTile sources spiking per step (b x p >= 6, p = expectedRate x dt
+// the chance a source spikes in a step: where it measured faster on the cpu,
+// benchmarks/layouts/block_matrix.cpp) and the code allows it, else EventDriven.
 enum class Propagation { Auto, EventDriven, Matrix };
-inline constexpr double kMatrixTileUses = 2.0;
+inline constexpr double kMatrixRowsPerTile = 6.0;
 struct BlockSparseInit {
     unsigned blockSize = 16; // b: 8, 16 or 32
     BlockLayout layout = BlockLayout::Random;

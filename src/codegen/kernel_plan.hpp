@@ -153,7 +153,9 @@ struct PropagationBody {
     std::string spikeIds;   // their ids (uint32_t*)
     std::string spikeId;    // name of the spiking neuron's index
     std::string perBatch;   // statements
-    // SF_ADD_TO_POST(x) adds x to postInput (an lvalue of id_post, this batch element's);
+    // SF_ADD_TO_POST(x) adds x to postInput (an lvalue of id_post, this batch element's: an
+    // element of an array in which consecutive targets are consecutive elements, so a backend may
+    // address a run of targets from its first one's element);
     // SF_ADD_TO_PRE(x) adds x to preOutput (an lvalue of id_pre; empty unless addsToPre).
     std::string postInput, preOutput;
     // SF_ADD_TO_POST_DELAY(x, d) (dendritic delay; empty when unused): with sfD_ = d, report

@@ -159,9 +159,14 @@ bool stepsAreBatchLocal(const Plan& plan) {
     std::set<std::string> shared;
     for (const ArrayDecl& a : plan.arrays)
         if (a.egp) shared.insert(a.name);
-    for (size_t k : stepKernels(plan))
+    for (size_t k : stepKernels(plan)) {
         for (const std::string& written : plan.kernels.at(k).writes)
             if (shared.count(written)) return false;
+        for (const auto& g : plan.kernels.at(k).groups)
+            if (const auto* p = std::get_if<PropagationBody>(&g.body);
+                p && p->matrix.blockSize != 0)
+                return false;
+    }
     return true;
 }
 

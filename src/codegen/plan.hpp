@@ -117,7 +117,9 @@ std::vector<size_t> stepKernels(const Plan& plan);
 // (batch element b's steps 0..n, then b+1's...) with the same result as step by step: batch
 // size above one and no step kernel writes state shared by the batch elements. Writable
 // variables always have a batch dimension; extra global parameters never do (snippets may not
-// assign them today; the check keeps the order safe should that change).
+// assign them today; the check keeps the order safe should that change). Not when a group
+// propagates in the matrix form (TileProduct): its point is to read each tile once for the whole
+// batch, which one element at a time would undo (same result, a tile stream per element).
 bool stepsAreBatchLocal(const Plan& plan);
 
 } // namespace spikeforge::codegen

@@ -158,8 +158,7 @@ bool usesMatrixPropagation(const Model& m, const SynapseGroup& sg,
     case Propagation::Auto: {
         if (!problem.empty() || b.expectedRate == 0.0) return false;
         const double p = std::min(1.0, b.expectedRate * m.dt() / 1000.0);
-        const double uses = m.batchSize() * (1.0 - std::pow(1.0 - p, b.blockSize));
-        if (uses < kMatrixTileUses) return false;
+        if (m.batchSize() < 2 || b.blockSize * p < kMatrixRowsPerTile) return false;
         break;
     }
     }

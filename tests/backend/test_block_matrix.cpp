@@ -179,10 +179,10 @@ TEST_P(BlockMatrixTest, ForwardAndTransposedMatchADenseProduct) {
 
 SF_INSTANTIATE_BACKEND_TESTS(BlockMatrixTest);
 
-// Auto takes the matrix form when a tile is expected to serve kMatrixTileUses batch elements a
-// step (batch x (1 - (1 - p)^b), p = rate x dt): not for an unknown rate, a batch of one or a
-// rate too low; never for code it cannot run, where an explicit Matrix is an error naming the
-// group and the reason.
+// Auto takes the matrix form for a batch in which a block-row is expected to have
+// kMatrixRowsPerTile sources spiking a step (b x p, p = rate x dt): not for an unknown rate, a
+// batch of one or a rate too low; never for code it cannot run, where an explicit Matrix is an
+// error naming the group and the reason.
 TEST(BlockMatrixModel, AutoChoosesByExpectedTileUsesAndRefusesCodeItCannotRun) {
     auto chosen = [](unsigned batch, double rate, const WeightUpdateInit& wu, unsigned delay,
                      Propagation form = Propagation::Auto) {
@@ -199,14 +199,14 @@ TEST(BlockMatrixModel, AutoChoosesByExpectedTileUsesAndRefusesCodeItCannotRun) {
         m.finalise();
         return m.synapseGroups().at(0)->matrixPropagation();
     };
-    // p = 0.05: 1 - 0.95^16 = 0.56 tile uses per batch element.
-    EXPECT_TRUE(chosen(32, 50.0, staticPulse(), 0));
-    EXPECT_TRUE(chosen(4, 50.0, staticPulse(), 0));
-    EXPECT_FALSE(chosen(3, 50.0, staticPulse(), 0));
+    // b = 16: 400 Hz at dt = 1 ms is 6.4 sources a step per block-row, 300 Hz 4.8.
+    EXPECT_TRUE(chosen(32, 400.0, staticPulse(), 0));
+    EXPECT_TRUE(chosen(2, 400.0, staticPulse(), 0));
+    EXPECT_FALSE(chosen(1, 400.0, staticPulse(), 0));
+    EXPECT_FALSE(chosen(32, 300.0, staticPulse(), 0));
     EXPECT_FALSE(chosen(32, 0.0, staticPulse(), 0));
-    EXPECT_FALSE(chosen(1, 1000.0, staticPulse(), 0));
-    EXPECT_FALSE(chosen(32, 1.0, staticPulse(), 0)); // 32 x 0.016 = 0.5
-    EXPECT_FALSE(chosen(32, 50.0, staticPulse(), 0, Propagation::EventDriven));
+    EXPECT_TRUE(chosen(32, 5000.0, staticPulse(), 0)); // p capped at 1
+    EXPECT_FALSE(chosen(32, 400.0, staticPulse(), 0, Propagation::EventDriven));
     EXPECT_TRUE(chosen(1, 0.0, staticPulse(), 0, Propagation::Matrix));
 
     WeightUpdateModel writes;
@@ -222,7 +222,7 @@ TEST(BlockMatrixModel, AutoChoosesByExpectedTileUsesAndRefusesCodeItCannotRun) {
                                             std::tuple{init(toPre), 0u, "calls addToPre"},
                                             std::tuple{staticPulse(), 2u, "an axonal delay"}}) {
         SCOPED_TRACE(reason);
-        EXPECT_FALSE(chosen(32, 50.0, wu, delay));
+        EXPECT_FALSE(chosen(32, 400.0, wu, delay));
         try {
             chosen(32, 50.0, wu, delay, Propagation::Matrix);
             ADD_FAILURE() << "no error";

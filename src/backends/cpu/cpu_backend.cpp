@@ -114,7 +114,9 @@ bool useBatchSteps(BackendPreferences::StepOrder order, const codegen::Plan& pla
     case BackendPreferences::StepOrder::ByBatch:
         if (!allowed)
             throw ModelError("cpuStepOrder ByBatch needs a batched model (batch size above 1) "
-                             "whose step code writes no extra global parameter");
+                             "whose step code writes no extra global parameter and which has no "
+                             "block-sparse group in the matrix form (it reads each tile once "
+                             "for the whole batch)");
         return true;
     }
     throw InternalError("unknown step order");

@@ -9,6 +9,22 @@ namespace spikeforge::cpu {
 
 namespace {
 
+// Around a run of consecutive targets (SynapseLoop::runs): SF_ADD_TO_POST adds to element sfC of
+// the run's first target's input (the plan's postInput is an array element, consecutive targets
+// consecutive), so GCC sees an affine access and vectorises the run; through id_post, a 32-bit
+// sum that may wrap, it does not. `end` puts the plan's hook back.
+std::string runHookBegin(const codegen::PropagationBody& b) {
+    if (b.postInput.empty()) return "";
+    const std::string hook = codegen::hookName(codegen::Hook::AddToPost);
+    return "scalar* sfRunIn;\n{\nconst uint32_t id_post = sfRunPost;\nsfRunIn = &(" + b.postInput +
+           ");\n}\n#undef " + hook + "\n#define " + hook + "(x) (sfRunIn[sfC] += (x))\n";
+}
+std::string runHookEnd(const codegen::PropagationBody& b) {
+    if (b.postInput.empty()) return "";
+    const std::string hook = codegen::hookName(codegen::Hook::AddToPost);
+    return "#undef " + hook + "\n#define " + hook + "(x) (" + b.postInput + " += (x))\n";
+}
+
 // The loops over spikes and synapses of batch element `batch`; with `partitioned`, only the
 // synapses onto targets in [sfLo, sfHi).
 std::string spikeLoops(const codegen::PropagationBody& b, bool partitioned) {
@@ -63,8 +79,9 @@ std::string spikeLoops(const codegen::PropagationBody& b, bool partitioned) {
                                   "u) {\n" + runSimd + "for (uint32_t sfC = 0u; sfC < " +
                                   std::to_string(l.runLength) + "u; sfC++) {\n" + run + "} else\n";
         row = "for (uint32_t sfR = 0; sfR < " + l.runs + "; sfR++) {\n" + l.runSetup +
-              "uint32_t sfCb = 0u, sfCe = sfRunLen;\n" + clip + whole + "{\n" + runSimd +
-              "for (uint32_t sfC = sfCb; sfC < sfCe; sfC++) {\n" + run + "}\n}\n";
+              runHookBegin(b) + "uint32_t sfCb = 0u, sfCe = sfRunLen;\n" + clip + whole + "{\n" +
+              runSimd + "for (uint32_t sfC = sfCb; sfC < sfCe; sfC++) {\n" + run + "}\n" +
+              runHookEnd(b) + "}\n";
     }
     // The row two spikes ahead is fetched while this one runs (a row in memory costs a miss per
     // line otherwise, one row after the other).
@@ -85,7 +102,10 @@ std::string spikeLoops(const codegen::PropagationBody& b, bool partitioned) {
 // The matrix form (codegen::TileProduct): tile-major, each tile applied to every batch element
 // of a chunk of up to 64 whose sources in its block-row spiked. Threads take whole chunks of the
 // batch elements (each owns its elements' inputs), so a batch of one runs on one thread; each
-// target sums its inputs by ascending source, as the event-driven form does.
+// target sums its inputs by ascending source (a tile's rows first, then into the target: the
+// event-driven form's sums up to float rounding, exactly for exact sums). The loops are
+// printed twice, in and outside a parallel region: inside one, GCC reads the arrays' pointers
+// from the region's shared block and vectorises no tile row.
 void printMatrixPropagation(Writer& w, const codegen::PropagationBody& b) {
     const auto& l = b.loop;
     const auto& x = b.matrix;
@@ -97,6 +117,59 @@ void printMatrixPropagation(Writer& w, const codegen::PropagationBody& b) {
     const std::string row = "const uint32_t id_post = sfRunPost + sfC;\n"
                             "const size_t sfSyn = sfRowSyn + sfC;\n" +
                             b.perSynapse + "}\n";
+    // Batch elements of chunk sfCk in blocks of 64: the active rows of each block-row per
+    // element, then the block-row's tiles, each over the elements with active rows.
+    const std::string active = "for (uint32_t sfQ = 0; sfQ < sfBn; sfQ++) {\n"
+                               "const uint32_t batch = sfBb + sfQ;\n"
+                               "const uint32_t* sfWords = " +
+                               x.sourceWords + ";\nsfAct[sfQ] = " + bits +
+                               ";\nsfAny |= sfAct[sfQ];\n}\n";
+    // The active rows of the tile: for a whole tile (all but the group's last block-column) as
+    // loops of constant trip count, whole vectors, with nothing else writing sfAcc, so it stays
+    // in registers (a loop that indexes it by a run-time count puts it on the stack: 2.5x
+    // slower); the last block-column's tiles, sfRunLen columns.
+    auto rows = [&](const std::string& columns, const std::string& simd) {
+        return "for (uint32_t sfBits = sfAct[sfQ]; sfBits != 0u; sfBits &= sfBits - 1u) {\n"
+               "const uint32_t sfRow = (uint32_t)__builtin_ctz(sfBits);\n"
+               "if (sfFirst + sfRow >= sfNpre) break;\n"
+               "const size_t sfRowSyn = sfRunSyn + (size_t)sfRow * " +
+               l.runRowStride + ";\nconst uint32_t id_pre = sfFirst + sfRow;\n" + simd +
+               "for (uint32_t sfC = 0u; sfC < " + columns + "; sfC++) {\n" + row + "}\n";
+    };
+    const std::string tileRows = "if (sfRunLen == " + bs + ") {\n" +
+                                 rows(bs, "#pragma omp simd\n") + "} else {\n" +
+                                 rows("sfRunLen", "") + "}\n";
+    // Per (tile, batch element): the active rows summed into sfAcc (registers: SF_ADD_TO_POST
+    // adds there), then sfAcc added to the run's targets once; a row of inputs added row by
+    // row instead loads and stores the targets per row (1.7x slower on a 4,096-neuron layer).
+    const std::string hook = codegen::hookName(codegen::Hook::AddToPost);
+    const std::string sum =
+        b.postInput.empty()
+            ? ""
+            : "{\nscalar* sfRunIn;\n{\nconst uint32_t id_post = sfRunPost;\nsfRunIn = &(" +
+                  b.postInput + ");\n}\nif (sfRunLen == " + bs +
+                  ") {\n#pragma omp simd\nfor (uint32_t sfC = 0u; sfC < " + bs +
+                  "; sfC++) sfRunIn[sfC] += sfAcc[sfC];\n} else {\nfor (uint32_t sfC = 0u; sfC < "
+                  "sfRunLen; sfC++) sfRunIn[sfC] += sfAcc[sfC];\n}\n}\n";
+    const std::string tiles =
+        "const uint32_t id_pre = sfFirst;\n" + l.setup + "for (uint32_t sfR = 0; sfR < " + l.runs +
+        "; sfR++) {\n" + l.runSetup +
+        "for (uint32_t sfQ = 0; sfQ < sfBn; sfQ++) {\n"
+        "if (sfAct[sfQ] == 0u) continue;\n"
+        "const uint32_t batch = sfBb + sfQ;\n" +
+        b.perBatch + "scalar sfAcc[" + bs + "];\n#pragma omp simd\nfor (uint32_t sfC = 0u; sfC < " +
+        bs + "; sfC++) sfAcc[sfC] = 0;\n#undef " + hook + "\n#define " + hook +
+        "(x) (sfAcc[sfC] += (x))\n" + tileRows + runHookEnd(b) + sum + "}\n}\n";
+    const std::string loops =
+        "for (uint32_t sfCk = 0; sfCk < sfChunks; sfCk++) {\n"
+        "const uint32_t sfCb1 = sfB0 + (uint32_t)((uint64_t)sfNb * (sfCk + 1u) / sfChunks);\n"
+        "for (uint32_t sfBb = sfB0 + (uint32_t)((uint64_t)sfNb * sfCk / sfChunks); sfBb < sfCb1; "
+        "sfBb += 64u) {\n"
+        "const uint32_t sfBn = sfCb1 - sfBb < 64u ? sfCb1 - sfBb : 64u;\n"
+        "for (uint32_t sfMBr = 0; sfMBr < sfBlockRows; sfMBr++) {\n"
+        "uint32_t sfAct[64], sfAny = 0u;\n"
+        "const uint32_t sfFirst = sfMBr * " +
+        bs + ";\n" + active + "if (sfAny == 0u) continue;\n" + tiles + "}\n}\n}\n";
     w << b.setup
       << "const uint32_t sfBlockRows = " + x.blockRows +
              ";\n"
@@ -106,47 +179,9 @@ void printMatrixPropagation(Writer& w, const codegen::PropagationBody& b) {
              l.bound +
              "), 8192u);\n"
              "const uint32_t sfChunks = sfT < sfNb ? sfT : sfNb;\n"
-             "#pragma omp parallel for schedule(static) num_threads(sfT) if (sfT > 1u)\n"
-             "for (uint32_t sfCk = 0; sfCk < sfChunks; sfCk++) {\n"
-             "const uint32_t sfCb1 = sfB0 + (uint32_t)((uint64_t)sfNb * (sfCk + 1u) / "
-             "sfChunks);\n"
-             "for (uint32_t sfBb = sfB0 + (uint32_t)((uint64_t)sfNb * sfCk / sfChunks); "
-             "sfBb < sfCb1; sfBb += 64u) {\n"
-             "const uint32_t sfBn = sfCb1 - sfBb < 64u ? sfCb1 - sfBb : 64u;\n"
-             "for (uint32_t sfMBr = 0; sfMBr < sfBlockRows; sfMBr++) {\n"
-             "uint32_t sfAct[64], sfAny = 0u;\n"
-             "const uint32_t sfFirst = sfMBr * " +
-             bs +
-             ";\n"
-             "for (uint32_t sfQ = 0; sfQ < sfBn; sfQ++) {\n"
-             "const uint32_t batch = sfBb + sfQ;\n"
-             "const uint32_t* sfWords = " +
-             x.sourceWords + ";\nsfAct[sfQ] = " + bits +
-             ";\nsfAny |= sfAct[sfQ];\n}\n"
-             "if (sfAny == 0u) continue;\n"
-             "const uint32_t id_pre = sfFirst;\n" +
-             l.setup + "for (uint32_t sfR = 0; sfR < " + l.runs + "; sfR++) {\n" + l.runSetup +
-             "for (uint32_t sfQ = 0; sfQ < sfBn; sfQ++) {\n"
-             "if (sfAct[sfQ] == 0u) continue;\n"
-             "const uint32_t batch = sfBb + sfQ;\n" +
-             b.perBatch +
-             "for (uint32_t sfBits = sfAct[sfQ]; sfBits != 0u; sfBits &= sfBits - 1u) "
-             "{\n"
-             "const uint32_t sfRow = (uint32_t)__builtin_ctz(sfBits);\n"
-             "if (sfFirst + sfRow >= sfNpre) break;\n"
-             "const size_t sfRowSyn = sfRunSyn + (size_t)sfRow * " +
-             l.runRowStride +
-             ";\n"
-             "{\n"
-             "const uint32_t id_pre = sfFirst + sfRow;\n"
-             // A whole tile row (all but the group's last block-column): constant trip
-             // count, whole vectors.
-             "if (sfRunLen == " +
-             bs + ") {\n#pragma omp simd\nfor (uint32_t sfC = 0u; sfC < " + bs + "; sfC++) {\n" +
-             row +
-             "} else {\n"
-             "for (uint32_t sfC = 0u; sfC < sfRunLen; sfC++) {\n" +
-             row + "}\n}\n}\n}\n}\n}\n}\n}\n";
+             "if (sfT > 1u) {\n"
+             "#pragma omp parallel for schedule(static) num_threads(sfT)\n" +
+             loops + "} else {\n" + loops + "}\n";
 }
 
 // The event-driven form: every spike's row, in queue order.

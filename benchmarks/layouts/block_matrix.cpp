@@ -12,7 +12,8 @@
 // by which Auto chooses (kMatrixRowsPerTile).
 // Part 2: every source spiking every step (X all ones) at batch --gemm-batch, the matrix form at
 // each block density against sgemm of the dense shape (batch x N times N x N) through CBLAS
-// (OpenBLAS where the build found it, one thread as the simulation's): ms each, the ratio, and
+// (OpenBLAS where the build found it, one thread as the simulation's), or cuBLAS on the GPU
+// with --backend cuda (where the build found the CUDA toolkit's): ms each, the ratio, and
 // the break-even density (the highest density measured at which the matrix form is faster).
 // X is 0/1, so the matrix form adds weights where a GEMM multiplies and adds: the same memory
 // traffic, half the arithmetic.
@@ -33,6 +34,10 @@
 
 #ifdef SF_BENCH_CBLAS
 #include <cblas.h>
+#endif
+#ifdef SF_BENCH_CUBLAS
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
 #endif
 
 using namespace spikeforge;
@@ -87,6 +92,56 @@ double gemmMs(unsigned batch, unsigned n, unsigned repeats) {
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                 .count());
     }
+    return sfbench::median(ms);
+#else
+    (void)batch;
+    (void)n;
+    (void)repeats;
+    return 0.0;
+#endif
+}
+
+// ms of one cublasSgemm of the same shape on the GPU (device-resident operands, timed with
+// events), median of the repeats; 0 without cuBLAS in the build or without a usable GPU.
+double cublasMs(unsigned batch, unsigned n, unsigned repeats) {
+#ifdef SF_BENCH_CUBLAS
+    float *a = nullptr, *b = nullptr, *c = nullptr;
+    const size_t bytesA = size_t(batch) * n * 4, bytesB = size_t(n) * n * 4;
+    if (cudaMalloc(&a, bytesA) != cudaSuccess || cudaMalloc(&b, bytesB) != cudaSuccess ||
+        cudaMalloc(&c, bytesA) != cudaSuccess)
+        return 0.0;
+    cudaMemset(a, 0, bytesA);
+    cudaMemset(b, 0, bytesB);
+    cudaMemset(c, 0, bytesA);
+    cublasHandle_t h;
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 0.0;
+    const float one = 1.0f;
+    // Row-major C = A B is column-major C^T = B^T A^T: m = n, n = batch, k = n.
+    auto gemm = [&] {
+        cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(batch), int(n), &one, b, int(n), a,
+                    int(n), &one, c, int(n));
+    };
+    gemm();
+    cudaDeviceSynchronize();
+    cudaEvent_t start, stop;
+    cudaEventCreate(&start);
+    cudaEventCreate(&stop);
+    std::vector<double> ms;
+    for (unsigned r = 0; r < std::max(3u, repeats); r++) {
+        cudaEventRecord(start);
+        gemm();
+        cudaEventRecord(stop);
+        cudaEventSynchronize(stop);
+        float t = 0;
+        cudaEventElapsedTime(&t, start, stop);
+        ms.push_back(t);
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    cublasDestroy(h);
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(c);
     return sfbench::median(ms);
 #else
     (void)batch;
@@ -180,16 +235,23 @@ int main(int argc, char** argv) {
             first = false;
         }
     json += "], \"gemm\": [";
-    const double gemm = gemmMs(o.gemmBatch, o.neurons, o.repeats);
+    // The dense product where the matrix form runs: cuBLAS for the cuda backend, else CBLAS.
+    const bool gpu = o.backend == "cuda";
+    const double gemm = gpu ? cublasMs(o.gemmBatch, o.neurons, o.repeats)
+                            : gemmMs(o.gemmBatch, o.neurons, o.repeats);
+#ifdef SF_BENCH_CBLAS
+    const char* cpuBlas = "CBLAS";
+#else
+    const char* cpuBlas = "no CBLAS in this build: not measured";
+#endif
+#ifdef SF_BENCH_CUBLAS
+    const char* gpuBlas = gemm > 0 ? "cuBLAS" : "cuBLAS: no usable GPU";
+#else
+    const char* gpuBlas = "no cuBLAS in this build: not measured";
+#endif
     std::printf("\nPart 2: every source spiking, batch %u: matrix form vs sgemm %u x %u x %u "
                 "(%s): %.4f ms\n",
-                o.gemmBatch, o.gemmBatch, o.neurons, o.neurons,
-#ifdef SF_BENCH_CBLAS
-                "CBLAS",
-#else
-                "no CBLAS in this build: not measured",
-#endif
-                gemm);
+                o.gemmBatch, o.gemmBatch, o.neurons, o.neurons, gpu ? gpuBlas : cpuBlas, gemm);
     std::printf("%8s %12s %12s\n", "density", "matrix ms", "vs sgemm");
     double breakEven = 0;
     first = true;

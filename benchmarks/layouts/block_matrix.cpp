@@ -204,7 +204,7 @@ int main(int argc, char** argv) {
     BackendPreferences prefs = sfbench::preferences(o.backend, o.threads);
     // Step by step for every model, so the baseline (neurons alone, which could run one batch
     // element at a time) is subtracted from steps run in the same order.
-    prefs.cpuStepOrder = BackendPreferences::StepOrder::ByStep;
+    if (o.backend == "cpu") prefs.cpuStepOrder = BackendPreferences::StepOrder::ByStep;
     std::printf("%u -> %u neurons, b = %u, %s, %d thread(s); median of %u x %u steps\n", o.neurons,
                 o.neurons, o.block, o.backend.c_str(), o.threads, o.repeats, o.steps);
     std::string json = "{\"neurons\": " + std::to_string(o.neurons) +

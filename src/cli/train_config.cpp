@@ -250,8 +250,7 @@ void readPopulation(const Reader& r, const toml::table& t, Network& net) {
 std::optional<BlockSparseInit> readBlocks(const Reader& r, const toml::table& t, const Table& c) {
     const toml::node* kind = c.get("connectivity");
     if (!kind) {
-        for (const char* key : {"block_size", "block_density", "layout", "rewire", "attachments",
-                                "propagation", "expected_rate"})
+        for (const char* key : {"block_size", "block_density", "layout", "rewire", "attachments"})
             if (const toml::node* n = c.get(key))
                 r.fail(*n, c.at(key) + ": applies to connectivity = \"block_sparse\" only");
         return std::nullopt;
@@ -261,8 +260,11 @@ std::optional<BlockSparseInit> readBlocks(const Reader& r, const toml::table& t,
         r.fail(*kind, c.at("connectivity") + ": unknown connectivity '" + text +
                           "' (\"block_sparse\"; Dense or Sparse follow from probability)");
     const BlockSparseInit defaults;
-    return readBlockKeys(r, t, c.where, {"layout", "block_size", "block_density", "rewire", ""},
-                         &defaults);
+    // A training connection's synapse code accumulates gradients and sends adjoints back
+    // (assignments, addToPre): the matrix form cannot run it, so no propagation keys here.
+    BlockKeys keys{"layout", "block_size", "block_density", "rewire", ""};
+    keys.propagation = keys.expectedRate = "";
+    return readBlockKeys(r, t, c.where, keys, &defaults);
 }
 
 // prune_every (batches), prune_fraction (0.1) and prune_until (0: no decay) on a block-sparse
@@ -294,7 +296,7 @@ void readConnection(const Reader& r, const toml::table& t, Network& net) {
     r.checkKeys(t, c.where,
                 {"name", "source", "target", "weight_mean", "weight_sd", "tau_syn", "probability",
                  "connectivity", "block_size", "block_density", "layout", "rewire", "attachments",
-                 "propagation", "expected_rate", "prune_every", "prune_fraction", "prune_until"});
+                 "prune_every", "prune_fraction", "prune_until"});
     const std::string source = r.identifier(c.require("source"), c.at("source"));
     const std::string target = r.identifier(c.require("target"), c.at("target"));
     ConnectionParams params;

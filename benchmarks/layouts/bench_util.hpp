@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,16 @@ inline double msPerStep(spikeforge::Simulation& sim, unsigned steps, unsigned re
             steps);
     }
     return median(ms);
+}
+
+// "0.01,0.05,0.1" as numbers (the benchmarks' list options).
+inline std::vector<double> parseList(const std::string& text) {
+    std::vector<double> out;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ','))
+        out.push_back(std::stod(item));
+    return out;
 }
 
 // --backend NAME --threads N (threads on the cpu backend only).

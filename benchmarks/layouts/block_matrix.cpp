@@ -151,15 +151,6 @@ double cublasMs(unsigned batch, unsigned n, unsigned repeats) {
 #endif
 }
 
-std::vector<double> parseList(const std::string& text) {
-    std::vector<double> out;
-    std::stringstream in(text);
-    std::string item;
-    while (std::getline(in, item, ','))
-        out.push_back(std::stod(item));
-    return out;
-}
-
 bool parse(int argc, char** argv, Options& o) {
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i], v = argv[i + 1];
@@ -170,11 +161,11 @@ bool parse(int argc, char** argv, Options& o) {
         else if (a == "--density")
             o.density = std::stod(v);
         else if (a == "--batches")
-            o.batches = parseList(v);
+            o.batches = sfbench::parseList(v);
         else if (a == "--rates")
-            o.rates = parseList(v);
+            o.rates = sfbench::parseList(v);
         else if (a == "--densities")
-            o.densities = parseList(v);
+            o.densities = sfbench::parseList(v);
         else if (a == "--gemm-batch")
             o.gemmBatch = unsigned(std::stoul(v));
         else if (a == "--steps")

@@ -121,15 +121,6 @@ Result measure(const Kind& k, double density, const Options& o, const BackendPre
     return r;
 }
 
-std::vector<double> parseList(const std::string& text) {
-    std::vector<double> out;
-    std::stringstream in(text);
-    std::string item;
-    while (std::getline(in, item, ','))
-        out.push_back(std::stod(item));
-    return out;
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
@@ -139,7 +130,7 @@ int main(int argc, char** argv) {
         if (a == "--neurons")
             o.neurons = unsigned(std::stoul(v));
         else if (a == "--densities")
-            o.densities = parseList(v);
+            o.densities = sfbench::parseList(v);
         else if (a == "--rate")
             o.rate = std::stod(v);
         else if (a == "--steps")

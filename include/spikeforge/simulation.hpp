@@ -212,6 +212,10 @@ public:
     void pull(const std::string& group, const std::string& var);
     void push(const std::string& group, const std::string& var);
     template <typename T> std::span<T> view(const std::string& group, const std::string& var);
+    // The C element type view<T> takes for the variable ("float", "double", "int32_t",
+    // "uint32_t", "int16_t", "uint16_t", "int8_t", "uint8_t"), for callers that choose T at run
+    // time (the Python module). ModelError for an unknown group or variable, as view.
+    std::string elementType(const std::string& group, const std::string& var);
     // ---- synapses of any matrix type (through the connectivity's host codec) ----
     // Each synapse of a synapse group as (pre, post), in the order its variables hold them (row
     // by row for Dense and Sparse). Reads the connectivity from the device: a sync point, as

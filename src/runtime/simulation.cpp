@@ -130,6 +130,10 @@ std::span<T> Simulation::view(const std::string& group, const std::string& var) 
     return {reinterpret_cast<T*>(m_impl->mirror(a)), a.decl.count};
 }
 
+std::string Simulation::elementType(const std::string& group, const std::string& var) {
+    return m_impl->array(group, var).decl.ctype;
+}
+
 template std::span<float> Simulation::view<float>(const std::string&, const std::string&);
 template std::span<double> Simulation::view<double>(const std::string&, const std::string&);
 template std::span<int32_t> Simulation::view<int32_t>(const std::string&, const std::string&);

@@ -1,0 +1,110 @@
+#include "convert.hpp"
+
+#include "spikeforge/errors.hpp"
+
+#include <nanobind/stl/string.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace spikeforge::python {
+
+namespace {
+
+// The entry of `table` named `name` (case-insensitive), or a ModelError listing the names.
+template <typename T>
+T lookup(const std::vector<std::pair<std::string, T>>& table, const std::string& kind,
+         const std::string& name) {
+    std::string lower = name;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    std::string list;
+    for (const auto& [key, value] : table) {
+        std::string k = key;
+        std::transform(k.begin(), k.end(), k.begin(),
+                       [](unsigned char c) { return char(std::tolower(c)); });
+        if (k == lower) return value;
+        list += (list.empty() ? "" : ", ") + key;
+    }
+    throw ModelError("unknown " + kind + " '" + name + "' (" + list + ")");
+}
+
+VarAccess accessOf(const std::string& name, const std::string& owner) {
+    static const std::vector<std::pair<std::string, VarAccess>> kAccess = {
+        {"ReadWrite", VarAccess::ReadWrite},
+        {"ReadOnly", VarAccess::ReadOnly},
+        {"ReadOnlyDuplicate", VarAccess::ReadOnlyDuplicate},
+        {"ReadOnlySharedNeuron", VarAccess::ReadOnlySharedNeuron}};
+    return lookup(kAccess, "variable access of model '" + owner + "'", name);
+}
+
+} // namespace
+
+std::vector<VarDecl> varDecls(nb::handle list, const std::string& owner) {
+    std::vector<VarDecl> out;
+    for (nb::handle item : list) {
+        if (nb::isinstance<nb::str>(item)) {
+            out.push_back({nb::cast<std::string>(item), "scalar", VarAccess::ReadWrite});
+            continue;
+        }
+        const nb::tuple t = nb::cast<nb::tuple>(item);
+        if (t.size() < 1 || t.size() > 3)
+            throw ModelError("model '" + owner +
+                             "': a variable is a name or (name, type[, access]), got " +
+                             std::to_string(t.size()) + " items");
+        VarDecl v{nb::cast<std::string>(t[0]), "scalar", VarAccess::ReadWrite};
+        if (t.size() > 1) v.type = nb::cast<std::string>(t[1]);
+        if (t.size() > 2) v.access = accessOf(nb::cast<std::string>(t[2]), owner);
+        out.push_back(v);
+    }
+    return out;
+}
+
+MatrixType matrixTypeOf(const std::string& name) {
+    static const std::vector<std::pair<std::string, MatrixType>> kTypes = {
+        {"dense", MatrixType::Dense},
+        {"sparse", MatrixType::Sparse},
+        {"toeplitz", MatrixType::Toeplitz},
+        {"procedural", MatrixType::Procedural},
+        {"block_sparse", MatrixType::BlockSparse}};
+    return lookup(kTypes, "matrix type", name);
+}
+
+Precision precisionOf(const std::string& name) {
+    static const std::vector<std::pair<std::string, Precision>> kPrecisions = {
+        {"float", Precision::Float}, {"double", Precision::Double}};
+    return lookup(kPrecisions, "precision", name);
+}
+
+BlockSparseInit blockSparseOf(unsigned blockSize, const std::string& layout, double density,
+                              double rewire,
+                              const std::vector<std::pair<uint32_t, uint32_t>>& blocks,
+                              unsigned attachments, const std::string& transposeOf,
+                              const std::string& prunedBy, const std::string& propagation,
+                              double expectedRate) {
+    static const std::vector<std::pair<std::string, BlockLayout>> kLayouts = {
+        {"random", BlockLayout::Random},
+        {"watts_strogatz", BlockLayout::WattsStrogatz},
+        {"balanced", BlockLayout::Balanced},
+        {"mask", BlockLayout::Mask},
+        {"barabasi_albert", BlockLayout::BarabasiAlbert},
+        {"transposed", BlockLayout::Transposed}};
+    static const std::vector<std::pair<std::string, Propagation>> kForms = {
+        {"auto", Propagation::Auto},
+        {"event_driven", Propagation::EventDriven},
+        {"matrix", Propagation::Matrix}};
+    BlockSparseInit b;
+    b.blockSize = blockSize;
+    b.layout = lookup(kLayouts, "block layout", layout);
+    b.density = density;
+    b.rewire = rewire;
+    b.blocks = blocks;
+    b.attachments = attachments;
+    b.transposeOf = transposeOf;
+    b.prunedBy = prunedBy;
+    b.propagation = lookup(kForms, "propagation", propagation);
+    b.expectedRate = expectedRate;
+    return b;
+}
+
+} // namespace spikeforge::python

@@ -1,0 +1,37 @@
+#pragma once
+// Python values to the public C++ types, one definition each; an unknown name is a ModelError
+// listing the known ones (the same words as the TOML front end's).
+#include "bindings.hpp"
+
+#include "spikeforge/model.hpp"
+#include "spikeforge/snippets.hpp"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace spikeforge::python {
+
+// Variables of a user model from a list of names or (name, type[, access]) tuples; access is
+// "ReadWrite" (default), "ReadOnly", "ReadOnlyDuplicate" or "ReadOnlySharedNeuron". `owner`
+// names the model in errors.
+std::vector<VarDecl> varDecls(nb::handle list, const std::string& owner);
+// "dense", "sparse", "toeplitz", "procedural", "block_sparse" (any case; "DENSE" as PyGeNN).
+MatrixType matrixTypeOf(const std::string& name);
+// "float" or "double".
+Precision precisionOf(const std::string& name);
+// A block layout and its propagation form from keyword values (spikeforge.block_sparse).
+BlockSparseInit blockSparseOf(unsigned blockSize, const std::string& layout, double density,
+                              double rewire,
+                              const std::vector<std::pair<uint32_t, uint32_t>>& blocks,
+                              unsigned attachments, const std::string& transposeOf,
+                              const std::string& prunedBy, const std::string& propagation,
+                              double expectedRate);
+// A model given as a built-in's name or as a model object (snippets.cpp).
+NeuronModel neuronModelOf(nb::handle model);
+WeightUpdateModel weightUpdateModelOf(nb::handle model);
+PostsynapticModel postsynapticModelOf(nb::handle model);
+CurrentSourceModel currentSourceModelOf(nb::handle model);
+
+} // namespace spikeforge::python

@@ -1,0 +1,221 @@
+// Simulation: build, step, run, state as numpy arrays. A view is a numpy array over the host
+// mirror (no copy) whose owner is the Python Simulation object, so the simulation lives as long
+// as any view of it; push sends what was written through a view to the device. Long calls
+// (building, running) release the GIL.
+#include "bindings.hpp"
+#include "convert.hpp"
+
+#include "spikeforge/errors.hpp"
+#include "spikeforge/simulation.hpp"
+
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+
+namespace spikeforge::python {
+
+namespace {
+
+using Array = nb::ndarray<nb::numpy>;
+
+// Whether variable `var` of `group` has a batch dimension: from its declaration where the model
+// has one (a variable of a population, synapse group or current source), else (internal arrays:
+// inSyn, st, …) when the batch divides its elements.
+bool batched(const Model& model, const std::string& group, const std::string& var, size_t count) {
+    const unsigned b = model.batchSize();
+    if (b < 2 || count % b != 0) return false;
+    auto declared = [&](const std::vector<VarDecl>& vars) -> const VarDecl* {
+        for (const auto& v : vars)
+            if (v.name == var) return &v;
+        return nullptr;
+    };
+    const VarDecl* v = nullptr;
+    for (const auto& ng : model.neuronGroups())
+        if (ng->name() == group) v = declared(ng->model().vars);
+    for (const auto& sg : model.synapseGroups())
+        if (sg->name() == group) {
+            for (const auto* vars : {&sg->wu().model.vars, &sg->wu().model.preVars,
+                                     &sg->wu().model.postVars, &sg->ps().model.vars})
+                if (!v) v = declared(*vars);
+        }
+    for (const auto& cs : model.currentSources())
+        if (cs->name() == group) v = declared(cs->bound().model.vars);
+    return v ? hasBatchDim(v->access) : true;
+}
+
+template <typename T> Array viewOf(Simulation& sim, nb::handle owner, const std::string& group,
+                                   const std::string& var) {
+    const std::span<T> s = sim.view<T>(group, var);
+    const unsigned b = sim.model().batchSize();
+    if (batched(sim.model(), group, var, s.size())) {
+        const size_t shape[2] = {b, s.size() / b};
+        return Array(s.data(), 2, shape, owner, nullptr, nb::dtype<T>());
+    }
+    const size_t shape[1] = {s.size()};
+    return Array(s.data(), 1, shape, owner, nullptr, nb::dtype<T>());
+}
+
+// The numpy view of a variable, typed as the device array is.
+Array view(nb::handle self, const std::string& group, const std::string& var) {
+    Simulation& sim = nb::cast<Simulation&>(self);
+    const std::string type = sim.elementType(group, var);
+    if (type == "float") return viewOf<float>(sim, self, group, var);
+    if (type == "double") return viewOf<double>(sim, self, group, var);
+    if (type == "int32_t") return viewOf<int32_t>(sim, self, group, var);
+    if (type == "uint32_t") return viewOf<uint32_t>(sim, self, group, var);
+    if (type == "int16_t") return viewOf<int16_t>(sim, self, group, var);
+    if (type == "uint16_t") return viewOf<uint16_t>(sim, self, group, var);
+    if (type == "int8_t") return viewOf<int8_t>(sim, self, group, var);
+    if (type == "uint8_t") return viewOf<uint8_t>(sim, self, group, var);
+    throw InternalError("no numpy type for element type " + type);
+}
+
+// A freshly allocated numpy array of `values` (owned by a capsule).
+template <typename T> nb::ndarray<nb::numpy, T> copyOf(std::vector<T> values,
+                                                       std::vector<size_t> shape) {
+    auto* data = new std::vector<T>(std::move(values));
+    nb::capsule owner(data, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+    return nb::ndarray<nb::numpy, T>(data->data(), shape.size(), shape.data(), owner);
+}
+
+// Recorded spikes of a group as (times [ms], neuron ids, batch elements).
+nb::tuple spikes(Simulation& sim, const std::string& group) {
+    const auto events = sim.spikes(group);
+    std::vector<double> times;
+    std::vector<uint32_t> ids, batch;
+    for (const auto& e : events) {
+        times.push_back(e.time);
+        ids.push_back(e.neuron);
+        batch.push_back(e.batch);
+    }
+    const size_t n = events.size();
+    return nb::make_tuple(copyOf(std::move(times), {n}), copyOf(std::move(ids), {n}),
+                          copyOf(std::move(batch), {n}));
+}
+
+// The synapses of a group as (pre, post) arrays.
+nb::tuple synapses(Simulation& sim, const std::string& group) {
+    const auto pairs = sim.synapses(group);
+    std::vector<uint32_t> pre, post;
+    for (const auto& p : pairs) {
+        pre.push_back(p.pre);
+        post.push_back(p.post);
+    }
+    const size_t n = pairs.size();
+    return nb::make_tuple(copyOf(std::move(pre), {n}), copyOf(std::move(post), {n}));
+}
+
+std::vector<double> valuesOf(nb::ndarray<const double, nb::c_contig, nb::device::cpu> a) {
+    return std::vector<double>(a.data(), a.data() + a.size());
+}
+
+BackendPreferences preferences(const std::string& backend, int threads,
+                               const std::string& cacheDir, bool fastMath,
+                               const std::string& device, bool keepInitialState) {
+    BackendPreferences p;
+    p.backend = backend;
+    p.threads = threads;
+    p.cacheDir = cacheDir;
+    p.fastMath = fastMath;
+    p.device = device;
+    p.keepInitialState = keepInitialState;
+    return p;
+}
+
+} // namespace
+
+void bindSimulation(nb::module_& m) {
+    nb::class_<Simulation>(m, "Simulation")
+        .def(
+            "__init__",
+            [](Simulation* self, Model& model, const std::string& backend, int threads,
+               const std::string& cacheDir, bool fastMath, const std::string& device,
+               bool keepInitialState) {
+                const BackendPreferences p =
+                    preferences(backend, threads, cacheDir, fastMath, device, keepInitialState);
+                nb::gil_scoped_release release;
+                new (self) Simulation(model, p);
+            },
+            nb::arg("model"), nb::arg("backend") = "cpu", nb::arg("threads") = 0,
+            nb::arg("cache_dir") = "", nb::arg("fast_math") = false, nb::arg("device") = "",
+            nb::arg("keep_initial_state") = false, nb::keep_alive<1, 2>())
+        .def("step", &Simulation::step, nb::call_guard<nb::gil_scoped_release>())
+        .def(
+            "run", [](Simulation& s, uint64_t steps) { s.run(steps); }, nb::arg("steps"),
+            nb::call_guard<nb::gil_scoped_release>())
+        .def_prop_ro("t", &Simulation::time)
+        .def_prop_ro("timestep", &Simulation::timestep)
+        .def_prop_ro("backend", &Simulation::backendName)
+        .def("reset", &Simulation::reset, nb::call_guard<nb::gil_scoped_release>())
+        .def("reset_state", &Simulation::resetState,
+             nb::arg("state") = std::vector<std::string>{})
+        .def("custom_update", &Simulation::customUpdate, nb::arg("update_group"))
+        .def("check_errors", &Simulation::checkErrors)
+        .def("pull", &Simulation::pull, nb::arg("group"), nb::arg("var"))
+        .def("push", &Simulation::push, nb::arg("group"), nb::arg("var"))
+        .def("view", &view, nb::arg("group"), nb::arg("var"),
+             "The variable's host mirror as a numpy array, [batch, element] for batched "
+             "variables; no copy (pull first to read the device, push after writing).")
+        .def("synapses", &synapses, nb::arg("group"))
+        .def("synapse_count", &Simulation::synapseCount, nb::arg("group"))
+        .def(
+            "synapse_values",
+            [](Simulation& s, const std::string& g, const std::string& v, unsigned batch) {
+                std::vector<double> values = s.synapseValues(g, v, batch);
+                const size_t n = values.size();
+                return copyOf(std::move(values), {n});
+            },
+            nb::arg("group"), nb::arg("var"), nb::arg("batch") = 0)
+        .def(
+            "set_synapse_values",
+            [](Simulation& s, const std::string& g, const std::string& v,
+               nb::ndarray<const double, nb::c_contig, nb::device::cpu> values, unsigned batch) {
+                s.setSynapseValues(g, v, valuesOf(values), batch);
+            },
+            nb::arg("group"), nb::arg("var"), nb::arg("values"), nb::arg("batch") = 0)
+        .def(
+            "synapse_matrix",
+            [](Simulation& s, const std::string& g, const std::string& v, unsigned batch,
+               double absent) {
+                const auto& sg = s.model().synapseGroup(g);
+                std::vector<double> values = s.synapseMatrix(g, v, batch, absent);
+                return copyOf(std::move(values), {sg.source().size(), sg.target().size()});
+            },
+            nb::arg("group"), nb::arg("var"), nb::arg("batch") = 0, nb::arg("absent") = 0.0)
+        .def(
+            "set_synapse_matrix",
+            [](Simulation& s, const std::string& g, const std::string& v,
+               nb::ndarray<const double, nb::c_contig, nb::device::cpu> matrix, unsigned batch) {
+                s.setSynapseMatrix(g, v, valuesOf(matrix), batch);
+            },
+            nb::arg("group"), nb::arg("var"), nb::arg("matrix"), nb::arg("batch") = 0)
+        .def("set_dynamic_param", &Simulation::setDynamicParam, nb::arg("group"),
+             nb::arg("param"), nb::arg("value"))
+        .def(
+            "set_egp",
+            [](Simulation& s, const std::string& g, const std::string& egp,
+               nb::ndarray<const double, nb::c_contig, nb::device::cpu> values) {
+                const std::vector<double> v = valuesOf(values);
+                s.setEGP(g, egp, std::span<const double>(v));
+            },
+            nb::arg("group"), nb::arg("egp"), nb::arg("values"))
+        .def("current_spikes", &Simulation::currentSpikes, nb::arg("group"))
+        .def("set_recording_window", &Simulation::setRecordingWindow, nb::arg("steps"))
+        .def("pull_recording", &Simulation::pullRecording)
+        .def("spikes", &spikes, nb::arg("group"),
+             "Recorded spikes as (times [ms], neuron ids, batch elements) numpy arrays.")
+        .def("prune_blocks", &Simulation::pruneBlocks, nb::arg("group"), nb::arg("count"))
+        .def_prop_ro("cache_hit", [](const Simulation& s) { return s.buildInfo().cacheHit; });
+    m.def("available_backends", [] {
+        std::vector<std::pair<std::string, bool>> out;
+        for (const auto& b : availableBackends())
+            out.push_back({b.name, b.usable});
+        return out;
+    });
+}
+
+} // namespace spikeforge::python

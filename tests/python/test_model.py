@@ -1,0 +1,89 @@
+"""The model API from Python: built-in and user models, closed-form checks, synapses."""
+
+import math
+
+import numpy as np
+import pytest
+
+import spikeforge as sf
+
+
+def test_leaky_integrator_follows_the_closed_form(cache_dir):
+    # V' = (Vrest - V) / TauM + I / C, V(0) = Vrest: V(t) = Vrest + I R (1 - exp(-t / TauM)).
+    model = sf.Model("leaky", precision="double", dt=0.1)
+    model.add_neuron_population("N", 3, "LeakyIntegrate",
+                                {"C": 0.25, "TauM": 10.0, "Vrest": -65.0}, {"V": -65.0})
+    model.add_current_source("I", "DC", "N", {"amp": 0.5})
+    sim = sf.Simulation(model, cache_dir=cache_dir)
+    sim.run(250)
+    sim.pull("N", "V")
+    v = sim.view("N", "V")
+    want = -65.0 + 0.5 * (10.0 / 0.25) * (1.0 - math.exp(-25.0 / 10.0))
+    assert sim.t == pytest.approx(25.0)
+    assert v.dtype == np.float64 and v.shape == (3,)
+    np.testing.assert_allclose(v, want, rtol=1e-12)
+
+
+def test_user_neuron_model_from_strings(cache_dir):
+    counter = sf.create_neuron_model(
+        "Counter", params=["step"], vars=[("x", "scalar"), ("n", "int")],
+        sim_code="x += step; n += 1;", threshold_condition_code="x >= 1.0",
+        reset_code="x = 0.0;")
+    model = sf.Model("counter", batch_size=2)
+    pop = model.add_neuron_population("C", 4, counter, {"step": 0.25}, {"x": 0.0, "n": 0})
+    pop.spike_recording_enabled = True
+    sim = sf.Simulation(model, cache_dir=cache_dir)
+    sim.set_recording_window(10)
+    sim.run(10)
+    sim.pull("C", "n")
+    n = sim.view("C", "n")
+    assert n.dtype == np.int32 and n.shape == (2, 4)
+    assert (n == 10).all()
+    times, ids, batch = sim.spikes("C")
+    # x reaches 1 at steps 4 and 8 (t = 0.3 and 0.7 ms at dt 0.1): 2 spikes x 4 neurons x 2.
+    assert len(times) == 16
+    np.testing.assert_allclose(sorted(set(np.round(times, 6))), [0.3, 0.7])
+    assert sorted(set(ids)) == [0, 1, 2, 3] and sorted(set(batch)) == [0, 1]
+
+
+def test_dense_weights_deliver_their_sum(cache_dir):
+    # Every source spikes every step; each target's input is the column sum of the weights.
+    always = sf.create_neuron_model("Always", threshold_condition_code="true")
+    acc = sf.create_neuron_model("Acc", vars=["acc"], sim_code="acc += Isyn;")
+    model = sf.Model("dense", dt=1.0)
+    model.add_neuron_population("Src", 5, always)
+    tgt = model.add_neuron_population("Tgt", 3, acc, {}, {"acc": 0.0})
+    model.add_synapse_population(
+        "S", "dense", "Src", tgt, sf.init_weight_update("StaticPulse", {}, {"g": 0.0}),
+        sf.init_postsynaptic("DeltaCurr"))
+    sim = sf.Simulation(model, cache_dir=cache_dir)
+    w = np.arange(15, dtype=np.float64).reshape(5, 3) / 8.0
+    sim.set_synapse_matrix("S", "g", w)
+    np.testing.assert_array_equal(sim.synapse_matrix("S", "g"), w)
+    sim.run(4)  # spikes of steps 0..2 are delivered in steps 1..3
+    sim.pull("Tgt", "acc")
+    np.testing.assert_allclose(sim.view("Tgt", "acc"), 3 * w.sum(axis=0), rtol=1e-6)
+
+
+def test_sparse_and_block_sparse_synapses_read_back_through_the_codec(cache_dir):
+    model = sf.Model("codec", seed=7)
+    model.add_neuron_population("A", 40, "Poisson", {"rate": 10.0}, {"timeStepToSpike": 0.0})
+    model.add_neuron_population("B", 37, "LeakyIntegrate",
+                                {"C": 1.0, "TauM": 10.0, "Vrest": 0.0}, {"V": 0.0})
+    wu = sf.init_weight_update("StaticPulse", {}, {"g": sf.init_var("Uniform", {"min": 0.0, "max": 1.0})})
+    ps = sf.init_postsynaptic("ExpCurr", {"tau": 5.0})
+    model.add_synapse_population("Sp", "sparse", "A", "B", wu, ps,
+                                 sf.init_sparse_connectivity("FixedProbability", {"prob": 0.2}))
+    model.add_synapse_population("Bs", "block_sparse", "A", "B", wu, ps,
+                                 sf.block_sparse(block_size=8, density=0.4))
+    sim = sf.Simulation(model, cache_dir=cache_dir)
+    for group in ("Sp", "Bs"):
+        pre, post = sim.synapses(group)
+        assert len(pre) == len(post) == sim.synapse_count(group) > 0
+        assert pre.max() < 40 and post.max() < 37
+        g = sim.synapse_values(group, "g")
+        assert ((g >= 0.0) & (g <= 1.0)).all() and g.std() > 0.1
+    pre, post = sim.synapses("Bs")
+    # Whole 8 x 8 tiles, cut off at the groups' ends.
+    tiles = {(p // 8, q // 8) for p, q in zip(pre, post)}
+    assert len(pre) == sum(min(8, 40 - 8 * r) * min(8, 37 - 8 * c) for r, c in tiles)

@@ -29,6 +29,8 @@ from ._spikeforge import (  # noqa: F401  (the public names of the extension mod
     VarInit,
     WeightUpdateModel,
     available_backends,
+    cli_main,
+    load_model,
     block_sparse,
     create_current_source_model,
     create_neuron_model,
@@ -44,5 +46,10 @@ from ._spikeforge import (  # noqa: F401  (the public names of the extension mod
     postsynaptic_models,
     weight_update_models,
 )
+
+try:  # only where the command line was built (toml++ and CLI11 found)
+    from ._spikeforge import ConfigError  # noqa: F401
+except ImportError:
+    pass
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -11,5 +11,6 @@ void bindErrors(nb::module_& m);     // errors.cpp: ModelError, BackendError, In
 void bindSnippets(nb::module_& m);   // snippets.cpp: models, initialisers, create_* functions
 void bindModel(nb::module_& m);      // model.cpp: Model and its populations
 void bindSimulation(nb::module_& m); // simulation.cpp: Simulation, numpy views
+void bindCli(nb::module_& m);        // cli.cpp: python -m spikeforge, load_model
 
 } // namespace spikeforge::python

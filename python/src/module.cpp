@@ -8,4 +8,5 @@ NB_MODULE(_spikeforge, m) {
     spikeforge::python::bindSnippets(m);
     spikeforge::python::bindModel(m);
     spikeforge::python::bindSimulation(m);
+    spikeforge::python::bindCli(m);
 }

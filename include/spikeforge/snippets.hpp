@@ -199,6 +199,10 @@ enum class BlockLayout { Random, WattsStrogatz, Balanced, Mask, BarabasiAlbert, 
 // benchmarks/layouts/block_matrix.cpp) and the code allows it, else EventDriven.
 enum class Propagation { Auto, EventDriven, Matrix };
 inline constexpr double kMatrixRowsPerTile = 6.0;
+// The block layouts and propagation forms by the names configs and the Python module use
+// ("random", "watts_strogatz", …; "auto", "event_driven", "matrix"), in declaration order.
+const std::vector<std::pair<std::string, BlockLayout>>& blockLayoutNames();
+const std::vector<std::pair<std::string, Propagation>>& propagationNames();
 struct BlockSparseInit {
     unsigned blockSize = 16; // b: 8, 16 or 32
     BlockLayout layout = BlockLayout::Random;

@@ -82,27 +82,16 @@ BlockSparseInit blockSparseOf(unsigned blockSize, const std::string& layout, dou
                               unsigned attachments, const std::string& transposeOf,
                               const std::string& prunedBy, const std::string& propagation,
                               double expectedRate) {
-    static const std::vector<std::pair<std::string, BlockLayout>> kLayouts = {
-        {"random", BlockLayout::Random},
-        {"watts_strogatz", BlockLayout::WattsStrogatz},
-        {"balanced", BlockLayout::Balanced},
-        {"mask", BlockLayout::Mask},
-        {"barabasi_albert", BlockLayout::BarabasiAlbert},
-        {"transposed", BlockLayout::Transposed}};
-    static const std::vector<std::pair<std::string, Propagation>> kForms = {
-        {"auto", Propagation::Auto},
-        {"event_driven", Propagation::EventDriven},
-        {"matrix", Propagation::Matrix}};
     BlockSparseInit b;
     b.blockSize = blockSize;
-    b.layout = lookup(kLayouts, "block layout", layout);
+    b.layout = lookup(blockLayoutNames(), "block layout", layout);
     b.density = density;
     b.rewire = rewire;
     b.blocks = blocks;
     b.attachments = attachments;
     b.transposeOf = transposeOf;
     b.prunedBy = prunedBy;
-    b.propagation = lookup(kForms, "propagation", propagation);
+    b.propagation = lookup(propagationNames(), "propagation", propagation);
     b.expectedRate = expectedRate;
     return b;
 }

@@ -22,9 +22,8 @@ std::string populationName(nb::handle population) {
     return nb::cast<std::string>(population);
 }
 
-SynapseGroup& addSynapsePopulation(Model& m, const std::string& name,
-                                   const std::string& matrixType, nb::handle source,
-                                   nb::handle target, const WeightUpdateInit& wu,
+SynapseGroup& addSynapsePopulation(Model& m, const std::string& name, const std::string& matrixType,
+                                   nb::handle source, nb::handle target, const WeightUpdateInit& wu,
                                    const PostsynapticInit& ps, nb::handle connectivity,
                                    unsigned delaySteps) {
     const MatrixType type = matrixTypeOf(matrixType);
@@ -53,12 +52,12 @@ void bindPopulations(nb::module_& m) {
                      &NeuronGroup::setSpikeRecording)
         .def("set_param_dynamic", &NeuronGroup::setParamDynamic, nb::arg("param"),
              nb::arg("dynamic") = true)
-        .def("__repr__",
-             [](const NeuronGroup& g) { return "<NeuronGroup '" + g.name() + "'>"; });
+        .def("__repr__", [](const NeuronGroup& g) { return "<NeuronGroup '" + g.name() + "'>"; });
     nb::class_<SynapseGroup>(m, "SynapseGroup")
         .def_prop_ro("name", &SynapseGroup::name)
-        .def_prop_ro("matrix_type",
-                     [](const SynapseGroup& g) { return std::string(matrixTypeName(g.matrixType())); })
+        .def_prop_ro(
+            "matrix_type",
+            [](const SynapseGroup& g) { return std::string(matrixTypeName(g.matrixType())); })
         .def_prop_rw("max_connections", &SynapseGroup::maxConnections,
                      &SynapseGroup::setMaxConnections)
         .def_prop_rw("max_dendritic_delay_steps", &SynapseGroup::maxDendriticDelaySteps,
@@ -67,8 +66,7 @@ void bindPopulations(nb::module_& m) {
              nb::arg("dynamic") = true)
         .def("set_ps_param_dynamic", &SynapseGroup::setPSParamDynamic, nb::arg("param"),
              nb::arg("dynamic") = true)
-        .def("__repr__",
-             [](const SynapseGroup& g) { return "<SynapseGroup '" + g.name() + "'>"; });
+        .def("__repr__", [](const SynapseGroup& g) { return "<SynapseGroup '" + g.name() + "'>"; });
     nb::class_<CurrentSource>(m, "CurrentSource")
         .def_prop_ro("name", &CurrentSource::name)
         .def("set_param_dynamic", &CurrentSource::setParamDynamic, nb::arg("param"),
@@ -111,29 +109,25 @@ void bindModel(nb::module_& m) {
             nb::arg("params") = ParamValues{}, nb::arg("vars") = VarInitMap{},
             nb::rv_policy::reference_internal)
         .def("add_synapse_population", &addSynapsePopulation, nb::arg("name"),
-             nb::arg("matrix_type"), nb::arg("source"), nb::arg("target"),
-             nb::arg("weight_update"), nb::arg("postsynaptic"),
-             nb::arg("connectivity") = nb::none(), nb::arg("delay_steps") = 0,
-             nb::rv_policy::reference_internal)
+             nb::arg("matrix_type"), nb::arg("source"), nb::arg("target"), nb::arg("weight_update"),
+             nb::arg("postsynaptic"), nb::arg("connectivity") = nb::none(),
+             nb::arg("delay_steps") = 0, nb::rv_policy::reference_internal)
         .def(
             "add_current_source",
             [](Model& m, const std::string& name, nb::handle model, nb::handle target,
                const ParamValues& params, const VarInitMap& vars) -> CurrentSource& {
-                return m.addCurrentSource(name, currentSourceModelOf(model),
-                                          populationName(target), params, vars);
+                return m.addCurrentSource(name, currentSourceModelOf(model), populationName(target),
+                                          params, vars);
             },
-            nb::arg("name"), nb::arg("model"), nb::arg("target"),
-            nb::arg("params") = ParamValues{}, nb::arg("vars") = VarInitMap{},
-            nb::rv_policy::reference_internal)
+            nb::arg("name"), nb::arg("model"), nb::arg("target"), nb::arg("params") = ParamValues{},
+            nb::arg("vars") = VarInitMap{}, nb::rv_policy::reference_internal)
         .def(
             "neuron_population",
             [](Model& m, const std::string& name) -> NeuronGroup& { return m.neuronGroup(name); },
             nb::rv_policy::reference_internal)
         .def(
             "synapse_population",
-            [](Model& m, const std::string& name) -> SynapseGroup& {
-                return m.synapseGroup(name);
-            },
+            [](Model& m, const std::string& name) -> SynapseGroup& { return m.synapseGroup(name); },
             nb::rv_policy::reference_internal)
         .def("finalise", &Model::finalise);
 }

@@ -47,8 +47,8 @@ bool batched(const Model& model, const std::string& group, const std::string& va
     return v ? hasBatchDim(v->access) : true;
 }
 
-template <typename T> Array viewOf(Simulation& sim, nb::handle owner, const std::string& group,
-                                   const std::string& var) {
+template <typename T>
+Array viewOf(Simulation& sim, nb::handle owner, const std::string& group, const std::string& var) {
     const std::span<T> s = sim.view<T>(group, var);
     const unsigned b = sim.model().batchSize();
     if (batched(sim.model(), group, var, s.size())) {
@@ -75,8 +75,8 @@ Array view(nb::handle self, const std::string& group, const std::string& var) {
 }
 
 // A freshly allocated numpy array of `values` (owned by a capsule).
-template <typename T> nb::ndarray<nb::numpy, T> copyOf(std::vector<T> values,
-                                                       std::vector<size_t> shape) {
+template <typename T>
+nb::ndarray<nb::numpy, T> copyOf(std::vector<T> values, std::vector<size_t> shape) {
     auto* data = new std::vector<T>(std::move(values));
     nb::capsule owner(data, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
     return nb::ndarray<nb::numpy, T>(data->data(), shape.size(), shape.data(), owner);
@@ -113,9 +113,8 @@ std::vector<double> valuesOf(nb::ndarray<const double, nb::c_contig, nb::device:
     return std::vector<double>(a.data(), a.data() + a.size());
 }
 
-BackendPreferences preferences(const std::string& backend, int threads,
-                               const std::string& cacheDir, bool fastMath,
-                               const std::string& device, bool keepInitialState) {
+BackendPreferences preferences(const std::string& backend, int threads, const std::string& cacheDir,
+                               bool fastMath, const std::string& device, bool keepInitialState) {
     BackendPreferences p;
     p.backend = backend;
     p.threads = threads;
@@ -151,8 +150,7 @@ void bindSimulation(nb::module_& m) {
         .def_prop_ro("timestep", &Simulation::timestep)
         .def_prop_ro("backend", &Simulation::backendName)
         .def("reset", &Simulation::reset, nb::call_guard<nb::gil_scoped_release>())
-        .def("reset_state", &Simulation::resetState,
-             nb::arg("state") = std::vector<std::string>{})
+        .def("reset_state", &Simulation::resetState, nb::arg("state") = std::vector<std::string>{})
         .def("custom_update", &Simulation::customUpdate, nb::arg("update_group"))
         .def("check_errors", &Simulation::checkErrors)
         .def("pull", &Simulation::pull, nb::arg("group"), nb::arg("var"))
@@ -173,9 +171,8 @@ void bindSimulation(nb::module_& m) {
         .def(
             "set_synapse_values",
             [](Simulation& s, const std::string& g, const std::string& v,
-               nb::ndarray<const double, nb::c_contig, nb::device::cpu> values, unsigned batch) {
-                s.setSynapseValues(g, v, valuesOf(values), batch);
-            },
+               nb::ndarray<const double, nb::c_contig, nb::device::cpu> values,
+               unsigned batch) { s.setSynapseValues(g, v, valuesOf(values), batch); },
             nb::arg("group"), nb::arg("var"), nb::arg("values"), nb::arg("batch") = 0)
         .def(
             "synapse_matrix",
@@ -189,12 +186,11 @@ void bindSimulation(nb::module_& m) {
         .def(
             "set_synapse_matrix",
             [](Simulation& s, const std::string& g, const std::string& v,
-               nb::ndarray<const double, nb::c_contig, nb::device::cpu> matrix, unsigned batch) {
-                s.setSynapseMatrix(g, v, valuesOf(matrix), batch);
-            },
+               nb::ndarray<const double, nb::c_contig, nb::device::cpu> matrix,
+               unsigned batch) { s.setSynapseMatrix(g, v, valuesOf(matrix), batch); },
             nb::arg("group"), nb::arg("var"), nb::arg("matrix"), nb::arg("batch") = 0)
-        .def("set_dynamic_param", &Simulation::setDynamicParam, nb::arg("group"),
-             nb::arg("param"), nb::arg("value"))
+        .def("set_dynamic_param", &Simulation::setDynamicParam, nb::arg("group"), nb::arg("param"),
+             nb::arg("value"))
         .def(
             "set_egp",
             [](Simulation& s, const std::string& g, const std::string& egp,

@@ -104,8 +104,7 @@ void bindInitTypes(nb::module_& m) {
                                   : "<VarInit '" + v.snippet().name + "'>";
         });
     nb::class_<SparseConnectivityInit>(m, "SparseConnectivityInit")
-        .def_prop_ro("name",
-                     [](const SparseConnectivityInit& s) { return s.snippet.name; })
+        .def_prop_ro("name", [](const SparseConnectivityInit& s) { return s.snippet.name; })
         .def_ro("params", &SparseConnectivityInit::params);
     nb::class_<ToeplitzConnectivityInit>(m, "ToeplitzConnectivityInit")
         .def_ro("params", &ToeplitzConnectivityInit::params);
@@ -140,8 +139,7 @@ PostsynapticModel postsynapticModelOf(nb::handle model) {
 NeuronModel neuronModelOf(nb::handle model) {
     if (nb::isinstance<NeuronModel>(model)) return nb::cast<NeuronModel>(model);
     const std::string name = nb::cast<std::string>(model);
-    return builtIn(models::findNeuronModel(name), "neuron model", name,
-                   models::neuronModelNames());
+    return builtIn(models::findNeuronModel(name), "neuron model", name, models::neuronModelNames());
 }
 
 CurrentSourceModel currentSourceModelOf(nb::handle model) {
@@ -194,8 +192,8 @@ void bindSnippets(nb::module_& m) {
             return PostsynapticInit{postsynapticModelOf(model), params, vars};
         },
         nb::arg("model"), nb::arg("params") = ParamValues{}, nb::arg("vars") = VarInitMap{});
-    m.def("block_sparse", &blockSparseOf, nb::arg("block_size") = 16,
-          nb::arg("layout") = "random", nb::arg("density") = 0.1, nb::arg("rewire") = 0.0,
+    m.def("block_sparse", &blockSparseOf, nb::arg("block_size") = 16, nb::arg("layout") = "random",
+          nb::arg("density") = 0.1, nb::arg("rewire") = 0.0,
           nb::arg("blocks") = std::vector<std::pair<uint32_t, uint32_t>>{},
           nb::arg("attachments") = 0, nb::arg("transpose_of") = "", nb::arg("pruned_by") = "",
           nb::arg("propagation") = "auto", nb::arg("expected_rate") = 0.0);

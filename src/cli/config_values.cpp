@@ -170,10 +170,7 @@ void readPropagation(const Reader& r, const toml::table& t, const BlockKeys& key
                      const std::function<std::string(const std::string&)>& at) {
     if (const toml::node* n = t.get(keys.propagation)) {
         const std::string form = r.string(*n, at(keys.propagation));
-        static const std::vector<std::pair<std::string, Propagation>> kForms = {
-            {"auto", Propagation::Auto},
-            {"event_driven", Propagation::EventDriven},
-            {"matrix", Propagation::Matrix}};
+        const auto& kForms = propagationNames();
         const auto found = std::find_if(kForms.begin(), kForms.end(),
                                         [&](const auto& f) { return f.first == form; });
         if (found == kForms.end()) {
@@ -205,13 +202,7 @@ BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::
     auto at = [&](const std::string& key) { return where + ": " + key; };
     if (const toml::node* n = node(keys.layout)) {
         const std::string layout = r.string(*n, at(keys.layout));
-        static const std::vector<std::pair<std::string, BlockLayout>> kLayouts = {
-            {"random", BlockLayout::Random},
-            {"watts_strogatz", BlockLayout::WattsStrogatz},
-            {"balanced", BlockLayout::Balanced},
-            {"mask", BlockLayout::Mask},
-            {"barabasi_albert", BlockLayout::BarabasiAlbert},
-            {"transposed", BlockLayout::Transposed}};
+        const auto& kLayouts = blockLayoutNames();
         const auto found = std::find_if(kLayouts.begin(), kLayouts.end(),
                                         [&](const auto& l) { return l.first == layout; });
         if (found == kLayouts.end()) {

@@ -121,6 +121,25 @@ void checkLayoutUses(const Model& m, const analysis::Results& results) {
     }
 }
 
+const std::vector<std::pair<std::string, BlockLayout>>& blockLayoutNames() {
+    static const std::vector<std::pair<std::string, BlockLayout>> names = {
+        {"random", BlockLayout::Random},
+        {"watts_strogatz", BlockLayout::WattsStrogatz},
+        {"balanced", BlockLayout::Balanced},
+        {"mask", BlockLayout::Mask},
+        {"barabasi_albert", BlockLayout::BarabasiAlbert},
+        {"transposed", BlockLayout::Transposed}};
+    return names;
+}
+
+const std::vector<std::pair<std::string, Propagation>>& propagationNames() {
+    static const std::vector<std::pair<std::string, Propagation>> names = {
+        {"auto", Propagation::Auto},
+        {"event_driven", Propagation::EventDriven},
+        {"matrix", Propagation::Matrix}};
+    return names;
+}
+
 bool usesMatrixPropagation(const Model& m, const SynapseGroup& sg,
                            const analysis::Results& results) {
     const BlockSparseInit& b = *sg.blockSparse();

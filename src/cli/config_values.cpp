@@ -164,23 +164,26 @@ readBlockList(const Reader& r, const toml::node& node, const std::string& where)
     return out;
 }
 
+// The value `table` gives `name`, or an error at `node` naming the kind, with a suggestion.
+template <typename T>
+T named(const Reader& r, const toml::node& node, const std::string& at, const std::string& kind,
+        const std::string& name, const std::vector<std::pair<std::string, T>>& table) {
+    std::vector<std::string> names;
+    for (const auto& [key, value] : table) {
+        if (key == name) return value;
+        names.push_back(key);
+    }
+    r.fail(node, at + ": unknown " + kind + " '" + name + "'" + suggestion(name, names));
+}
+
 // propagation ("auto", "event_driven", "matrix") and expected_rate (>= 0 Hz) into `out`.
 void readPropagation(const Reader& r, const toml::table& t, const BlockKeys& keys,
                      BlockSparseInit& out,
                      const std::function<std::string(const std::string&)>& at) {
     if (const toml::node* n = t.get(keys.propagation)) {
         const std::string form = r.string(*n, at(keys.propagation));
-        const auto& kForms = propagationNames();
-        const auto found = std::find_if(kForms.begin(), kForms.end(),
-                                        [&](const auto& f) { return f.first == form; });
-        if (found == kForms.end()) {
-            std::vector<std::string> names;
-            for (const auto& f : kForms)
-                names.push_back(f.first);
-            r.fail(*n, at(keys.propagation) + ": unknown propagation '" + form + "'" +
-                           suggestion(form, names));
-        }
-        out.propagation = found->second;
+        out.propagation =
+            named(r, *n, at(keys.propagation), "propagation", form, propagationNames());
     }
     if (const toml::node* n = t.get(keys.expectedRate)) {
         out.expectedRate = r.number(*n, at(keys.expectedRate));
@@ -202,17 +205,7 @@ BlockSparseInit readBlockKeys(const Reader& r, const toml::table& t, const std::
     auto at = [&](const std::string& key) { return where + ": " + key; };
     if (const toml::node* n = node(keys.layout)) {
         const std::string layout = r.string(*n, at(keys.layout));
-        const auto& kLayouts = blockLayoutNames();
-        const auto found = std::find_if(kLayouts.begin(), kLayouts.end(),
-                                        [&](const auto& l) { return l.first == layout; });
-        if (found == kLayouts.end()) {
-            std::vector<std::string> names;
-            for (const auto& l : kLayouts)
-                names.push_back(l.first);
-            r.fail(*n, at(keys.layout) + ": unknown block layout '" + layout + "'" +
-                           suggestion(layout, names));
-        }
-        out.layout = found->second;
+        out.layout = named(r, *n, at(keys.layout), "block layout", layout, blockLayoutNames());
     }
     if (const toml::node* n = node(keys.blockSize)) {
         out.blockSize = static_cast<unsigned>(r.count(*n, at(keys.blockSize), 8, 32));

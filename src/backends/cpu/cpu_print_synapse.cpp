@@ -13,11 +13,15 @@ namespace {
 // the run's first target's input (the plan's postInput is an array element, consecutive targets
 // consecutive), so GCC sees an affine access and vectorises the run; through id_post, a 32-bit
 // sum that may wrap, it does not. `end` puts the plan's hook back.
+// sfRunIn: the input element of the run's first target (sfRunPost).
+std::string runInput(const codegen::PropagationBody& b) {
+    return "scalar* sfRunIn;\n{\nconst uint32_t id_post = sfRunPost;\nsfRunIn = &(" + b.postInput +
+           ");\n}\n";
+}
 std::string runHookBegin(const codegen::PropagationBody& b) {
     if (b.postInput.empty()) return "";
     const std::string hook = codegen::hookName(codegen::Hook::AddToPost);
-    return "scalar* sfRunIn;\n{\nconst uint32_t id_post = sfRunPost;\nsfRunIn = &(" + b.postInput +
-           ");\n}\n#undef " + hook + "\n#define " + hook + "(x) (sfRunIn[sfC] += (x))\n";
+    return runInput(b) + "#undef " + hook + "\n#define " + hook + "(x) (sfRunIn[sfC] += (x))\n";
 }
 std::string runHookEnd(const codegen::PropagationBody& b) {
     if (b.postInput.empty()) return "";
@@ -146,8 +150,7 @@ void printMatrixPropagation(Writer& w, const codegen::PropagationBody& b) {
     const std::string sum =
         b.postInput.empty()
             ? ""
-            : "{\nscalar* sfRunIn;\n{\nconst uint32_t id_post = sfRunPost;\nsfRunIn = &(" +
-                  b.postInput + ");\n}\nif (sfRunLen == " + bs +
+            : "{\n" + runInput(b) + "if (sfRunLen == " + bs +
                   ") {\n#pragma omp simd\nfor (uint32_t sfC = 0u; sfC < " + bs +
                   "; sfC++) sfRunIn[sfC] += sfAcc[sfC];\n} else {\nfor (uint32_t sfC = 0u; sfC < "
                   "sfRunLen; sfC++) sfRunIn[sfC] += sfAcc[sfC];\n}\n}\n";

@@ -65,6 +65,8 @@ std::vector<std::string> neuronModelNames();
 std::vector<std::string> postsynapticModelNames();
 std::vector<std::string> weightUpdateModelNames();
 std::vector<std::string> currentSourceModelNames();
+const CustomUpdateModel* findCustomUpdateModel(const std::string& name); // the four above
+std::vector<std::string> customUpdateModelNames();
 
 } // namespace spikeforge::models
 

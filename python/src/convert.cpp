@@ -96,4 +96,20 @@ BlockSparseInit blockSparseOf(unsigned blockSize, const std::string& layout, dou
     return b;
 }
 
+std::vector<double> valuesOf(nb::ndarray<const double, nb::c_contig, nb::device::cpu> a) {
+    return std::vector<double>(a.data(), a.data() + a.size());
+}
+
+BackendPreferences preferences(const std::string& backend, int threads, const std::string& cacheDir,
+                               bool fastMath, const std::string& device, bool keepInitialState) {
+    BackendPreferences p;
+    p.backend = backend;
+    p.threads = threads;
+    p.cacheDir = cacheDir;
+    p.fastMath = fastMath;
+    p.device = device;
+    p.keepInitialState = keepInitialState;
+    return p;
+}
+
 } // namespace spikeforge::python

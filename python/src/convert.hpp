@@ -3,7 +3,10 @@
 // listing the known ones (the same words as the TOML front end's).
 #include "bindings.hpp"
 
+#include <nanobind/ndarray.h>
+
 #include "spikeforge/model.hpp"
+#include "spikeforge/simulation.hpp"
 #include "spikeforge/snippets.hpp"
 
 #include <cstdint>
@@ -28,10 +31,27 @@ BlockSparseInit blockSparseOf(unsigned blockSize, const std::string& layout, dou
                               unsigned attachments, const std::string& transposeOf,
                               const std::string& prunedBy, const std::string& propagation,
                               double expectedRate);
+// The common part of a user model (snippets.cpp): parameters, derived parameters (name,
+// callable(params, dt)) and extra global parameters (name or (name, type)).
+void fillBase(SnippetBase& s, const std::string& name, const std::vector<std::string>& params,
+              nb::handle derived, nb::handle egps);
 // A model given as a built-in's name or as a model object (snippets.cpp).
 NeuronModel neuronModelOf(nb::handle model);
 WeightUpdateModel weightUpdateModelOf(nb::handle model);
 PostsynapticModel postsynapticModelOf(nb::handle model);
 CurrentSourceModel currentSourceModelOf(nb::handle model);
+
+// A freshly allocated numpy array of `values` (owned by a capsule), of the given shape.
+template <typename T>
+nb::ndarray<nb::numpy, T> copyOf(std::vector<T> values, std::vector<size_t> shape) {
+    auto* data = new std::vector<T>(std::move(values));
+    nb::capsule owner(data, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+    return nb::ndarray<nb::numpy, T>(data->data(), shape.size(), shape.data(), owner);
+}
+// A numpy array of doubles, copied.
+std::vector<double> valuesOf(nb::ndarray<const double, nb::c_contig, nb::device::cpu> a);
+// The backend and its options (Simulation's keyword arguments).
+BackendPreferences preferences(const std::string& backend, int threads, const std::string& cacheDir,
+                               bool fastMath, const std::string& device, bool keepInitialState);
 
 } // namespace spikeforge::python

@@ -79,7 +79,8 @@ void bindPopulations(nb::module_& m) {
 
 void bindModel(nb::module_& m) {
     bindPopulations(m);
-    nb::class_<Model>(m, "Model")
+    nb::class_<Model> model(m, "Model");
+    model
         .def(
             "__init__",
             [](Model* self, const std::string& name, const std::string& precision, double dt,
@@ -130,6 +131,7 @@ void bindModel(nb::module_& m) {
             [](Model& m, const std::string& name) -> SynapseGroup& { return m.synapseGroup(name); },
             nb::rv_policy::reference_internal)
         .def("finalise", &Model::finalise);
+    bindAddCustomUpdate(model);
 }
 
 } // namespace spikeforge::python

@@ -73,15 +73,6 @@ Array view(nb::handle self, const std::string& group, const std::string& var) {
     if (type == "uint8_t") return viewOf<uint8_t>(sim, self, group, var);
     throw InternalError("no numpy type for element type " + type);
 }
-
-// A freshly allocated numpy array of `values` (owned by a capsule).
-template <typename T>
-nb::ndarray<nb::numpy, T> copyOf(std::vector<T> values, std::vector<size_t> shape) {
-    auto* data = new std::vector<T>(std::move(values));
-    nb::capsule owner(data, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
-    return nb::ndarray<nb::numpy, T>(data->data(), shape.size(), shape.data(), owner);
-}
-
 // Recorded spikes of a group as (times [ms], neuron ids, batch elements).
 nb::tuple spikes(Simulation& sim, const std::string& group) {
     const auto events = sim.spikes(group);
@@ -109,25 +100,22 @@ nb::tuple synapses(Simulation& sim, const std::string& group) {
     return nb::make_tuple(copyOf(std::move(pre), {n}), copyOf(std::move(post), {n}));
 }
 
-std::vector<double> valuesOf(nb::ndarray<const double, nb::c_contig, nb::device::cpu> a) {
-    return std::vector<double>(a.data(), a.data() + a.size());
-}
-
-BackendPreferences preferences(const std::string& backend, int threads, const std::string& cacheDir,
-                               bool fastMath, const std::string& device, bool keepInitialState) {
-    BackendPreferences p;
-    p.backend = backend;
-    p.threads = threads;
-    p.cacheDir = cacheDir;
-    p.fastMath = fastMath;
-    p.device = device;
-    p.keepInitialState = keepInitialState;
-    return p;
-}
-
 } // namespace
 
+void bindSchedule(nb::module_& m) {
+    nb::class_<Schedule>(m, "Schedule")
+        .def(nb::init<>())
+        .def("steps", &Schedule::steps, nb::arg("n"), nb::rv_policy::reference_internal,
+             "Appends n steps; returns the schedule (calls chain).")
+        .def("custom_update", &Schedule::customUpdate, nb::arg("update_group"),
+             nb::rv_policy::reference_internal)
+        .def("reset_state", &Schedule::resetState, nb::arg("state") = std::vector<std::string>{},
+             nb::rv_policy::reference_internal)
+        .def("__len__", [](const Schedule& s) { return s.items().size(); });
+}
+
 void bindSimulation(nb::module_& m) {
+    bindSchedule(m);
     nb::class_<Simulation>(m, "Simulation")
         .def(
             "__init__",
@@ -146,6 +134,13 @@ void bindSimulation(nb::module_& m) {
         .def(
             "run", [](Simulation& s, uint64_t steps) { s.run(steps); }, nb::arg("steps"),
             nb::call_guard<nb::gil_scoped_release>())
+        .def(
+            "run",
+            [](Simulation& s, const Schedule& schedule, uint64_t repeats) {
+                s.run(schedule, repeats);
+            },
+            nb::arg("schedule"), nb::arg("repeats") = 1, nb::call_guard<nb::gil_scoped_release>(),
+            "Runs a Schedule `repeats` times with no host work between its items.")
         .def_prop_ro("t", &Simulation::time)
         .def_prop_ro("timestep", &Simulation::timestep)
         .def_prop_ro("backend", &Simulation::backendName)

@@ -34,8 +34,8 @@ const T& builtIn(const T* found, const std::string& kind, const std::string& nam
     return *found;
 }
 
-// The common part of a user model: parameters, derived parameters (name, callable(params, dt))
-// and extra global parameters (name or (name, type)).
+} // namespace
+
 void fillBase(SnippetBase& s, const std::string& name, const std::vector<std::string>& params,
               nb::handle derived, nb::handle egps) {
     s.name = name;
@@ -55,6 +55,8 @@ void fillBase(SnippetBase& s, const std::string& name, const std::vector<std::st
         }
     }
 }
+
+namespace {
 
 NeuronModel neuronModel(const std::string& name, const std::vector<std::string>& params,
                         nb::handle vars, const std::string& simCode,

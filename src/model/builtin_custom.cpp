@@ -88,6 +88,34 @@ const CustomUpdateModel& Transpose() {
     return m;
 }
 
+namespace {
+
+struct NamedCustomUpdate {
+    const char* name;
+    const CustomUpdateModel& (*model)();
+};
+constexpr NamedCustomUpdate kCustomUpdateModels[] = {
+    {"BatchReduceAndZero", &BatchReduceAndZero},
+    {"Adam", &Adam},
+    {"AdamWarmup", &AdamWarmup},
+    {"Transpose", &Transpose},
+};
+
+} // namespace
+
+const CustomUpdateModel* findCustomUpdateModel(const std::string& name) {
+    for (const auto& [known, model] : kCustomUpdateModels)
+        if (name == known) return &model();
+    return nullptr;
+}
+
+std::vector<std::string> customUpdateModelNames() {
+    std::vector<std::string> names;
+    for (const auto& entry : kCustomUpdateModels)
+        names.push_back(entry.name);
+    return names;
+}
+
 // Three passes over the population, in one update group: the maximum (for stability), the sum of
 // exponentials, then the normalised output. Each pass needs the previous one's reduction
 // complete, so they are separate custom updates, run in order.

@@ -18,21 +18,31 @@ from ._spikeforge import (  # noqa: F401  (the public names of the extension mod
     BackendError,
     CurrentSource,
     CurrentSourceModel,
+    CustomUpdate,
+    CustomUpdateModel,
+    EGPReference,
     InternalError,
     Model,
     ModelError,
     NeuronGroup,
     NeuronModel,
     PostsynapticModel,
+    Schedule,
     Simulation,
     SynapseGroup,
     VarInit,
+    VarReference,
     WeightUpdateModel,
     available_backends,
     cli_main,
     load_model,
     block_sparse,
     create_current_source_model,
+    create_custom_update_model,
+    create_egp_ref,
+    create_var_ref,
+    create_wu_var_ref,
+    custom_update_models,
     create_neuron_model,
     create_postsynaptic_model,
     create_weight_update_model,
@@ -46,6 +56,8 @@ from ._spikeforge import (  # noqa: F401  (the public names of the extension mod
     postsynaptic_models,
     weight_update_models,
 )
+
+from . import ml, plot  # noqa: F401,E402  (training API; plots need matplotlib only when drawn)
 
 try:  # only where the command line was built (toml++ and CLI11 found)
     from ._spikeforge import ConfigError  # noqa: F401

@@ -54,9 +54,13 @@ def population_rates(times, num_neurons, duration_ms, bin_ms=10.0, ax=None, path
     return _finish(plt, fig, ax, path)
 
 
-def training_curves(metrics, keys=("train_accuracy", "test_accuracy"), ax=None, path=None):
+def training_curves(metrics, keys=("train_accuracy", "validation_accuracy", "test_accuracy"),
+                    ax=None, path=None):
     """Curves of per-epoch metrics: ``metrics`` maps a name to a sequence of values (one per
-    epoch), as the training API returns them or a metrics CSV read with ``read_metrics``."""
+    epoch), as a metrics CSV read with ``read_metrics``, or is the list of per-epoch dicts of
+    spikeforge.ml's callback_data["history"]."""
+    if isinstance(metrics, list):
+        metrics = {k: [epoch[k] for epoch in metrics] for k in keys if metrics and k in metrics[0]}
     plt = _pyplot()
     fig = None
     if ax is None:

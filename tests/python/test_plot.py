@@ -4,7 +4,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import os  # noqa: E402
+import pathlib  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
 import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
 import spikeforge as sf  # noqa: E402
 from spikeforge import plot  # noqa: E402
@@ -43,3 +49,21 @@ def test_training_curves_from_a_metrics_csv(tmp_path):
     ax = plot.training_curves(metrics, path=tmp_path / "curves.png")
     assert _is_png(tmp_path / "curves.png")
     assert [len(line.get_xdata()) for line in ax.lines] == [3, 3]
+
+
+@pytest.mark.parametrize("script, args, pngs", [
+    ("coba_raster.py", ["--neurons", "800", "--prob", "0.05", "--ms", "100"],
+     ["raster", "rates"]),
+    ("yinyang_train.py", ["--epochs", "1", "--train-size", "100", "--hidden", "30"],
+     ["curves", "predictions", "hidden_raster"]),
+])
+def test_the_example_scripts_save_their_figures(tmp_path, script, args, pngs):
+    examples = pathlib.Path(__file__).resolve().parents[2] / "examples" / "python"
+    result = subprocess.run([sys.executable, str(examples / script), *args,
+                             "--out", str(tmp_path / "fig")],
+                            capture_output=True, text=True, cwd=tmp_path,
+                            env={**os.environ, "MPLBACKEND": "Agg"}, timeout=600)
+    assert result.returncode == 0, result.stderr
+    for name in pngs:
+        png = tmp_path / f"fig_{name}.png"
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name

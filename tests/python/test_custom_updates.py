@@ -1,0 +1,103 @@
+"""Custom updates and schedules from Python, and views shared with DLPack consumers."""
+
+import numpy as np
+import pytest
+
+import spikeforge as sf
+
+BATCH = 3
+N = 6
+
+
+def _model():
+    model = sf.Model("cu", batch_size=BATCH, seed=7)
+    pop = model.add_neuron_population("N", N, "LeakyIntegrate",
+                                      {"C": 1.0, "TauM": 10.0, "Vrest": 0.0}, {"V": 0.0})
+    sum_model = sf.create_custom_update_model(
+        "SumV", vars=[("total", "scalar", "ReduceNeuronSum")],
+        var_refs=[("v", "scalar", "ReadOnly")], update_code="total = v;")
+    model.add_custom_update("Sum", "Reduce", sum_model, vars={"total": 0.0},
+                            var_refs={"v": sf.create_var_ref(pop, "V")})
+    model.add_neuron_population("Pre", 4, "Poisson", {"rate": 0.0}, {"timeStepToSpike": 0.0})
+    model.add_synapse_population("S", "dense", "Pre", "N",
+                                 sf.init_weight_update("StaticPulse", {}, {"g": 0.5}),
+                                 sf.init_postsynaptic("DeltaCurr"))
+    scale = sf.create_custom_update_model(
+        "Scale", params=["factor"], var_refs=[("g", "scalar", "ReadWrite")],
+        update_code="g *= factor;")
+    model.add_custom_update("ScaleG", "Scale", scale, {"factor": 3.0},
+                            var_refs={"g": sf.create_wu_var_ref("S", "g")})
+    return model
+
+
+def test_a_neuron_reduction_sums_each_batch_element(cache_dir):
+    sim = sf.Simulation(_model(), cache_dir=cache_dir)
+    v = sim.view("N", "V")
+    v[:] = np.arange(BATCH * N, dtype=np.float32).reshape(BATCH, N)
+    sim.push("N", "V")
+    sim.custom_update("Reduce")
+    sim.pull("Sum", "total")
+    np.testing.assert_allclose(sim.view("Sum", "total").reshape(BATCH), v.sum(axis=1),
+                               rtol=1e-6)
+
+
+def test_a_wu_shaped_update_scales_every_weight(cache_dir):
+    model = _model()
+    assert model.synapse_population("S").name == "S"
+    sim = sf.Simulation(model, cache_dir=cache_dir)
+    sim.custom_update("Scale")
+    np.testing.assert_allclose(sim.synapse_matrix("S", "g"), np.full((4, N), 1.5), rtol=1e-6)
+
+
+def test_a_schedule_equals_the_host_calls_it_stands_for(cache_dir):
+    a = sf.Simulation(_model(), cache_dir=cache_dir)
+    b = sf.Simulation(_model(), cache_dir=cache_dir)
+    for sim in (a, b):
+        sim.view("N", "V")[:] = 5.0
+        sim.push("N", "V")
+    schedule = sf.Schedule().steps(7).custom_update("Reduce").steps(3)
+    assert len(schedule) == 3
+    a.run(schedule, repeats=2)
+    for _ in range(2):
+        b.run(7)
+        b.custom_update("Reduce")
+        b.run(3)
+    assert a.timestep == b.timestep == 20
+    for sim in (a, b):
+        sim.pull("Sum", "total")
+        sim.pull("N", "V")
+    np.testing.assert_array_equal(a.view("Sum", "total"), b.view("Sum", "total"))
+    np.testing.assert_array_equal(a.view("N", "V"), b.view("N", "V"))
+    with pytest.raises(sf.ModelError, match="Nope"):
+        a.run(sf.Schedule().custom_update("Nope"))
+
+
+def test_custom_update_mistakes_are_model_errors():
+    with pytest.raises(sf.ModelError, match="unknown access 'Sum'"):
+        sf.create_custom_update_model("Bad", vars=[("x", "scalar", "Sum")])
+    with pytest.raises(sf.ModelError, match="unknown custom update model 'Adamm'"):
+        sf.Model("m").add_custom_update("A", "G", "Adamm")
+    model = sf.Model("m")
+    pop = model.add_neuron_population("N", 2, "LeakyIntegrate",
+                                      {"C": 1.0, "TauM": 10.0, "Vrest": 0.0}, {"V": 0.0})
+    model.add_neuron_population("Pre", 2, "Poisson", {"rate": 0.0}, {"timeStepToSpike": 0.0})
+    model.add_synapse_population("S", "dense", "Pre", pop,
+                                 sf.init_weight_update("StaticPulse", {}, {"g": 0.5}),
+                                 sf.init_postsynaptic("DeltaCurr"))
+    mixed = sf.create_custom_update_model("Mixed", var_refs=["a", "b"], update_code="a = b;")
+    with pytest.raises(sf.ModelError, match="references mix"):
+        model.add_custom_update("M", "G", mixed, var_refs={
+            "a": sf.create_var_ref(pop, "V"), "b": sf.create_wu_var_ref("S", "g")})
+    assert "Adam" in sf.custom_update_models()
+
+
+def test_views_are_shared_through_dlpack(cache_dir):
+    sim = sf.Simulation(_model(), cache_dir=cache_dir)
+    v = sim.view("N", "V")
+    shared = np.from_dlpack(v)
+    assert np.shares_memory(shared, v)
+    shared[0, 0] = 42.0
+    sim.push("N", "V")
+    sim.view("N", "V")[0, 0] = 0.0
+    sim.pull("N", "V")
+    assert v[0, 0] == 42.0

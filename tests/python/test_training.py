@@ -1,6 +1,7 @@
 """The mlGeNN-shaped training API (spikeforge.ml): it learns, its checkpoints are the CLI's,
 and event data in either numpy form gives the same dataset."""
 
+import io
 import json
 
 import numpy as np
@@ -144,7 +145,10 @@ def test_a_fresh_run_refuses_an_existing_checkpoint_and_resume_continues_it(tmp_
     compiled = compiler(cache_dir).compile(network)
     train = ml.yin_yang(96, 42)
     ckpt = tmp_path / "ckpt"
-    compiled.train(train, num_epochs=1, callbacks=[ml.Checkpoint(ckpt)])
+    shown = io.StringIO()
+    compiled.train(train, num_epochs=1, callbacks=[ml.Checkpoint(ckpt), ml.ProgressBar(32, shown)])
+    # One line per epoch without tqdm; tqdm's bar carries the same description.
+    assert "epoch 1/1" in shown.getvalue() and "accuracy" in shown.getvalue()
     with pytest.raises(sf.ModelError, match="holds the checkpoint of an earlier run"):
         compiled.train(train, num_epochs=2, callbacks=[ml.Checkpoint(ckpt)])
     _, data = compiled.train(train, num_epochs=2, callbacks=[ml.Checkpoint(ckpt)],

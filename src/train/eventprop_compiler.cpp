@@ -130,6 +130,9 @@ Metrics EventPropCompiler::Impl::run(std::span<const uint32_t> examples, Mode mo
                                      const Progress& progress) {
     const uint64_t batches = uploadOrder(examples, mode);
     clearAccumulators();
+    const uint64_t firstCheck = checksRun;
+    // trialsRun and checksRun count batches as soon as they ran, so that a progress function
+    // that throws leaves the device's trial numbering and the host's in step.
     if (mode == Mode::Evaluate && (!recorded.empty() || !recordedVars.empty())) {
         runRecorded(examples, batches, progress);
     } else {
@@ -144,6 +147,8 @@ Metrics EventPropCompiler::Impl::run(std::span<const uint32_t> examples, Mode mo
             uint64_t n = report - done;
             if (mode == Mode::Train) n = std::min(n, batchesToNextPruning());
             sim->run(schedule, n);
+            trialsRun += n;
+            if (mode != Mode::Evaluate) checksRun += n;
             done += n;
             if (mode == Mode::Train) {
                 trainBatches += n;
@@ -154,9 +159,6 @@ Metrics EventPropCompiler::Impl::run(std::span<const uint32_t> examples, Mode mo
             report = std::min(report + chunk, batches);
         }
     }
-    trialsRun += batches;
-    const uint64_t firstCheck = checksRun;
-    if (mode != Mode::Evaluate) checksRun += batches;
     if (mode != Mode::Evaluate) checkFinite(firstCheck); // before the overflow count: worse
     checkDropped();
     const Metrics m = readAccumulators(examples.size());
@@ -287,6 +289,7 @@ void EventPropCompiler::Impl::runRecorded(std::span<const uint32_t> examples, ui
     const Schedule start = Schedule().resetState().customUpdate(kTrial);
     for (uint64_t b = 0; b < batches; b++) {
         sim->run(start);
+        trialsRun++;
         if (!recorded.empty()) sim->setRecordingWindow(T);
         if (recordedVars.empty()) {
             sim->run(T);

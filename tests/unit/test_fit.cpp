@@ -138,6 +138,37 @@ TEST(Fit, CallbacksHearEveryEpochAndBatch) {
     }
 }
 
+// A progress function that throws (a Python callback raising, say) stops the epoch between
+// batches; the compiler stays usable: the next calls select the examples they are given (no
+// device-side index error) and evaluate as a fresh compiler with the same weights does.
+TEST(Fit, AProgressFunctionThatThrowsLeavesTheCompilerUsable) {
+    const EventDataset data = makeYinYang(64, 3); // 4 batches of 16
+    auto c = yinYangCompiler();
+    c->setDataset(data);
+    std::vector<uint32_t> all(data.size());
+    for (uint32_t i = 0; i < all.size(); i++)
+        all[i] = i;
+    struct Stop {};
+    uint64_t calls = 0;
+    EXPECT_THROW(c->trainEpoch(all,
+                               [&](uint64_t done, uint64_t) {
+                                   calls++;
+                                   if (done >= 2) throw Stop{};
+                               }),
+                 Stop);
+    EXPECT_EQ(calls, 2u);
+    EXPECT_THROW(c->evaluate(all, [](uint64_t, uint64_t) { throw Stop{}; }), Stop);
+    const Metrics trained = c->trainEpoch(all);
+    EXPECT_EQ(trained.examples, 64u);
+    const Metrics after = c->evaluate(all);
+
+    auto fresh = yinYangCompiler();
+    fresh->setDataset(data);
+    for (const char* conn : {"InHid", "HidOut"})
+        fresh->setWeights(conn, c->weights(conn));
+    expectSameMetrics(fresh->evaluate(all), after, "evaluate after an interrupted epoch");
+}
+
 TEST(Fit, PlateauRuleHalvesAfterPatienceEpochsWithoutProgress) {
     FitOptions o;
     o.plateauPatience = 2;

@@ -233,3 +233,21 @@ def test_dense_weights_and_the_training_state_round_trip(cache_dir):
     compiled.set_weights("W", np.zeros((4, 2)))
     compiled.load_state(before)
     np.testing.assert_allclose(compiled.get_weights("W"), w, rtol=1e-6)
+
+
+def test_an_exception_in_a_callback_reaches_the_caller_and_training_goes_on(cache_dir):
+    network, inp, out = yin_yang_network()
+    compiled = compiler(cache_dir).compile(network)
+    data = ml.yin_yang(96, 42)
+
+    class Stop:
+        def on_batches_done(self, epoch, done, total):
+            raise KeyError("stop here")
+
+    with pytest.raises(KeyError, match="stop here"):
+        compiled.train(data, num_epochs=2, callbacks=[Stop()])
+    with pytest.raises(ValueError, match="from the epoch hook"):
+        compiled.train(data, num_epochs=1, callbacks=[
+            lambda epoch, logs: (_ for _ in ()).throw(ValueError("from the epoch hook"))])
+    metrics, _ = compiled.train(data, num_epochs=1, callbacks=[])
+    assert metrics[out].total == 96

@@ -96,6 +96,19 @@ BlockSparseInit blockSparseOf(unsigned blockSize, const std::string& layout, dou
     return b;
 }
 
+nb::tuple spikeArrays(const std::vector<SpikeEvent>& events) {
+    std::vector<double> times;
+    std::vector<uint32_t> ids, batch;
+    for (const SpikeEvent& e : events) {
+        times.push_back(e.time);
+        ids.push_back(e.neuron);
+        batch.push_back(e.batch);
+    }
+    const size_t n = events.size();
+    return nb::make_tuple(copyOf(std::move(times), {n}), copyOf(std::move(ids), {n}),
+                          copyOf(std::move(batch), {n}));
+}
+
 std::vector<double> valuesOf(nb::ndarray<const double, nb::c_contig, nb::device::cpu> a) {
     return std::vector<double>(a.data(), a.data() + a.size());
 }

@@ -35,6 +35,8 @@ BlockSparseInit blockSparseOf(unsigned blockSize, const std::string& layout, dou
 // callable(params, dt)) and extra global parameters (name or (name, type)).
 void fillBase(SnippetBase& s, const std::string& name, const std::vector<std::string>& params,
               nb::handle derived, nb::handle egps);
+// Extra global parameters (or references to them) from names or (name, type) pairs.
+std::vector<EGPDecl> egpDecls(nb::handle list);
 // A model given as a built-in's name or as a model object (snippets.cpp).
 NeuronModel neuronModelOf(nb::handle model);
 WeightUpdateModel weightUpdateModelOf(nb::handle model);
@@ -48,6 +50,8 @@ nb::ndarray<nb::numpy, T> copyOf(std::vector<T> values, std::vector<size_t> shap
     nb::capsule owner(data, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
     return nb::ndarray<nb::numpy, T>(data->data(), shape.size(), shape.data(), owner);
 }
+// Spike events as (times [ms], neuron ids, batch elements) numpy arrays.
+nb::tuple spikeArrays(const std::vector<SpikeEvent>& events);
 // A numpy array of doubles, copied.
 std::vector<double> valuesOf(nb::ndarray<const double, nb::c_contig, nb::device::cpu> a);
 // The backend and its options (Simulation's keyword arguments).

@@ -137,14 +137,7 @@ void bindCustomUpdates(nb::module_& m) {
             fillBase(c, name, params, derived, egps);
             c.vars = customDecls<CustomUpdateVarDecl>(vars, name);
             c.varRefs = customDecls<VarRefDecl>(varRefs, name);
-            for (nb::handle item : egpRefs) {
-                if (nb::isinstance<nb::str>(item)) {
-                    c.egpRefs.push_back({nb::cast<std::string>(item), "scalar"});
-                } else {
-                    auto [ename, type] = nb::cast<std::pair<std::string, std::string>>(item);
-                    c.egpRefs.push_back({ename, type});
-                }
-            }
+            c.egpRefs = egpDecls(egpRefs);
             c.updateCode = updateCode;
             return c;
         },

@@ -73,20 +73,6 @@ Array view(nb::handle self, const std::string& group, const std::string& var) {
     if (type == "uint8_t") return viewOf<uint8_t>(sim, self, group, var);
     throw InternalError("no numpy type for element type " + type);
 }
-// Recorded spikes of a group as (times [ms], neuron ids, batch elements).
-nb::tuple spikes(Simulation& sim, const std::string& group) {
-    const auto events = sim.spikes(group);
-    std::vector<double> times;
-    std::vector<uint32_t> ids, batch;
-    for (const auto& e : events) {
-        times.push_back(e.time);
-        ids.push_back(e.neuron);
-        batch.push_back(e.batch);
-    }
-    const size_t n = events.size();
-    return nb::make_tuple(copyOf(std::move(times), {n}), copyOf(std::move(ids), {n}),
-                          copyOf(std::move(batch), {n}));
-}
 
 // The synapses of a group as (pre, post) arrays.
 nb::tuple synapses(Simulation& sim, const std::string& group) {
@@ -197,8 +183,11 @@ void bindSimulation(nb::module_& m) {
         .def("current_spikes", &Simulation::currentSpikes, nb::arg("group"))
         .def("set_recording_window", &Simulation::setRecordingWindow, nb::arg("steps"))
         .def("pull_recording", &Simulation::pullRecording)
-        .def("spikes", &spikes, nb::arg("group"),
-             "Recorded spikes as (times [ms], neuron ids, batch elements) numpy arrays.")
+        .def(
+            "spikes",
+            [](Simulation& s, const std::string& group) { return spikeArrays(s.spikes(group)); },
+            nb::arg("group"),
+            "Recorded spikes as (times [ms], neuron ids, batch elements) numpy arrays.")
         .def("prune_blocks", &Simulation::pruneBlocks, nb::arg("group"), nb::arg("count"))
         .def_prop_ro("cache_hit", [](const Simulation& s) { return s.buildInfo().cacheHit; });
     m.def("available_backends", [] {

@@ -46,14 +46,20 @@ void fillBase(SnippetBase& s, const std::string& name, const std::vector<std::st
                 item);
         s.derivedParams.push_back({dname, func});
     }
-    for (nb::handle item : egps) {
+    s.egps = egpDecls(egps);
+}
+
+std::vector<EGPDecl> egpDecls(nb::handle list) {
+    std::vector<EGPDecl> out;
+    for (nb::handle item : list) {
         if (nb::isinstance<nb::str>(item)) {
-            s.egps.push_back({nb::cast<std::string>(item), "scalar"});
+            out.push_back({nb::cast<std::string>(item), "scalar"});
         } else {
             auto [ename, type] = nb::cast<std::pair<std::string, std::string>>(item);
-            s.egps.push_back({ename, type});
+            out.push_back({ename, type});
         }
     }
+    return out;
 }
 
 namespace {

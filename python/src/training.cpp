@@ -46,18 +46,8 @@ nb::ndarray<nb::numpy, double> flat(std::vector<double> v) {
 // Recorded spikes, one (times [ms], neurons, batch slots) tuple per example.
 nb::list spikeLists(const std::vector<std::vector<SpikeEvent>>& examples) {
     nb::list out;
-    for (const auto& events : examples) {
-        std::vector<double> times;
-        std::vector<uint32_t> ids, batch;
-        for (const SpikeEvent& e : events) {
-            times.push_back(e.time);
-            ids.push_back(e.neuron);
-            batch.push_back(e.batch);
-        }
-        const size_t n = events.size();
-        out.append(nb::make_tuple(copyOf(std::move(times), {n}), copyOf(std::move(ids), {n}),
-                                  copyOf(std::move(batch), {n})));
-    }
+    for (const auto& events : examples)
+        out.append(spikeArrays(events));
     return out;
 }
 
@@ -300,94 +290,21 @@ void bindReports(nb::module_& m) {
     m.def("host_fraction", &hostFraction, nb::arg("reports"));
 }
 
-void bindEventPropCompiler(nb::module_& m) {
-    using C = EventPropCompiler;
-    nb::class_<C>(m, "EventPropCompilerCore",
-                  "EventProp training (include/spikeforge/train/eventprop.hpp); "
-                  "spikeforge.ml.EventPropCompiler makes one.")
-        .def(
-            "__init__",
-            [](C* self, const Network& net, const EventPropOptions& o, const std::string& backend,
-               int threads, const std::string& cacheDir, bool fastMath, const std::string& device) {
-                const BackendPreferences p =
-                    preferences(backend, threads, cacheDir, fastMath, device, true);
-                nb::gil_scoped_release release;
-                new (self) C(net, o, p);
-            },
-            nb::arg("network"), nb::arg("options"), nb::arg("backend") = "cpu",
-            nb::arg("threads") = 0, nb::arg("cache_dir") = "", nb::arg("fast_math") = false,
-            nb::arg("device") = "")
-        .def("set_dataset", &C::setDataset, nb::arg("data"),
-             nb::call_guard<nb::gil_scoped_release>())
-        .def(
-            "train_epoch",
-            [](C& c, Indices order, const C::Progress& progress) {
-                const auto span = spanOf(order);
-                nb::gil_scoped_release release;
-                return c.trainEpoch(span, progress);
-            },
-            nb::arg("order"), nb::arg("progress") = nb::none())
-        .def(
-            "evaluate",
-            [](C& c, Indices examples, const C::Progress& progress) {
-                const auto span = spanOf(examples);
-                nb::gil_scoped_release release;
-                return c.evaluate(span, progress);
-            },
-            nb::arg("examples"), nb::arg("progress") = nb::none())
-        .def(
-            "compute_gradients",
-            [](C& c, Indices batch) {
-                const auto span = spanOf(batch);
-                nb::gil_scoped_release release;
-                return c.computeGradients(span);
-            },
-            nb::arg("batch"))
-        .def(
-            "spikes", [](const C& c, const std::string& p) { return spikeLists(c.spikes(p)); },
-            nb::arg("population"))
-        .def(
-            "variables",
-            [](const C& c, const std::string& v) { return variableLists(c.variables(v)); },
-            nb::arg("name"))
-        .def(
-            "weights", [](C& c, const std::string& conn) { return flat(c.weights(conn)); },
-            nb::arg("connection"))
-        .def(
-            "set_weights",
-            [](C& c, const std::string& conn,
-               nb::ndarray<const double, nb::c_contig, nb::device::cpu> v) {
-                c.setWeights(conn, valuesOf(v));
-            },
-            nb::arg("connection"), nb::arg("values"))
-        .def(
-            "gradient", [](C& c, const std::string& conn) { return flat(c.gradient(conn)); },
-            nb::arg("connection"))
-        .def("set_learning_rate", &C::setLearningRate, nb::arg("rate"))
-        .def("save_state", [](C& c) { return stateDict(c.saveState()); })
-        .def(
-            "load_state", [](C& c, const nb::dict& d) { c.loadState(stateOf(d)); },
-            nb::arg("state"))
-        .def("simulation", &C::simulation, nb::rv_policy::reference_internal);
-}
-
-void bindInferenceCompiler(nb::module_& m) {
-    using C = InferenceCompiler;
-    nb::class_<C>(m, "InferenceCompilerCore",
-                  "Inference on a trained network (include/spikeforge/train/inference.hpp); "
-                  "spikeforge.ml.InferenceCompiler makes one.")
-        .def(
-            "__init__",
-            [](C* self, const Network& net, const InferenceOptions& o, const std::string& backend,
-               int threads, const std::string& cacheDir, bool fastMath, const std::string& device) {
-                const BackendPreferences p =
-                    preferences(backend, threads, cacheDir, fastMath, device, true);
-                nb::gil_scoped_release release;
-                new (self) C(net, o, p);
-            },
-            nb::arg("network"), nb::arg("options"), nb::arg("backend") = "cpu",
-            nb::arg("threads") = 0, nb::arg("cache_dir") = "", nb::arg("fast_math") = false,
-            nb::arg("device") = "")
+// What both compilers bind alike: construction (GIL released while compiling), the dataset,
+// evaluation, recordings, weights and the simulation.
+template <typename C, typename Options> void bindCompilerCommon(nb::class_<C>& cls) {
+    cls.def(
+           "__init__",
+           [](C* self, const Network& net, const Options& o, const std::string& backend,
+              int threads, const std::string& cacheDir, bool fastMath, const std::string& device) {
+               const BackendPreferences p =
+                   preferences(backend, threads, cacheDir, fastMath, device, true);
+               nb::gil_scoped_release release;
+               new (self) C(net, o, p);
+           },
+           nb::arg("network"), nb::arg("options"), nb::arg("backend") = "cpu",
+           nb::arg("threads") = 0, nb::arg("cache_dir") = "", nb::arg("fast_math") = false,
+           nb::arg("device") = "")
         .def("set_dataset", &C::setDataset, nb::arg("data"),
              nb::call_guard<nb::gil_scoped_release>())
         .def(
@@ -415,10 +332,50 @@ void bindInferenceCompiler(nb::module_& m) {
                 c.setWeights(conn, valuesOf(v));
             },
             nb::arg("connection"), nb::arg("values"))
-        .def(
-            "load_weights", [](C& c, const nb::dict& d) { c.loadWeights(stateOf(d)); },
-            nb::arg("state"))
         .def("simulation", &C::simulation, nb::rv_policy::reference_internal);
+}
+
+void bindEventPropCompiler(nb::module_& m) {
+    using C = EventPropCompiler;
+    nb::class_<C> cls(m, "EventPropCompilerCore",
+                      "EventProp training (include/spikeforge/train/eventprop.hpp); "
+                      "spikeforge.ml.EventPropCompiler makes one.");
+    bindCompilerCommon<C, EventPropOptions>(cls);
+    cls.def(
+           "train_epoch",
+           [](C& c, Indices order, const C::Progress& progress) {
+               const auto span = spanOf(order);
+               nb::gil_scoped_release release;
+               return c.trainEpoch(span, progress);
+           },
+           nb::arg("order"), nb::arg("progress") = nb::none())
+        .def(
+            "compute_gradients",
+            [](C& c, Indices batch) {
+                const auto span = spanOf(batch);
+                nb::gil_scoped_release release;
+                return c.computeGradients(span);
+            },
+            nb::arg("batch"))
+        .def(
+            "gradient", [](C& c, const std::string& conn) { return flat(c.gradient(conn)); },
+            nb::arg("connection"))
+        .def("set_learning_rate", &C::setLearningRate, nb::arg("rate"))
+        .def("save_state", [](C& c) { return stateDict(c.saveState()); })
+        .def(
+            "load_state", [](C& c, const nb::dict& d) { c.loadState(stateOf(d)); },
+            nb::arg("state"));
+}
+
+void bindInferenceCompiler(nb::module_& m) {
+    using C = InferenceCompiler;
+    nb::class_<C> cls(m, "InferenceCompilerCore",
+                      "Inference on a trained network (include/spikeforge/train/inference.hpp); "
+                      "spikeforge.ml.InferenceCompiler makes one.");
+    bindCompilerCommon<C, InferenceOptions>(cls);
+    cls.def(
+        "load_weights", [](C& c, const nb::dict& d) { c.loadWeights(stateOf(d)); },
+        nb::arg("state"));
 }
 
 void bindFit(nb::module_& m) {

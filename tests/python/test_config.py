@@ -15,39 +15,13 @@ EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 
 
 def _coba_from_python(n, p):
-    """examples/coba.toml, written with the Python API."""
-    lif = sf.create_neuron_model(
-        "LifCoba", params=["taum", "Vt", "Vr", "El", "I", "tref"],
-        vars=[("v", "scalar"), ("refrac", "scalar")],
-        sim_code="""
-if (refrac > 0.0) {
-    refrac -= dt;
-}
-if (refrac < 0.5 * dt) {
-    v += dt * (Isyn - (v - El) + I) / taum;
-}
-""",
-        threshold_condition_code="v > Vt",
-        reset_code="v = Vr;\nrefrac = tref;\n")
-    cond = sf.create_postsynaptic_model(
-        "EulerCond", params=["tau", "E"],
-        sim_code="injectCurrent(inSyn * (E - v));\ninSyn -= dt * inSyn / tau;\n")
-    model = sf.Model("coba", precision="float", dt=0.1, seed=1234)
-    params = {"taum": 20.0, "Vt": -50.0, "Vr": -60.0, "El": -60.0, "I": 20.0, "tref": 5.0}
-    init = {"v": sf.init_var("Uniform", {"min": -60.0, "max": -50.0}), "refrac": 0.0}
-    for name, size in (("E", int(0.8 * n)), ("I", int(0.2 * n))):
-        pop = model.add_neuron_population(name, size, lif, params, init)
-        pop.spike_recording_enabled = True
-    for name, pre, post, g, tau, e in (("EE", "E", "E", 0.6, 5.0, 0.0),
-                                       ("EI", "E", "I", 0.6, 5.0, 0.0),
-                                       ("IE", "I", "E", 6.7, 10.0, -80.0),
-                                       ("II", "I", "I", 6.7, 10.0, -80.0)):
-        model.add_synapse_population(
-            name, "sparse", pre, post,
-            sf.init_weight_update("StaticPulseConstantWeight", {"g": g}),
-            sf.init_postsynaptic(cond, {"tau": tau, "E": e}),
-            sf.init_sparse_connectivity("FixedProbability", {"prob": p}))
-    return model
+    """examples/coba.toml, written with the Python API (examples/python/coba_raster.py)."""
+    sys.path.insert(0, str(EXAMPLES / "python"))
+    try:
+        import coba_raster
+    finally:
+        sys.path.pop(0)
+    return coba_raster.coba(n, p)
 
 
 def _spikes(model, cache_dir, steps):

@@ -87,3 +87,15 @@ def test_sparse_and_block_sparse_synapses_read_back_through_the_codec(cache_dir)
     # Whole 8 x 8 tiles, cut off at the groups' ends.
     tiles = {(p // 8, q // 8) for p, q in zip(pre, post)}
     assert len(pre) == sum(min(8, 40 - 8 * r) * min(8, 37 - 8 * c) for r, c in tiles)
+
+
+def test_the_generated_code_cache_works_as_from_cpp(cache_dir):
+    def build(tau):
+        model = sf.Model("cached", dt=0.1)
+        model.add_neuron_population("N", 4, "LeakyIntegrate",
+                                    {"C": 1.0, "TauM": tau, "Vrest": 0.0}, {"V": 0.0})
+        return sf.Simulation(model, cache_dir=cache_dir)
+
+    assert not build(10.0).cache_hit  # compiled
+    assert build(10.0).cache_hit  # the unchanged model is not recompiled
+    assert not build(12.0).cache_hit  # a changed constant is new code

@@ -361,6 +361,44 @@ TEST_P(CustomUpdateTest, CompatibleUpdatesRunFused) {
     EXPECT_TRUE(fields.count("c1_r_x"));
 }
 
+// A batched and a non-batched element-wise update of one group are never fused: the fused loop
+// would run the non-batched body once per batch element (here adding 3 instead of 1).
+TEST_P(CustomUpdateTest, BatchedAndUnbatchedUpdatesAreNotFused) {
+    Model m("unfused");
+    m.setBatchSize(3);
+    m.addNeuronGroup("Pop", 50, holder(), {}, {{"x", 0.0}, {"shared", 0.0}, {"perBatch", 0.0}});
+    CustomUpdateModel increment;
+    increment.name = "Increment";
+    increment.varRefs = {{"x", "scalar", A::ReadWrite}};
+    increment.updateCode = "x += 1.0;";
+    CustomUpdateModel count;
+    count.name = "Count";
+    count.vars = {{"c", "scalar", A::ReadWrite}};
+    count.varRefs = {{"s", "scalar", A::ReadOnly}};
+    count.updateCode = "c += s + 1.0;";
+    m.addCustomUpdate("Batched", "Step", increment, {}, {}, {{"x", {"Pop", "x"}}});
+    m.addCustomUpdate("Unbatched", "Step", count, {}, {{"c", 0.0}}, {{"s", {"Pop", "shared"}}});
+    Simulation sim(m, prefs());
+    ASSERT_TRUE(m.customUpdates()[0]->isBatched());
+    ASSERT_FALSE(m.customUpdates()[1]->isBatched());
+    sim.customUpdate("Step");
+    sim.pull("Pop", "x");
+    sim.pull("Unbatched", "c");
+    const auto x = sim.view<float>("Pop", "x");
+    const auto c = sim.view<float>("Unbatched", "c");
+    ASSERT_EQ(x.size(), 150u);
+    ASSERT_EQ(c.size(), 50u);
+    for (size_t i = 0; i < x.size(); i++)
+        EXPECT_EQ(x[i], 1.0f) << i;
+    for (size_t i = 0; i < c.size(); i++)
+        EXPECT_EQ(c[i], 1.0f) << i;
+    const auto plan = codegen::lowerModel(m);
+    const auto kernel = std::find_if(plan.kernels.begin(), plan.kernels.end(),
+                                     [](const auto& k) { return k.updateGroup == "Step"; });
+    ASSERT_NE(kernel, plan.kernels.end());
+    EXPECT_EQ(kernel->tables.size(), 2u);
+}
+
 // References reach postsynaptic-model and current-source variables too (neuron-shaped, sized by
 // the target group), and pre/post variables of weight update models.
 TEST_P(CustomUpdateTest, ReferencesToPostsynapticAndCurrentSourceVariables) {

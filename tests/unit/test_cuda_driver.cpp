@@ -141,6 +141,17 @@ TEST(CudaCubinCache, KeyCoversSourceOptionsAndNvrtcVersion) {
     EXPECT_NE(cuda::cubinKey("s", {"-a"}, 9, 0, 13, 1), base);
 }
 
+// Compute capabilities that differ only in the minor version get their own binaries (a cubin
+// for sm_80 does not load on every sm_86 part, and vice versa), and a capability's digits are
+// never read two ways (major 1, minor 10 is not major 11, minor 0).
+TEST(CudaCubinCache, KeyCoversTheComputeCapabilityIncludingItsMinorVersion) {
+    const std::string sm80 = cuda::cubinKey("s", {"-a"}, 8, 0, 13, 0);
+    EXPECT_NE(cuda::cubinKey("s", {"-a"}, 8, 6, 13, 0), sm80);
+    EXPECT_NE(cuda::cubinKey("s", {"-a"}, 8, 9, 13, 0), sm80);
+    EXPECT_NE(cuda::cubinKey("s", {"-a"}, 9, 0, 13, 0), sm80);
+    EXPECT_NE(cuda::cubinKey("s", {"-a"}, 1, 10, 13, 0), cuda::cubinKey("s", {"-a"}, 11, 0, 13, 0));
+}
+
 TEST(CudaGraphSteps, RefusedForOtherBackends) {
     BackendPreferences prefs;
     prefs.backend = "cpu";

@@ -127,11 +127,12 @@ std::string cudaStatus() {
 std::string cubinKey(const std::string& source, const std::vector<std::string>& options, int major,
                      int minor, int nvrtcMajor, int nvrtcMinor) {
     backends::Sha256 h;
-    h.field("spikeforge-cuda-cache-1"); // bump when this key's layout or the entry changes
+    h.field("spikeforge-cuda-cache-2"); // bump when this key's layout or the entry changes
     h.field(source);
     for (const std::string& o : options)
         h.field(o);
-    h.field("sm_" + std::to_string(major) + std::to_string(minor));
+    // Both numbers, separated: "sm_" + major + minor would read (1, 10) as (11, 0).
+    h.field("compute capability " + std::to_string(major) + "." + std::to_string(minor));
     h.field("nvrtc " + std::to_string(nvrtcMajor) + "." + std::to_string(nvrtcMinor));
     return h.hexDigest();
 }

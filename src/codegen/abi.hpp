@@ -57,6 +57,11 @@ std::string errorBitDefinitions();
 // delay"); the runtime adds the group, the bound and the steps.
 const char* errorDescription(ErrorBit b);
 
+// A snippet's error slot holds the ordinal of the run-time check that failed
+// (snippet::Scanned::checks); a checked integer division sets this bit as well when it failed
+// because the minimum was divided by -1 rather than by zero.
+inline constexpr uint32_t kDivisionOverflowBit = 0x80000000u;
+
 // Kernel entry points. Custom-update entry points are kCustomUpdatePrefix + update group name
 // (a validated identifier).
 inline constexpr const char* kInitialiseEntry = "sf_initialize";

@@ -22,7 +22,7 @@ std::string Lowerer::render(const std::string& group, const std::string& field, 
     for (const Subs* m : std::initializer_list<const Subs*>{&subs, &extra})
         for (const auto& [k, v] : *m)
             (k.rfind("#size:", 0) == 0 ? o.arraySizes[k.substr(6)] : o.substitutions[k]) = v;
-    if (scanned.needsIndexChecks()) {
+    if (scanned.needsErrorSlot()) {
         // This field's word in the model-wide error array: a number, so groups whose fields sit
         // in different slots still merge.
         const size_t slot = snippetErrorWord(model.synapseGroups().size(),

@@ -50,23 +50,46 @@ void DeviceErrors::check(uint64_t step, bool initialising) {
     if (!messages.empty()) throwErrors(messages);
 }
 
-// Out-of-range snippet indices: the slot of code field i (contexts::allCodeFields order) holds 0
-// or the ordinal of the array the index was used on (the field's analysis lists them).
+// Failed snippet run-time checks: the slot of code field i (contexts::allCodeFields order)
+// holds 0 or the ordinal of the check that failed last (the field's analysis lists the checks,
+// with their positions); a division also sets kDivisionOverflowBit for the minimum / -1.
 void DeviceErrors::snippetMessages(const std::vector<uint32_t>& words, const std::string& when,
                                    std::vector<std::string>& out) const {
     for (size_t word = m_synapseGroups; word < words.size(); word++) {
-        const uint32_t ordinal = words[word];
-        if (ordinal == 0) continue;
+        if (words[word] == 0) continue;
         const size_t slot = word - m_synapseGroups;
         if (slot >= m_analysis->names.size())
             throw InternalError("snippet error slot " + std::to_string(slot) + " out of range");
+        const bool overflow = (words[word] & abi::kDivisionOverflowBit) != 0;
+        const uint32_t ordinal = words[word] & ~abi::kDivisionOverflowBit;
         const auto& field = m_analysis->names[slot];
-        const auto& arrays = m_analysis->fields[slot].checkedArrays;
-        const std::string array =
-            ordinal <= arrays.size() ? "'" + arrays[ordinal - 1] + "'" : "an array";
-        out.push_back(field.group + "." + field.field + ": index out of range for " + array + " " +
-                      when + " (the out-of-range access was replaced by element 0)");
+        const auto& checks = m_analysis->fields[slot].checks;
+        if (ordinal == 0 || ordinal > checks.size())
+            throw InternalError(field.group + "." + field.field + ": unknown run-time check " +
+                                std::to_string(words[word]));
+        const snippet::RuntimeCheck& c = checks[ordinal - 1];
+        const std::string at = field.group + "." + field.field + " line " + std::to_string(c.line) +
+                               ", column " + std::to_string(c.column) + ": ";
+        out.push_back(at + checkFailure(c, overflow, when));
     }
+}
+
+// What failed, when, and what the generated code did instead.
+std::string DeviceErrors::checkFailure(const snippet::RuntimeCheck& c, bool overflow,
+                                       const std::string& when) {
+    switch (c.kind) {
+    case snippet::CheckKind::Index:
+        return "index out of range for '" + c.array + "' " + when +
+               " (the out-of-range access was replaced by element 0)";
+    case snippet::CheckKind::Division: {
+        const std::string what = c.op == "/" ? "division" : "modulo";
+        if (overflow)
+            return "integer " + what + " of the minimum '" + c.typeName + "' by -1 " + when +
+                   " (it overflows; the result was replaced by 0)";
+        return "integer " + what + " by zero " + when + " (the result was replaced by 0)";
+    }
+    }
+    throw InternalError("unknown run-time check kind");
 }
 
 // The bound and the remedy of an error bit, for one synapse group.

@@ -41,6 +41,8 @@ public:
 
 private:
     std::string when(uint64_t step, bool initialising) const;
+    static std::string checkFailure(const snippet::RuntimeCheck& check, bool overflow,
+                                    const std::string& when);
     void snippetMessages(const std::vector<uint32_t>& words, const std::string& when,
                          std::vector<std::string>& out) const;
     void groupMessages(const std::vector<uint32_t>& words, const std::string& when,

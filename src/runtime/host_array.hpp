@@ -42,6 +42,10 @@ template <typename T> bool typeMatches(codegen::CType t) {
         return t == CType::Int8;
     else if constexpr (std::is_same_v<T, uint8_t>)
         return t == CType::UInt8 || t == CType::Bool;
+    else if constexpr (std::is_same_v<T, int64_t>)
+        return t == CType::Int64;
+    else if constexpr (std::is_same_v<T, uint64_t>)
+        return t == CType::UInt64;
     else
         return false;
 }

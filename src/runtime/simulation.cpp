@@ -142,6 +142,8 @@ template std::span<int16_t> Simulation::view<int16_t>(const std::string&, const 
 template std::span<uint16_t> Simulation::view<uint16_t>(const std::string&, const std::string&);
 template std::span<int8_t> Simulation::view<int8_t>(const std::string&, const std::string&);
 template std::span<uint8_t> Simulation::view<uint8_t>(const std::string&, const std::string&);
+template std::span<int64_t> Simulation::view<int64_t>(const std::string&, const std::string&);
+template std::span<uint64_t> Simulation::view<uint64_t>(const std::string&, const std::string&);
 
 void Simulation::pullConnectivity(const std::string& sg) {
     switch (m_impl->model.synapseGroup(sg).matrixType()) {

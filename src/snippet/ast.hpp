@@ -37,16 +37,17 @@ enum class ExprKind {
 // What a Name or Call refers to, filled by the checker.
 enum class Ref { Unresolved, Context, Local, Function };
 
-struct Expr {
+// Every field of an expression node but its children, so a node can be copied field by field
+// (the checker clones an assignment's target when it spells out `t op= v`).
+struct ExprFields {
     ExprKind kind;
     int line = 0, column = 0;
     std::string op;               // operator text for Unary/Postfix/Binary/Assign
-    int opLine = 0, opColumn = 0; // Binary: the operator's position (diagnostics about it)
+    int opLine = 0, opColumn = 0; // Binary, Assign: the operator's position
     std::string name;             // Name/Call
     uint64_t bits = 0;
     double real = 0.0;
     Type castType = Type::Void;
-    std::vector<ExprPtr> kids;
     int depth = 1; // height of this subtree, bounded so recursion over it is bounded
 
     // Checker annotations.
@@ -56,8 +57,16 @@ struct Expr {
     bool lvalue = false;   // names and indexed elements
     bool writable = false; // lvalue that may be assigned
     Ref ref = Ref::Unresolved;
-    int local = -1;        // Local: index into Scanned::locals
-    int checkOrdinal = -1; // Index: 1-based ordinal of a run-time-checked index, else -1
+    int local = -1; // Local: index into Scanned::locals
+    // Index, Binary `/` `%`: 1-based ordinal of its run-time check (Scanned::checks), else -1.
+    int checkOrdinal = -1;
+    // Binary, Assign: the type the operation is done in (after C's usual conversions); the
+    // printer masks shift counts by its width.
+    Type opType = Type::Void;
+};
+
+struct Expr : ExprFields {
+    std::vector<ExprPtr> kids;
 };
 
 struct Declarator {

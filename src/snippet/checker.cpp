@@ -313,6 +313,7 @@ private:
                     failAt(d.line, d.column,
                            "array '" + d.name + "' must be initialised with a '{ … }' list");
                 value(*d.init);
+                convertTo(d.init, s.declType);
             }
             if (d.hasList) {
                 if (!d.bound)
@@ -320,8 +321,10 @@ private:
                 if (d.initList.size() > d.length)
                     failAt(*d.initList[d.length], "too many initialisers for '" + d.name + "[" +
                                                       std::to_string(d.length) + "]'");
-                for (auto& e : d.initList)
+                for (auto& e : d.initList) {
                     value(*e);
+                    convertTo(e, s.declType);
+                }
             }
             if (s.isConst && !d.init && !d.hasList)
                 failAt(d.line, d.column, "const local '" + d.name + "' needs an initialiser");
@@ -544,9 +547,14 @@ private:
             return;
         }
         auto& arrays = m_out.checkedArrays;
-        auto it = std::find(arrays.begin(), arrays.end(), root.name);
-        if (it == arrays.end()) it = arrays.insert(arrays.end(), root.name);
-        e.checkOrdinal = static_cast<int>(it - arrays.begin()) + 1;
+        if (std::find(arrays.begin(), arrays.end(), root.name) == arrays.end())
+            arrays.push_back(root.name);
+        e.checkOrdinal = addCheck({CheckKind::Index, root.name, "", "", idx.line, idx.column});
+    }
+
+    int addCheck(RuntimeCheck check) {
+        m_out.checks.push_back(std::move(check));
+        return static_cast<int>(m_out.checks.size());
     }
 
     // Decided on the typed tree: whatever the parentheses, only a writable variable or an
@@ -635,7 +643,90 @@ private:
             e.type = Type::Bool;
         } else {
             e.type = operation(op, a, b, e.opLine, e.opColumn);
+            e.opType = e.type;
+            guardDivision(e, b);
         }
+    }
+
+    // Integer `/` and `%` trap (SIGFPE on x86) or give garbage for a zero divisor and for the
+    // minimum divided by -1. Unless the divisor is a constant that rules both out, the printer
+    // calls a checked helper that returns 0 and reports this site.
+    void guardDivision(Expr& e, const Expr& divisor) {
+        if ((e.op != "/" && e.op != "%") || !isInteger(e.opType)) return;
+        const auto v = constantValue(divisor);
+        if (v && *v != 0 && (isUnsigned(e.opType) || *v != -1)) return;
+        e.checkOrdinal = addCheck({CheckKind::Division, "", e.op,
+                                   typeName(e.opType, m_ctx.precision), e.opLine, e.opColumn});
+    }
+
+    // C converts a floating value to an integer type implicitly where one is stored (`i = x`,
+    // `int i = x`); the value is undefined for NaN and out of range. An explicit cast node is
+    // inserted there, which the printer prints as a saturating conversion.
+    static void convertTo(ExprPtr& slot, Type target) {
+        if (!isFloating(slot->type) || !isInteger(target) || target == Type::Bool) return;
+        wrapInCast(slot, target);
+    }
+
+    static void wrapInCast(ExprPtr& slot, Type target) {
+        auto cast = std::make_unique<Expr>();
+        cast->kind = ExprKind::Cast;
+        cast->line = slot->line;
+        cast->column = slot->column;
+        cast->castType = target;
+        cast->type = target;
+        cast->depth = slot->depth + 1;
+        cast->kids.push_back(std::move(slot));
+        slot = std::move(cast);
+    }
+
+    static ExprPtr clone(const Expr& e) {
+        auto c = std::make_unique<Expr>();
+        static_cast<ExprFields&>(*c) = e;
+        for (const auto& k : e.kids)
+            c->kids.push_back(clone(*k));
+        return c;
+    }
+
+    // Evaluating it twice is the same as once: no assignment, increment or call inside.
+    static bool sideEffectFree(const Expr& e) {
+        if (e.kind == ExprKind::Assign || e.kind == ExprKind::Postfix || e.kind == ExprKind::Call)
+            return false;
+        if (e.kind == ExprKind::Unary && (e.op == "++" || e.op == "--")) return false;
+        return std::all_of(e.kids.begin(), e.kids.end(),
+                           [](const ExprPtr& k) { return sideEffectFree(*k); });
+    }
+
+    // `t op= v` whose operation needs a checked division or a saturating conversion of a
+    // floating result into an integer target is spelled out as `t = (T)(t op v)`, which can
+    // carry both; the target is then evaluated twice, so it must have no side effects.
+    void spellOutCompound(Expr& e) {
+        Expr& target = *e.kids[0];
+        auto op = std::make_unique<Expr>();
+        op->kind = ExprKind::Binary;
+        op->op = e.op.substr(0, e.op.size() - 1);
+        op->line = target.line;
+        op->column = target.column;
+        op->opLine = e.opLine;
+        op->opColumn = e.opColumn;
+        op->type = op->opType = e.opType;
+        const bool saturates =
+            isFloating(e.opType) && isInteger(target.type) && target.type != Type::Bool;
+        const bool divides = (op->op == "/" || op->op == "%") && isInteger(e.opType);
+        if (!saturates && !divides) return;
+        guardDivision(*op, *e.kids[1]);
+        if (!saturates && op->checkOrdinal < 0) return;
+        if (!sideEffectFree(target))
+            failAt(e.opLine, e.opColumn,
+                   "'" + e.op + "' evaluates its target twice here (as 't = t " + op->op +
+                       " v', so the operation can be checked at run time): the target must not "
+                       "assign, increment or call anything; compute the index in a local first");
+        op->kids.push_back(clone(target));
+        op->kids.push_back(std::move(e.kids[1]));
+        op->depth = std::max(op->kids[0]->depth, op->kids[1]->depth) + 1;
+        e.kids[1] = std::move(op);
+        if (e.opType != target.type) wrapInCast(e.kids[1], target.type);
+        e.op = "=";
+        e.opType = target.type;
     }
 
     void assign(Expr& e) {
@@ -649,9 +740,15 @@ private:
         m_writeOnly = nullptr;
         requireWritable(target, e.op);
         value(*e.kids[1]);
-        if (e.op != "=")
-            operation(e.op.substr(0, e.op.size() - 1), target, *e.kids[1], e.line, e.column);
         e.type = target.type;
+        if (e.op == "=") {
+            e.opType = target.type;
+            convertTo(e.kids[1], target.type);
+            return;
+        }
+        e.opType =
+            operation(e.op.substr(0, e.op.size() - 1), target, *e.kids[1], e.opLine, e.opColumn);
+        spellOutCompound(e);
     }
 
     const Context& m_ctx;

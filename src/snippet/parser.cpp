@@ -410,6 +410,8 @@ private:
         n->op = op.text;
         n->line = lhs->line;
         n->column = lhs->column;
+        n->opLine = op.line;
+        n->opColumn = op.column;
         std::vector<ExprPtr> kids;
         kids.push_back(std::move(lhs));
         Guard g(*this); // `a = b = c = …` recurses once per '='

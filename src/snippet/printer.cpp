@@ -6,6 +6,7 @@
 #include "snippet/parser.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -270,8 +271,14 @@ private:
                 if (d.initList.empty()) m_out += "0";
                 for (size_t i = 0; i < d.initList.size(); i++) {
                     if (i) emit(", ");
+                    const Expr& item = *d.initList[i];
+                    // The checker's conversions (snippet/checker.cpp convertTo) are casts already.
+                    if (item.kind == ExprKind::Cast && item.castType == s.declType) {
+                        expr(item, true);
+                        continue;
+                    }
                     m_out += "(" + type(s.declType) + ")(";
-                    expr(*d.initList[i], true);
+                    expr(item, true);
                     emit(")");
                 }
                 m_out += "}";
@@ -337,9 +344,19 @@ private:
             return;
         case ExprKind::Binary:
         case ExprKind::Assign:
+            if (e.checkOrdinal >= 0) return checkedDivision(e);
             open(top);
             expr(*e.kids[0], false);
             emit(e.op == "," ? ", " : " " + e.op + " ");
+            if (isShift(e.op)) {
+                // A count outside [0, width) is undefined in C; every backend masks it as
+                // OpenCL C does.
+                emit("((");
+                expr(*e.kids[1], true);
+                emit(") & " + std::to_string(detail::bitWidth(e.opType) - 1) + ")");
+                close(top);
+                return;
+            }
             // The right side of `=` cannot be a bare comma expression (the parser made it one
             // level down), so it needs no parentheses of its own.
             expr(*e.kids[1], e.kind == ExprKind::Assign);
@@ -356,15 +373,75 @@ private:
             return;
         case ExprKind::Cast:
             open(top);
-            emit("(" + type(e.castType) + ")(");
-            expr(*e.kids[0], true);
-            emit(")");
+            if (saturates(e)) {
+                saturatingCast(e);
+            } else {
+                emit("(" + type(e.castType) + ")(");
+                expr(*e.kids[0], true);
+                emit(")");
+            }
             close(top);
             return;
         case ExprKind::Paren:
             expr(*e.kids[0], false);
             return;
         }
+    }
+
+    static bool isShift(const std::string& op) {
+        return op == "<<" || op == ">>" || op == "<<=" || op == ">>=";
+    }
+
+    // Integer `/` or `%` through sf_div_<t> / sf_rem_<t>(a, b, flag, ordinal) (the backends'
+    // preludes): a zero divisor, or the minimum divided by -1, gives 0 and stores the ordinal.
+    void checkedDivision(const Expr& e) {
+        if (e.kind != ExprKind::Binary || (e.op != "/" && e.op != "%"))
+            throw InternalError("snippet render: a run-time check on operator '" + e.op + "'");
+        requireErrorFlag();
+        emit(std::string(e.op == "/" ? "sf_div_" : "sf_rem_") + integerSuffix(e.opType) + "(");
+        expr(*e.kids[0], true);
+        emit(", ");
+        expr(*e.kids[1], true);
+        emit(", " + m_o.errorFlag + ", " + std::to_string(e.checkOrdinal) + "u)");
+    }
+
+    static std::string integerSuffix(Type t) {
+        switch (t) {
+        case Type::I32:
+            return "i32";
+        case Type::U32:
+            return "u32";
+        case Type::I64:
+            return "i64";
+        case Type::U64:
+            return "u64";
+        default:
+            break;
+        }
+        throw InternalError("snippet render: a checked division in a type that is not promoted");
+    }
+
+    // A floating value converted to an integer type (other than bool) is undefined in C when it
+    // is NaN or out of range; sf_<f32|f64>_to_<i32|u32|i64|u64>(x, width) (the backends'
+    // preludes) saturate to the target's range and map NaN to 0, as OpenCL's convert_<T>_sat.
+    static bool saturates(const Expr& cast) {
+        return detail::isFloating(cast.kids[0]->type) && isInteger(cast.castType) &&
+               cast.castType != Type::Bool;
+    }
+
+    void saturatingCast(const Expr& e) {
+        const int width = detail::bitWidth(e.castType);
+        const std::string helper =
+            std::string(e.kids[0]->type == Type::F32 ? "sf_f32_to_" : "sf_f64_to_") +
+            (detail::isUnsigned(e.castType) ? "u" : "i") + (width <= 32 ? "32" : "64");
+        emit("(" + type(e.castType) + ")" + helper + "(");
+        expr(*e.kids[0], true);
+        emit(", " + std::to_string(width) + "u)");
+    }
+
+    void requireErrorFlag() const {
+        if (m_o.errorFlag.empty())
+            throw InternalError("snippet render: run-time checks need an error flag");
     }
 
     // An index checked at run time goes through sf_index(i, n, flag, ordinal), which returns i
@@ -389,8 +466,7 @@ private:
                 throw InternalError("snippet render: no size for array '" + base->name + "'");
             size = it->second;
         }
-        if (m_o.errorFlag.empty())
-            throw InternalError("snippet render: index checks need an error flag");
+        requireErrorFlag();
         emit("sf_index((int64_t)(");
         expr(*e.kids[1], true);
         emit("), (uint64_t)(" + size + "), " + m_o.errorFlag + ", " +
@@ -415,9 +491,10 @@ private:
     }
 
     // The shortest decimal form that reads back as the same value of the literal's type.
-    static std::string floating(const Expr& e) {
-        const bool f32 = e.type == Type::F32;
-        const double v = f32 ? static_cast<double>(static_cast<float>(e.real)) : e.real;
+    static std::string floating(const Expr& e) { return floatLiteral(e.real, e.type == Type::F32); }
+
+    static std::string floatLiteral(double value, bool f32) {
+        const double v = f32 ? static_cast<double>(static_cast<float>(value)) : value;
         char buf[64];
         for (int digits = f32 ? 6 : 15; digits <= 17; digits++) {
             std::snprintf(buf, sizeof buf, "%.*g", digits, v);

@@ -59,6 +59,19 @@ inline constexpr int kMaxExprDepth = 1024;       // height of an expression tree
 inline constexpr uint32_t kMaxLocalArray = 4096; // elements of one local array
 inline constexpr uint32_t kMaxLocalElements = 16384; // elements of all local arrays of a snippet
 
+// A place in a snippet where generated code checks a value at run time.
+enum class CheckKind {
+    Index,    // an array index outside [0, n): the element 0 is used instead
+    Division, // integer `/` or `%` by zero, or the minimum / -1: the result is 0
+};
+struct RuntimeCheck {
+    CheckKind kind;
+    std::string array;    // Index: the array indexed
+    std::string op;       // Division: "/" or "%"
+    std::string typeName; // Division: the type it is done in ("int", "uint64_t", …)
+    int line = 0, column = 0;
+};
+
 struct Scanned {
     std::vector<Token> tokens;           // every token, whitespace and comments included
     std::shared_ptr<const Stmt> program; // the checked tree: a Block (or an Expr statement
@@ -74,10 +87,13 @@ struct Scanned {
     std::set<std::string> calledFunctions; // every function called (built-in or maths)
     bool usesRng = false;                  // calls a rand_* function
     bool usesAddToPostDelay = false;
-    // Arrays indexed with a run-time check, in ordinal order: an out-of-range index stores its
-    // ordinal (1-based position here) in the field's error slot.
+    // Arrays indexed with a run-time check (each once, in order of first use): the printer
+    // needs an element count for each.
     std::vector<std::string> checkedArrays;
-    bool needsIndexChecks() const { return !checkedArrays.empty(); }
+    // Every run-time check site: a failing check stores its ordinal (1-based position here) in
+    // the field's error slot, so the runtime can name the line and column.
+    std::vector<RuntimeCheck> checks;
+    bool needsErrorSlot() const { return !checks.empty(); }
 };
 
 // Throws ModelError: "<group>.<field> line L, column C: <what> [did you mean 'x'?]".

@@ -154,8 +154,8 @@ TEST_P(DeviceErrors, EveryGroupIsReportedInOneError) {
     addFaulty(m, "B", 2);
     Simulation sim(m, prefs(1));
     const std::string err = errorOf<ModelError>([&] { sim.run(3); });
-    expectContains(err, {"A.simCode: index out of range for 'h' in steps 0 to 2",
-                         "B.simCode: index out of range for 'h' in steps 0 to 2"});
+    expectContains(err, {"A.simCode line 5, column 8: index out of range for 'h' in steps 0 to 2",
+                         "B.simCode line 5, column 8: index out of range for 'h' in steps 0 to 2"});
     EXPECT_NO_THROW(sim.run(2));
 }
 
@@ -182,8 +182,9 @@ TEST_P(DeviceErrors, GroupWordsAndSnippetSlotsAreReadWithOneCopy) {
     const uint64_t before = sim.transfers().fromDevice;
     const std::string err = errorOf<ModelError>([&] { sim.checkErrors(); });
     EXPECT_EQ(sim.transfers().fromDevice, before + 1);
-    expectContains(err, {"Cell.simCode: index out of range for 'h' in steps 0 to 4",
-                         "synapse group 'Late', in steps 0 to 4: addToPostDelay", "3 steps"});
+    expectContains(err,
+                   {"Cell.simCode line 5, column 8: index out of range for 'h' in steps 0 to 4",
+                    "synapse group 'Late', in steps 0 to 4: addToPostDelay", "3 steps"});
     EXPECT_EQ(err.find("'Fine'"), std::string::npos) << err;
     EXPECT_NO_THROW(sim.checkErrors()) << "cleared when read";
 }

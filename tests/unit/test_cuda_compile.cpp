@@ -77,6 +77,33 @@ TEST(CudaCompile, NeuronsAndDenseSparseDelayedPropagation) {
     }
 }
 
+// The defined forms of what C leaves undefined (checked division and modulo, saturating
+// conversions, masked shifts) in neuron and synapse code, both precisions and fast maths.
+TEST(CudaCompile, DefinedArithmetic) {
+    SKIP_WITHOUT_NVRTC();
+    for (Precision precision : {Precision::Float, Precision::Double}) {
+        NeuronModel nm;
+        nm.name = "Arith";
+        nm.vars = {{"x"}, {"a", "int32_t"}, {"b", "uint32_t"}};
+        nm.simCode = "a = a / (int)b + a % 3;\nb /= b;\nint64_t l = (int64_t)x / a;\n"
+                     "uint64_t w = x;\nw %= b;\nint8_t c = x;\na += x + (c << b) + (l >> a);\n"
+                     "x = (scalar)(w >> 7u);";
+        WeightUpdateModel wu;
+        wu.name = "ArithSyn";
+        wu.vars = {{"g"}, {"k", "int32_t"}};
+        wu.preSpikeSynCode = "k = k / (int)g;\naddToPost(g);";
+        Model m("defined_arithmetic");
+        m.setPrecision(precision);
+        m.addNeuronGroup("N", 64, nm, {}, {{"x", 1.0}, {"a", 1.0}, {"b", 1.0}});
+        m.addSynapseGroup("S", MatrixType::Sparse, 0, "N", "N",
+                          {wu, {}, {{"g", 1.0}, {"k", 1.0}}, {}, {}},
+                          {models::DeltaCurr(), {}, {}}, init::FixedProbability(0.1));
+        SCOPED_TRACE(precision == Precision::Float ? "float" : "double");
+        compilesForCuda(m);
+        compilesForCuda(m, 128, true);
+    }
+}
+
 // BackendPreferences::fastMath: --use_fast_math instead of --fmad=false.
 TEST(CudaCompile, FastMathOptions) {
     SKIP_WITHOUT_NVRTC();

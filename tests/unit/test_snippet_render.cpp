@@ -76,7 +76,8 @@ TEST(SnippetRender, LocalsArePrefixedAndTypesResolved) {
               "float u_x = (float)(V);\nV = u_x;\n");
     EXPECT_EQ(
         renderWith("const unsigned int n = 2, m = n; int a[3] = {1.5, 2};", Precision::Double),
-        "const uint32_t u_n = 2, u_m = u_n; int32_t u_a[3] = {(int32_t)(1.5), (int32_t)(2)};\n");
+        "const uint32_t u_n = 2, u_m = u_n; int32_t u_a[3] = { (int32_t)sf_f64_to_i32(1.5, 32u), "
+        "(int32_t)(2)};\n");
     EXPECT_EQ(renderWith("int a[2]; V = a[1];", Precision::Float),
               "int32_t u_a[2] = {0}; V = u_a[1];\n");
 }
@@ -156,4 +157,86 @@ TEST(SnippetRender, WriteThroughStoresRightAfterEachWholeAssignment) {
     EXPECT_TRUE(assignedOutsideStatements(scan("V = 1.0; U -= V;", context())).empty());
     // Without write-through entries nothing changes.
     EXPECT_EQ(render(scan("V = 1.0;", context()), RenderOptions{}), "V = 1.0f;\n");
+}
+
+// Integer division and modulo whose divisor may be 0 (or -1, for a signed minimum) go through
+// the checked helpers, each site with its own ordinal and position; a divisor that rules both
+// out is printed plainly.
+TEST(SnippetRender, IntegerDivisionIsCheckedUnlessTheDivisorIsSafe) {
+    const Scanned s =
+        scan("int a = 7;\nint b = a / (int)id;\nuint32_t c = id % 3u;\nint d = a / -1;\n"
+             "int e = a % 4;\nuint32_t f = id / 0xffffffffu;\nscalar g = V / (scalar)id;",
+             context());
+    RenderOptions o;
+    o.errorFlag = "err";
+    EXPECT_EQ(render(s, o), "int32_t u_a = 7;\n"
+                            "int32_t u_b = sf_div_i32(u_a, (int32_t)(id), err, 1u);\n"
+                            "uint32_t u_c = id % 3u;\n"
+                            "int32_t u_d = sf_div_i32(u_a, -(1), err, 2u);\n"
+                            "int32_t u_e = u_a % 4;\n"
+                            "uint32_t u_f = id / 4294967295u;\n"
+                            "float u_g = V / ((float)(id));\n");
+    ASSERT_EQ(s.checks.size(), 2u);
+    EXPECT_EQ(s.checks[0].kind, CheckKind::Division);
+    EXPECT_EQ(s.checks[0].op, "/");
+    EXPECT_EQ(s.checks[0].typeName, "int32_t");
+    EXPECT_EQ(s.checks[0].line, 2);
+    EXPECT_EQ(s.checks[0].column, 11); // the operator
+    EXPECT_EQ(s.checks[1].line, 4);
+    // Without a place to report, a checked division is never printed unchecked.
+    EXPECT_THROW(render(s, RenderOptions{}), InternalError);
+}
+
+TEST(SnippetRender, EveryPromotedTypeHasItsHelper) {
+    RenderOptions o;
+    o.errorFlag = "err";
+    EXPECT_EQ(render(scan("int64_t x = 5; uint64_t y = 6u; x %= x; y /= y;", context()), o),
+              "int64_t u_x = 5; uint64_t u_y = 6u; u_x = sf_rem_i64(u_x, u_x, err, 1u); "
+              "u_y = sf_div_u64(u_y, u_y, err, 2u);\n");
+}
+
+// `t op= v` that needs a check is spelled out `t = (T)(t op v)`; a target with side effects
+// would be evaluated twice, so it is refused with its position.
+TEST(SnippetRender, CompoundAssignmentsThatNeedAGuardAreSpelledOut) {
+    RenderOptions o;
+    o.errorFlag = "err";
+    o.arraySizes = {{"buf", "n"}};
+    EXPECT_EQ(
+        render(scan("int8_t k = 9; k /= (int8_t)id; int i = 3; i *= V; i += 2;", context()), o),
+        "int8_t u_k = 9; u_k = (int8_t)(sf_div_i32(u_k, (int8_t)(id), err, 1u)); int32_t "
+        "u_i = 3; u_i = (int32_t)sf_f32_to_i32(u_i * V, 32u); u_i += 2;\n");
+    try {
+        scan("int h[4]; int i = 0; h[i++] /= (int)id;", context());
+        FAIL() << "accepted";
+    } catch (const ModelError& e) {
+        EXPECT_NE(std::string(e.what()).find("Exc.simCode line 1, column 29: '/=' evaluates its "
+                                             "target twice"),
+                  std::string::npos)
+            << e.what();
+    }
+    // Without a check the target is evaluated once, as written.
+    EXPECT_NO_THROW(scan("int h[4]; int i = 0; h[i++] /= 2;", context()));
+}
+
+// Shift counts are masked by the width of the shifted type (OpenCL C's rule, on every backend).
+TEST(SnippetRender, ShiftCountsAreMaskedByTheWidth) {
+    EXPECT_EQ(
+        renderWith("int64_t x = 1; uint32_t n = id; x = x << n; n >>= id; V = (scalar)(1 << 3);",
+                   Precision::Float),
+        "int64_t u_x = 1; uint32_t u_n = id; u_x = u_x << ((u_n) & 63); u_n >>= ((id) & "
+        "31); V = (float)((1 << ((3) & 31)));\n");
+}
+
+// Every conversion of a floating value to an integer type saturates at the target's bounds
+// (the helper is picked by the source type and the target's signedness and width); bool is a
+// comparison, not a conversion.
+TEST(SnippetRender, FloatToIntegerConversionsSaturate) {
+    EXPECT_EQ(
+        renderWith("uint8_t a = V; int64_t b = (int64_t)V; uint64_t c; c = V; bool d = V;",
+                   Precision::Float),
+        "uint8_t u_a = (uint8_t)sf_f32_to_u32(V, 8u); int64_t u_b = (int64_t)sf_f32_to_i64(V, "
+        "64u); uint64_t u_c; u_c = (uint64_t)sf_f32_to_u64(V, 64u); bool u_d = V;\n");
+    EXPECT_EQ(renderWith("int32_t a = (int32_t)V; uint32_t b = V;", Precision::Double),
+              "int32_t u_a = (int32_t)sf_f64_to_i32(V, 32u); uint32_t u_b = "
+              "(uint32_t)sf_f64_to_u32(V, 32u);\n");
 }

@@ -62,7 +62,9 @@ TEST(SnippetRuntime, LocalArrayIndexOutOfRangeIsReported) {
     sim.pull("Cell", "V");
     EXPECT_FLOAT_EQ(sim.view<float>("Cell", "V")[0], 8.0f);
     const std::string err = runError(sim, 1);
-    EXPECT_TRUE(contains(err, "Cell.simCode: index out of range for 'h' in step 4")) << err;
+    EXPECT_TRUE(
+        contains(err, "Cell.simCode line 3, column 8: index out of range for 'h' in step 4"))
+        << err;
     // The flag is cleared once reported; the next out-of-range step reports again.
     EXPECT_TRUE(contains(runError(sim, 1), "in step 5"));
 }
@@ -78,7 +80,8 @@ TEST(SnippetRuntime, RunReportsTheStepRange) {
         sim.run(10);
         ADD_FAILURE() << "no error";
     } catch (const ModelError& e) {
-        EXPECT_TRUE(contains(e.what(), "Cell.simCode: index out of range for 'h' in steps 0 to 9"))
+        EXPECT_TRUE(contains(
+            e.what(), "Cell.simCode line 2, column 3: index out of range for 'h' in steps 0 to 9"))
             << e.what();
     }
 }
@@ -93,7 +96,8 @@ TEST(SnippetRuntime, ExtraGlobalParameterIndexOutOfRangeIsReported) {
     EXPECT_EQ(runError(sim, 3), "");
     sim.pull("Cell", "V");
     EXPECT_FLOAT_EQ(sim.view<float>("Cell", "V")[1], 3.0f);
-    EXPECT_TRUE(contains(runError(sim, 1), "Cell.simCode: index out of range for 'table'"));
+    EXPECT_TRUE(contains(runError(sim, 1),
+                         "Cell.simCode line 1, column 11: index out of range for 'table'"));
     // Growing the EGP refreshes the bound the generated code checks against.
     const std::vector<double> longer = {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0};
     sim.setEGP("Cell", "table", longer);
@@ -107,7 +111,8 @@ TEST(SnippetRuntime, EmptyExtraGlobalParameterIsReportedNotDereferenced) {
     m.addNeuronGroup("Cell", 2, countingNeuron("V = table[0];"), {}, {{"V", 0.0}, {"k", 0.0}});
     Simulation sim(m, cpu());
     EXPECT_TRUE(
-        contains(runError(sim, 1), "Cell.simCode: index out of range for 'table' in step 0"));
+        contains(runError(sim, 1),
+                 "Cell.simCode line 1, column 11: index out of range for 'table' in step 0"));
 }
 
 TEST(SnippetRuntime, InRangeIndicesRunUnchanged) {
@@ -217,7 +222,9 @@ TEST(SnippetRuntime, CustomUpdateEGPIndicesAreChecked) {
         sim.step();
         ADD_FAILURE() << "no error";
     } catch (const ModelError& e) {
-        EXPECT_TRUE(contains(e.what(), "W.updateCode: index out of range for 'out'")) << e.what();
+        EXPECT_TRUE(
+            contains(e.what(), "W.updateCode line 1, column 5: index out of range for 'out'"))
+            << e.what();
     }
 }
 
@@ -247,8 +254,9 @@ TEST(SnippetRuntime, IndexErrorsDuringInitialisationAreReported) {
         Simulation sim(m, cpu());
         ADD_FAILURE() << "no error";
     } catch (const ModelError& e) {
-        EXPECT_TRUE(contains(e.what(), "Pop.init.V: index out of range for 'a' during "
-                                       "initialisation"))
+        EXPECT_TRUE(contains(e.what(),
+                             "Pop.init.V line 2, column 11: index out of range for 'a' during "
+                             "initialisation"))
             << e.what();
     }
 }
@@ -264,6 +272,8 @@ TEST(SnippetRuntime, MergedGroupsReportTheirOwnName) {
     sim.setEGP("B", "table", std::vector<double>{1, 2});
     EXPECT_EQ(runError(sim, 2), "");
     const std::string err = runError(sim, 1);
-    EXPECT_TRUE(contains(err, "B.simCode: index out of range for 'table' in step 2")) << err;
+    EXPECT_TRUE(
+        contains(err, "B.simCode line 1, column 11: index out of range for 'table' in step 2"))
+        << err;
     EXPECT_FALSE(contains(err, "A.simCode"));
 }

@@ -305,18 +305,21 @@ bool debugCode(const BackendPreferences& prefs) {
     return prefs.debugCode || (env && std::string(env) == "1");
 }
 
+// -fwrapv: signed integer overflow in a snippet wraps (two's complement) as on the GPUs, rather
+// than being undefined behaviour the optimiser may build on.
 std::vector<std::string> compileFlags(const BackendPreferences& prefs) {
-    if (debugCode(prefs)) return {"-std=c++17", "-O0", "-g", "-fopenmp", "-fPIC", "-shared"};
+    if (debugCode(prefs))
+        return {"-std=c++17", "-O0", "-g", "-fwrapv", "-fopenmp", "-fPIC", "-shared"};
     // No trapping maths and no errno: results are unchanged (spikeforge never enables FP
     // exceptions or reads errno) but conditional arithmetic in snippets can be if-converted and
     // vectorised. No contraction of a*b+c into one fused operation: the GPU backends do not
     // contract either, so one model computes the same numbers on every backend.
     if (prefs.fastMath) // as Brian2's default: finite-math-only stays off, so NaN is still NaN
-        return {"-std=c++17", "-O3",   "-march=native", "-ffast-math", "-fno-finite-math-only",
-                "-fopenmp",   "-fPIC", "-shared"};
-    return {"-std=c++17",      "-O3",      "-march=native",     "-fno-trapping-math",
-            "-fno-math-errno", "-fopenmp", "-ffp-contract=off", "-fPIC",
-            "-shared"};
+        return {"-std=c++17", "-O3",      "-march=native", "-ffast-math", "-fno-finite-math-only",
+                "-fwrapv",    "-fopenmp", "-fPIC",         "-shared"};
+    return {"-std=c++17",      "-O3",     "-march=native", "-fno-trapping-math",
+            "-fno-math-errno", "-fwrapv", "-fopenmp",      "-ffp-contract=off",
+            "-fPIC",           "-shared"};
 }
 
 // Removes this build's temporary files however the build ends.

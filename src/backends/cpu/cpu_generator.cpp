@@ -52,13 +52,11 @@ std::string prelude(const codegen::Plan& plan) {
          "(word, bit) ((void)__atomic_fetch_or((word), (bit), __ATOMIC_RELAXED))\n";
     s += "#define " + std::string(hookName(Hook::AtomicAddU32)) +
          "(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)\n";
-    // Bounds check of a snippet index (see snippet/printer.cpp): an index outside [0, n) is
-    // reported in the field's error slot and replaced by 0; every array has at least one element
-    // of storage, so element 0 is always in memory.
-    s += "SF_FN uint64_t sf_index(int64_t i, uint64_t n, uint32_t* err, uint32_t code) {\n"
-         "    if (i >= 0 && (uint64_t)i < n) return (uint64_t)i;\n"
-         "    __atomic_store_n(err, code, __ATOMIC_RELAXED);\n"
-         "    return 0;\n}\n";
+    // Snippet run-time checks (snippet/printer.cpp): an index outside [0, n) is replaced by 0
+    // (every array has at least one element of storage, so element 0 is always in memory), an
+    // undefined integer division gives 0; each reports in the field's error slot.
+    s += "#define sf_store_error(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)\n";
+    s += backends::snippetCheckSource("uint32_t*", "sf_store_error");
     // Threads for `work` items: the whole team when there are at least two grains of work, else
     // one (serial). Never a team size in between: libgomp keeps one pool of threads, and a region
     // that asks for fewer threads than the last one parks the rest, which the next larger region

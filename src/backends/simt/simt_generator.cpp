@@ -55,13 +55,10 @@ std::string prelude(const codegen::Plan& plan, const Dialect& d) {
     s += codegen::abi::errorBitDefinitions();
     s += codegen::abi::stepArgsDeclaration();
     s += backends::randomNumberSource();
-    // Bounds check of a snippet index (snippet/printer.cpp): an index outside [0, n) is reported
-    // in the field's error slot and replaced by 0 (every array has at least one element).
-    s += "SF_FN uint64_t sf_index(int64_t i, uint64_t n, SF_GLOBAL uint32_t* err, uint32_t code) "
-         "{\n"
-         "    if (i >= 0 && (uint64_t)i < n) return (uint64_t)i;\n"
-         "    sf_atomic_store_u32(err, code);\n"
-         "    return 0;\n}\n";
+    // Snippet run-time checks (snippet/printer.cpp): an index outside [0, n) is replaced by 0
+    // (every array has at least one element), an undefined integer division gives 0; each
+    // reports in the field's error slot.
+    s += backends::snippetCheckSource("SF_GLOBAL uint32_t*", "sf_atomic_store_u32");
     return s;
 }
 

@@ -22,7 +22,18 @@ enum class CustomUpdateVarAccess {
     ReduceBatchMax,       // ... the maximum over the batch
     ReduceNeuronSum,      // written as the sum over the elements (target: one value per batch)
     ReduceNeuronMax,      // ... the maximum over the elements
+    // References only: a sum (maximum) over the dimension the referenced variable lacks, worked
+    // out by Model::finalise as GeNN does: the batch (a variable shared by a batched update's
+    // batch) or the elements (one value per batch element). model() holds the resolved access.
+    ReduceSum,
+    ReduceMax,
 };
+inline constexpr CustomUpdateVarAccess kCustomUpdateVarAccesses[] = {
+    CustomUpdateVarAccess::ReadWrite,       CustomUpdateVarAccess::ReadOnly,
+    CustomUpdateVarAccess::ReadOnlyShared,  CustomUpdateVarAccess::ReadOnlySharedNeuron,
+    CustomUpdateVarAccess::ReduceBatchSum,  CustomUpdateVarAccess::ReduceBatchMax,
+    CustomUpdateVarAccess::ReduceNeuronSum, CustomUpdateVarAccess::ReduceNeuronMax,
+    CustomUpdateVarAccess::ReduceSum,       CustomUpdateVarAccess::ReduceMax};
 
 const char* toString(CustomUpdateVarAccess a);
 inline bool isBatchReduction(CustomUpdateVarAccess a) {
@@ -95,6 +106,9 @@ public:
     const VarInitMap& varInits() const { return m_varInits; }
     const VarReferenceMap& varRefs() const { return m_varRefs; }
     const EGPReferenceMap& egpRefs() const { return m_egpRefs; }
+    // Over the synapses of a synapse group (else over the elements of a neuron-shaped group).
+    // addCustomUpdate works it out from the references at finalise (every element-shaped one
+    // names a synapse variable, or none does); addCustomUpdateWU insists on it.
     bool isWUShaped() const { return m_wuShaped; }
     // Mark a parameter as dynamic (Simulation::setDynamicParam), e.g. Adam's learning rate.
     void setParamDynamic(const std::string& param, bool dynamic = true);
@@ -114,7 +128,9 @@ private:
     VarReferenceMap m_varRefs;
     EGPReferenceMap m_egpRefs;
     std::set<std::string> m_dynamicParams;
+    CustomUpdateModel m_declared; // as given: m_model is it with generic reductions resolved
     bool m_wuShaped;
+    bool m_shapeInferred = false; // added by addCustomUpdate: the references decide
     size_t m_numElements = 0;
     bool m_batched = false;
     const SynapseGroup* m_synapseGroup = nullptr;

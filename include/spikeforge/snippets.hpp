@@ -129,21 +129,33 @@ struct CurrentSourceModel : SnippetBase {
 
 // ---- initialisers bound to values -----------------------------------------------------------
 
-// How one variable is initialised: a constant or an InitSnippet with its parameters.
+// How one variable is initialised: a constant, an InitSnippet with its parameters, or values
+// given in the model (GeNN's `vars={"V": array}`). Values are one per element (every batch
+// element starts alike) or one per element and batch element ([batch][element]); a per-synapse
+// variable takes one per synapse in the order Simulation::synapses lists them (for Dense, row
+// by row), a Toeplitz kernel variable one per kernel weight. The runtime copies them in after
+// every initialisation (construction, reset), so resetState restores them too.
 struct VarInit {
     VarInit() = default;
     VarInit(double constant); // NOLINT: implicit by design, `{"V", -65.0}` reads naturally
     VarInit(InitSnippet snippet, ParamValues params);
+    explicit VarInit(std::vector<double> values);
 
-    bool isConstant() const { return m_snippet.code.empty(); }
+    bool isConstant() const { return m_snippet.code.empty() && !m_hasValues; }
+    bool hasValues() const { return m_hasValues; }
+    // Whether an initialiser snippet computes it (neither a constant nor given values).
+    bool hasSnippet() const { return !m_snippet.code.empty(); }
     double constant() const { return m_constant; }
     const InitSnippet& snippet() const { return m_snippet; }
     const ParamValues& params() const { return m_params; }
+    const std::vector<double>& values() const { return m_values; }
 
 private:
     double m_constant = 0.0;
     InitSnippet m_snippet;
     ParamValues m_params;
+    std::vector<double> m_values;
+    bool m_hasValues = false;
 };
 
 using VarInitMap = std::map<std::string, VarInit>;

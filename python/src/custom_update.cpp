@@ -28,13 +28,8 @@ struct VarRef {
 };
 
 CustomUpdateVarAccess customAccessOf(const std::string& name, const std::string& owner) {
-    constexpr CustomUpdateVarAccess kAll[] = {
-        CustomUpdateVarAccess::ReadWrite,       CustomUpdateVarAccess::ReadOnly,
-        CustomUpdateVarAccess::ReadOnlyShared,  CustomUpdateVarAccess::ReadOnlySharedNeuron,
-        CustomUpdateVarAccess::ReduceBatchSum,  CustomUpdateVarAccess::ReduceBatchMax,
-        CustomUpdateVarAccess::ReduceNeuronSum, CustomUpdateVarAccess::ReduceNeuronMax};
     std::string list;
-    for (CustomUpdateVarAccess a : kAll) {
+    for (CustomUpdateVarAccess a : kCustomUpdateVarAccesses) {
         if (name == toString(a)) return a;
         list += (list.empty() ? "" : ", ") + std::string(toString(a));
     }
@@ -147,7 +142,7 @@ void bindCustomUpdates(nb::module_& m) {
         nb::arg("extra_global_param_refs") = nb::list(),
         "A custom update model; variables and references are names or (name, type[, access]) "
         "with access one of ReadWrite, ReadOnly, ReadOnlyShared, ReadOnlySharedNeuron, "
-        "ReduceBatchSum, ReduceBatchMax, ReduceNeuronSum, ReduceNeuronMax.");
+        "ReduceBatchSum, ReduceBatchMax, ReduceNeuronSum, ReduceNeuronMax, ReduceSum, ReduceMax.");
     m.def(
         "create_var_ref",
         [](nb::handle group, const std::string& var) {

@@ -105,9 +105,14 @@ void bindModelTypes(nb::module_& m) {
 void bindInitTypes(nb::module_& m) {
     nb::class_<VarInit>(m, "VarInit")
         .def(nb::init_implicit<double>())
+        // A sequence of numbers (a list, a NumPy array): the values themselves (VarInit(values)).
+        .def(nb::init_implicit<std::vector<double>>())
         .def_prop_ro("is_constant", &VarInit::isConstant)
+        .def_prop_ro("has_values", &VarInit::hasValues)
         .def_prop_ro("constant", &VarInit::constant)
+        .def_prop_ro("values", &VarInit::values)
         .def("__repr__", [](const VarInit& v) {
+            if (v.hasValues()) return "<VarInit " + std::to_string(v.values().size()) + " values>";
             return v.isConstant() ? "<VarInit " + std::to_string(v.constant()) + ">"
                                   : "<VarInit '" + v.snippet().name + "'>";
         });

@@ -118,7 +118,7 @@ bool isSpikeSourceArray(const NeuronModel& model) {
 void checkInitEgps(const Reader& r, const toml::table& t, const std::string& where,
                    const VarInitMap& inits) {
     for (const auto& [var, init] : inits)
-        if (!init.isConstant())
+        if (init.hasSnippet())
             checkEgpsGiven(r, t, where, init.snippet(),
                            "the initialiser '" + init.snippet().name + "' of '" + var + "'");
 }

@@ -88,17 +88,21 @@ std::string Lowerer::varValue(const std::string& group, const VarDecl& var, cons
                               const std::string& batch, const std::string& local,
                               const std::string& step) {
     const std::string ctype = resolveType(var.type, model.precision());
-    if (init.isConstant())
+    // Given values are copied in by the runtime after initialisation: the kernel writes 0.
+    if (!init.hasSnippet())
         return "const " + ctype + " " + local + " = " +
                env.number(initFieldPrefix + "c_" + var.name, ctype == "double" ? "double" : "float",
-                          init.constant()) +
+                          init.hasValues() ? 0.0 : init.constant()) +
                ";\n";
     const std::string field = "init." + var.name;
     const auto& scanned = analysis::of(model, group, field);
     Subs saved = subs;
-    subs.clear();
+    subs = initNames;
+    subs["dt"] = lit(model.dt());
     bindParams(scanned, contexts::evaluateParams(init.snippet(), init.params(), model.dt()), {},
                group, initFieldPrefix + "ip_" + var.name + "_");
+    const bool pairs =
+        scanned.referencedNames.count("id_pre") || scanned.referencedNames.count("id_post");
     const std::string stream = env.number(initFieldPrefix + "s_" + var.name, "uint32_t",
                                           streamId(group, "init." + var.name));
     // The element's own stream: the same value wherever it is evaluated (at initialisation, or
@@ -108,12 +112,10 @@ std::string Lowerer::varValue(const std::string& group, const VarDecl& var, cons
                             ", (uint32_t)(" + element + "), " + batch + ", " + step +
                             ");\n"
                             "const uint32_t id = (uint32_t)(" +
-                            element +
-                            "); (void)id;\n"
-                            "const uint32_t num_batch = " +
-                            std::to_string(model.batchSize()) + "u; (void)num_batch;\n" + scalar() +
-                            " value = 0;\n" + render(group, field) + local + " = (" + ctype +
-                            ")value;\n}\n";
+                            element + "); (void)id;\n" + (pairs ? initPairDecode : "") +
+                            "const uint32_t num_batch = " + std::to_string(model.batchSize()) +
+                            "u; (void)num_batch;\n" + scalar() + " value = 0;\n" +
+                            render(group, field) + local + " = (" + ctype + ")value;\n}\n";
     subs = saved;
     return out;
 }

@@ -107,13 +107,24 @@ SnippetBlock snippetBlock(Lowerer& e, const SnippetRef& s, const std::string& lo
     return b;
 }
 
+// The neuron's variables as `V_post` for a postsynaptic model or current source on it (the
+// neuron's locals, which its own variables named `V` may shadow).
+Subs targetVarNames(const Lowerer& e, const NeuronGroup& target) {
+    Subs out;
+    for (const auto& v : target.model().vars)
+        out[v.name + "_post"] = e.subs.at(v.name);
+    return out;
+}
+
 // Incoming synapse group k: accumulate its input (and dendritic delay ring) into Isyn.
 std::string postsynapticBlock(Lowerer& e, const SynapseGroup& sg, size_t k) {
     const std::string p = "ps" + std::to_string(k) + "_";
     const auto& ps = sg.ps();
+    Subs extra = targetVarNames(e, sg.target());
+    extra["inSyn"] = "l_" + p + "inSyn";
     const auto b = snippetBlock(
         e, {ps.model, ps.model.vars, ps.params, ps.dynamicParams, sg.name(), "ps.simCode"}, p, p,
-        {{"inSyn", "l_" + p + "inSyn"}});
+        extra);
     const std::string inSyn =
         e.env.array(p + "inSyn", e.scalar(), sg.name() + ".inSyn", Use::ReadWrite);
     std::string s =
@@ -144,7 +155,7 @@ std::string currentSourceBlock(Lowerer& e, const CurrentSource& cs, size_t k) {
     const auto b = snippetBlock(e,
                                 {bound.model, bound.model.vars, bound.params, bound.dynamicParams,
                                  cs.name(), "injectionCode"},
-                                p, p);
+                                p, p, targetVarNames(e, cs.target()));
     return "{\n" + b.loads + b.code + b.stores + "}\n";
 }
 
@@ -210,8 +221,13 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng,
     b.recordWords = bits.recordWords();
     const std::string stream = e.env.number("stream", "uint32_t", streamId(name, "sim"));
 
-    e.subs = {{"t", "sf_t"},  {"dt", e.lit(m.dt())},  {"Isyn", "sfIsyn"},
-              {"st", "l_st"}, {"num_neurons", "sfN"}, {"injectCurrent", "sfIsyn += "}};
+    e.subs = {{"t", "sf_t"},
+              {"dt", e.lit(m.dt())},
+              {"Isyn", "sfIsyn"},
+              {"st", "l_st"},
+              {"num_neurons", "sfN"},
+              {"num_batch", std::to_string(m.batchSize()) + "u"},
+              {"injectCurrent", "sfIsyn += "}};
     // Where the neuron's code has loops (an event cursor, a root finder), no compiler
     // vectorises the neuron loop, and unconditional stores at the end would only cost: each
     // variable is then stored where it is assigned, so a step that leaves it alone (an input
@@ -284,6 +300,7 @@ LoweredGroup lowerNeuronInit(const Model& m, const NeuronGroup& ng) {
         st.body = std::string("arr[(size_t)batch * n + i] = ") + hookName(Hook::TimeMin) + ";\n";
         b.vars.push_back(st);
     }
+    e.initNames = {{"num_neurons", N}};
     for (const auto& v : ng.model().vars)
         b.vars.push_back(e.varInit(ng.name(), v, ng.bound().varInits.at(v.name),
                                    hasElementDim(v.access) ? N : "1u", hasBatchDim(v.access)));

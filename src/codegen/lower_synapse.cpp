@@ -30,6 +30,8 @@ std::string bindSynapseNames(Lowerer& e, const SynapseGroup& sg, const snippet::
         if (!used(v.name)) continue;
         if (!stored) { // read-only (finalise): its initialiser's value at this element
             const std::string local = "sfVal_" + v.name;
+            // id_pre and id_post are the loop's own here.
+            e.initNames = {{"num_pre", "sfNpre"}, {"num_post", "sfNpost"}};
             evaluated += e.varValue(sg.name(), v, wu.varInits.at(v.name), "a->seed", "sfSyn",
                                     hasBatchDim(v.access) ? "batch" : "0u", local);
             e.subs[v.name] = local;
@@ -75,6 +77,7 @@ std::string bindSynapseNames(Lowerer& e, const SynapseGroup& sg, const snippet::
     e.subs["dt"] = e.lit(m.dt());
     e.subs["num_pre"] = "sfNpre";
     e.subs["num_post"] = "sfNpost";
+    e.subs["num_batch"] = std::to_string(m.batchSize()) + "u";
     return evaluated;
 }
 
@@ -281,11 +284,15 @@ LoweredGroup lowerSynapseInit(const Model& m, const SynapseGroup& sg) {
     const auto& wu = sg.wu().model;
     const std::string nSyn = e.env.number("numSynInit", "uint64_t", synapseCount(sg));
     const std::string skip = conn->paddingSkip(e.env);
+    e.initNames = {{"num_pre", "sfNpre"}, {"num_post", "sfNpost"}};
+    if (conn->storesSynapseVars()) e.initPairDecode = conn->decode(e.env);
     for (const auto& v : conn->storesSynapseVars() ? wu.vars : std::vector<VarDecl>{})
         b.vars.push_back(e.varInit(sg.name(), v, sg.wu().varInits.at(v.name), nSyn,
                                    hasBatchDim(v.access), skip));
+    e.initPairDecode.clear();
     auto neuronShaped = [&](const std::vector<VarDecl>& vars, const VarInitMap& inits,
                             const std::string& count) {
+        e.initNames = {{"num_neurons", count}};
         for (const auto& v : vars)
             b.vars.push_back(e.varInit(sg.name(), v, inits.at(v.name),
                                        hasElementDim(v.access) ? count : "1u",
@@ -307,9 +314,13 @@ LoweredGroup lowerBlockPrune(const Model& m, const SynapseGroup& sg) {
               "(void)num_post;\n";
     b.build = std::move(program->steps);
     const std::string nSyn = e.env.number("numSynInit", "uint64_t", synapseCount(sg));
+    e.initNames = {{"num_pre", "sfNpre"}, {"num_post", "sfNpost"}};
+    e.initPairDecode = connectivityOf(sg)->decode(e.env);
     for (const auto& v : sg.wu().model.vars)
         b.vars.push_back(e.varInit(sg.name(), v, sg.wu().varInits.at(v.name), nSyn,
                                    hasBatchDim(v.access), program->movedOnly, program->round));
+    e.initNames.clear();
+    e.initPairDecode.clear();
     // A regrown tile's optimiser state starts afresh: every per-synapse variable of the custom
     // updates over the group (an Adam's moments), each update's fields apart.
     for (size_t k = 0; k < m.customUpdates().size(); k++) {
@@ -331,6 +342,7 @@ LoweredGroup lowerCurrentSourceInit(const Model& m, const CurrentSource& cs) {
     Lowerer e(m);
     const std::string N = e.env.number("numNeurons", "uint32_t", cs.target().size());
     InitBody b;
+    e.initNames = {{"num_neurons", N}};
     for (const auto& v : cs.bound().model.vars)
         b.vars.push_back(e.varInit(cs.name(), v, cs.bound().varInits.at(v.name),
                                    hasElementDim(v.access) ? N : "1u", hasBatchDim(v.access)));

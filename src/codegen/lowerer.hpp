@@ -71,6 +71,11 @@ public:
     // initialise variables of several groups (block pruning: a synapse group's and its custom
     // updates') without two of them sharing a field.
     std::string initFieldPrefix;
+    // What a variable initialiser may name beyond its own parameters (contexts::InitShape):
+    // substitutions for sizes (num_neurons, num_pre, …), and statements defining id_pre and
+    // id_post from the element `id` (printed only where the initialiser names them).
+    Subs initNames;
+    std::string initPairDecode;
     // A loop initialising one variable (count elements per batch element); `step` keys its
     // random draws as varValue's.
     VarInitLoop varInit(const std::string& group, const VarDecl& var, const VarInit& init,

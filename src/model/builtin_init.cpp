@@ -455,6 +455,10 @@ constexpr std::pair<const char*, const SparseInitSnippet& (*)()> kSparseInitSnip
 
 VarInit::VarInit(double constant) : m_constant(constant) {}
 
+VarInit::VarInit(std::vector<double> values) : m_values(std::move(values)), m_hasValues(true) {
+    if (m_values.empty()) throw ModelError("variable initialiser: an empty list of values");
+}
+
 // The built-in Constant snippet becomes a plain constant, so that `isConstant()` holds whether a
 // constant was given as a number or by name (TOML). A snippet without code would silently read
 // as the constant 0, so it is an error.

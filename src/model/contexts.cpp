@@ -1,5 +1,7 @@
 #include "model/contexts.hpp"
 
+#include "model/names.hpp"
+
 namespace spikeforge::contexts {
 
 using snippet::NameKind;
@@ -14,6 +16,7 @@ snippet::Context makeContext(const Model& m, const std::string& group, const std
     c.group = group;
     c.field = field;
     c.precision = m.precision();
+    c.builtinsElsewhere = &names::builtinNames();
     return c;
 }
 
@@ -54,9 +57,18 @@ void addBuiltins(Names& n, std::initializer_list<const char*> names, Type type) 
         n[b] = Symbol(NameKind::ReadOnly, type);
 }
 
+// The names of every code field that runs in a step: the time, the batch element this code
+// runs for and the batch size.
 void addTime(Names& n) {
     addBuiltins(n, {"t", "dt"}, Type::Scalar);
-    addBuiltins(n, {"batch"}, Type::U32);
+    addBuiltins(n, {"batch", "num_batch"}, Type::U32);
+}
+
+// The target neuron group's variables, read-only, as `V_post` and as `V`; added first, so the
+// model's own names (added after) shadow them (src/model/names.cpp, seeTargetVars).
+void addTargetVars(Names& n, const NeuronGroup& target) {
+    addVars(n, target.model().vars, target.name(), "_post", true);
+    addVars(n, target.model().vars, target.name(), "", true);
 }
 
 } // namespace
@@ -86,12 +98,12 @@ snippet::Context thresholdContext(const Model& m, const NeuronGroup& ng) {
 
 snippet::Context postsynapticContext(const Model& m, const SynapseGroup& sg) {
     auto c = makeContext(m, sg.name(), "ps.simCode");
-    addVars(c.names, sg.target().model().vars, sg.target().name(), "", true);
+    addTargetVars(c.names, sg.target());
     addParams(c.names, sg.ps().model, sg.name());
     addVars(c.names, sg.ps().model.vars, sg.name());
     addTime(c.names);
     addRandom(c.names);
-    addBuiltins(c.names, {"id"}, Type::U32);
+    addBuiltins(c.names, {"id", "num_neurons"}, Type::U32);
     c.names["inSyn"] = NameKind::ReadWrite;
     c.names["injectCurrent"] = NameKind::Function;
     return c;
@@ -99,12 +111,12 @@ snippet::Context postsynapticContext(const Model& m, const SynapseGroup& sg) {
 
 snippet::Context currentSourceContext(const Model& m, const CurrentSource& cs) {
     auto c = makeContext(m, cs.name(), "injectionCode");
-    addVars(c.names, cs.target().model().vars, cs.target().name(), "", true);
+    addTargetVars(c.names, cs.target());
     addParams(c.names, cs.bound().model, cs.name());
     addVars(c.names, cs.bound().model.vars, cs.name());
     addTime(c.names);
     addRandom(c.names);
-    addBuiltins(c.names, {"id"}, Type::U32);
+    addBuiltins(c.names, {"id", "num_neurons"}, Type::U32);
     c.names["injectCurrent"] = NameKind::Function;
     return c;
 }
@@ -139,17 +151,31 @@ snippet::Context wuNeuronContext(const Model& m, const SynapseGroup& sg, bool pr
     addParams(c.names, wu, sg.name());
     addVars(c.names, pre ? wu.preVars : wu.postVars, sg.name());
     addTime(c.names);
-    addBuiltins(c.names, {"id"}, Type::U32);
+    addBuiltins(c.names, {"id", "num_neurons"}, Type::U32);
     return c;
 }
 
 snippet::Context varInitContext(const Model& m, const std::string& group, const std::string& var,
-                                const VarInit& init) {
+                                const VarInit& init, InitShape shape) {
     auto c = makeContext(m, group, "init." + var);
     addParams(c.names, init.snippet(), group, false);
     addRandom(c.names);
     c.names["value"] = NameKind::ReadWrite; // a scalar local, converted to the variable's type
     addBuiltins(c.names, {"id", "batch", "num_batch"}, Type::U32);
+    addBuiltins(c.names, {"dt"}, Type::Scalar);
+    switch (shape) {
+    case InitShape::Neuron:
+        addBuiltins(c.names, {"num_neurons"}, Type::U32);
+        break;
+    case InitShape::Synapse:
+        addBuiltins(c.names, {"id_pre", "id_post", "num_pre", "num_post"}, Type::U32);
+        break;
+    case InitShape::Kernel:
+        addBuiltins(c.names, {"num_pre", "num_post"}, Type::U32);
+        break;
+    case InitShape::Other:
+        break;
+    }
     return c;
 }
 
@@ -214,11 +240,11 @@ public:
         out.push_back({group, field, code, m_contexts ? make() : snippet::Context{}});
     }
 
-    void addInits(const std::string& group, const VarInitMap& inits) {
+    void addInits(const std::string& group, const VarInitMap& inits, InitShape shape) {
         for (const auto& [var, init] : inits)
-            if (!init.isConstant())
+            if (init.hasSnippet())
                 add(group, "init." + var, &init.snippet().code,
-                    [&] { return varInitContext(m_model, group, var, init); });
+                    [&] { return varInitContext(m_model, group, var, init, shape); });
     }
 
     std::vector<CodeField> out;
@@ -245,10 +271,11 @@ void addSynapseFields(FieldLister& l, const Model& m, const SynapseGroup& sg) {
                                                                : &wu.postDynamicsCode;
         l.add(g, field, code, [&] { return wuNeuronContext(m, sg, pre, field); });
     }
-    l.addInits(g, sg.wu().varInits);
-    l.addInits(g, sg.wuPreVarInits());
-    l.addInits(g, sg.wuPostVarInits());
-    l.addInits(g, sg.ps().varInits);
+    l.addInits(g, sg.wu().varInits,
+               matrixTraits(sg.matrixType()).kernelShaped ? InitShape::Kernel : InitShape::Synapse);
+    l.addInits(g, sg.wuPreVarInits(), InitShape::Neuron);
+    l.addInits(g, sg.wuPostVarInits(), InitShape::Neuron);
+    l.addInits(g, sg.ps().varInits, InitShape::Neuron);
     if (sg.connectivity()) {
         const auto& cs = sg.connectivity()->snippet;
         l.add(g, "connectivity.rowBuildCode", &cs.rowBuildCode,
@@ -268,7 +295,7 @@ std::vector<CodeField> listCodeFields(const Model& m, bool withContexts) {
               [&] { return thresholdContext(m, n); });
         l.add(n.name(), "resetCode", &nm.resetCode,
               [&] { return neuronContext(m, n, "resetCode"); });
-        l.addInits(n.name(), n.bound().varInits);
+        l.addInits(n.name(), n.bound().varInits, InitShape::Neuron);
     }
     for (const auto& sg : m.synapseGroups())
         addSynapseFields(l, m, *sg);
@@ -276,13 +303,13 @@ std::vector<CodeField> listCodeFields(const Model& m, bool withContexts) {
         const CustomUpdate& c = *cu;
         l.add(c.name(), "updateCode", &c.model().updateCode,
               [&] { return customUpdateContext(m, c); });
-        l.addInits(c.name(), c.varInits());
+        l.addInits(c.name(), c.varInits(), InitShape::Other);
     }
     for (const auto& cs : m.currentSources()) {
         const CurrentSource& c = *cs;
         l.add(c.name(), "injectionCode", &c.bound().model.injectionCode,
               [&] { return currentSourceContext(m, c); });
-        l.addInits(c.name(), c.bound().varInits);
+        l.addInits(c.name(), c.bound().varInits, InitShape::Neuron);
     }
     return std::move(l.out);
 }

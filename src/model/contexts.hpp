@@ -23,8 +23,13 @@ snippet::Context synapseContext(const Model& m, const SynapseGroup& sg, const st
 // pre = true: preSpikeCode / preDynamicsCode; false: the post versions
 snippet::Context wuNeuronContext(const Model& m, const SynapseGroup& sg, bool pre,
                                  const std::string& field);
+// What a variable initialiser runs over, which decides the sizes and indices it may name: one
+// per neuron (num_neurons), one per synapse (id_pre, id_post, num_pre, num_post), one per
+// element of a shared kernel (num_pre, num_post: no pair owns a kernel weight), or other
+// (custom-update variables).
+enum class InitShape { Neuron, Synapse, Kernel, Other };
 snippet::Context varInitContext(const Model& m, const std::string& group, const std::string& var,
-                                const VarInit& init);
+                                const VarInit& init, InitShape shape);
 snippet::Context customUpdateContext(const Model& m, const CustomUpdate& cu);
 snippet::Context rowBuildContext(const Model& m, const SynapseGroup& sg);
 snippet::Context preCalcRowLengthContext(const Model& m, const SynapseGroup& sg);

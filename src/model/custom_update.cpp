@@ -25,6 +25,10 @@ const char* toString(CustomUpdateVarAccess a) {
         return "ReduceNeuronSum";
     case CustomUpdateVarAccess::ReduceNeuronMax:
         return "ReduceNeuronMax";
+    case CustomUpdateVarAccess::ReduceSum:
+        return "ReduceSum";
+    case CustomUpdateVarAccess::ReduceMax:
+        return "ReduceMax";
     }
     return "?";
 }
@@ -32,9 +36,9 @@ const char* toString(CustomUpdateVarAccess a) {
 CustomUpdate::CustomUpdate(std::string name, std::string updateGroup, CustomUpdateModel model,
                            ParamValues params, VarInitMap varInits, VarReferenceMap varRefs,
                            EGPReferenceMap egpRefs, bool wuShaped)
-    : m_name(std::move(name)), m_updateGroup(std::move(updateGroup)), m_model(std::move(model)),
+    : m_name(std::move(name)), m_updateGroup(std::move(updateGroup)), m_model(model),
       m_params(std::move(params)), m_varInits(std::move(varInits)), m_varRefs(std::move(varRefs)),
-      m_egpRefs(std::move(egpRefs)), m_wuShaped(wuShaped) {}
+      m_egpRefs(std::move(egpRefs)), m_declared(std::move(model)), m_wuShaped(wuShaped) {}
 
 void CustomUpdate::setParamDynamic(const std::string& param, bool dynamic) {
     if (dynamic)
@@ -172,6 +176,7 @@ CustomUpdate& Model::addCustomUpdate(const std::string& name, const std::string&
     m_finalised = false;
     m_customUpdates.push_back(std::make_unique<CustomUpdate>(name, updateGroup, model, params,
                                                              varInits, varRefs, egpRefs, false));
+    m_customUpdates.back()->m_shapeInferred = true;
     m_groupsByName[name] = {};
     return *m_customUpdates.back();
 }
@@ -182,6 +187,7 @@ CustomUpdate& Model::addCustomUpdateWU(const std::string& name, const std::strin
                                        const EGPReferenceMap& egpRefs) {
     auto& cu = addCustomUpdate(name, updateGroup, model, params, varInits, varRefs, egpRefs);
     cu.m_wuShaped = true;
+    cu.m_shapeInferred = false;
     return cu;
 }
 

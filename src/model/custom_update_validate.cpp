@@ -47,6 +47,45 @@ std::vector<NamedRef> resolveAll(const Model& m, const CustomUpdate& cu) {
     return out;
 }
 
+// addCustomUpdate's shape: over synapses when the first element-shaped reference names a
+// synapse variable (fixShape then requires every one to).
+bool referencesSynapses(const std::vector<NamedRef>& refs) {
+    for (const auto& r : refs)
+        if (r.target.elementDim) return r.target.synapseGroup != nullptr;
+    return false;
+}
+
+// ReduceSum / ReduceMax on a reference become the reduction over the dimension its variable
+// lacks (GeNN's rule): the batch of a batched update, or else the elements. A variable lacking
+// both (a batched update's shared scalar) or neither is refused: the dimension is not implied.
+void resolveReductions(CustomUpdate& cu, CustomUpdateModel& model,
+                       const std::vector<NamedRef>& refs) {
+    for (const auto& v : model.vars)
+        if (v.access == A::ReduceSum || v.access == A::ReduceMax)
+            throw ModelError(where(cu) + "variable '" + v.name + "' has access " +
+                             toString(v.access) +
+                             ", which is for references (the referenced variable's shape implies "
+                             "the dimension); an own variable takes ReduceBatch… or ReduceNeuron…");
+    for (auto& d : model.varRefs) {
+        if (d.access != A::ReduceSum && d.access != A::ReduceMax) continue;
+        const auto r = std::find_if(refs.begin(), refs.end(),
+                                    [&](const NamedRef& n) { return n.decl->name == d.name; });
+        if (r == refs.end()) throw InternalError("reference '" + d.name + "' not resolved");
+        const bool sum = d.access == A::ReduceSum;
+        const bool lacksBatch = cu.isBatched() && !r->target.batchDim;
+        const bool lacksElements = !r->target.elementDim;
+        if (lacksBatch == lacksElements)
+            throw ModelError(where(cu) + "reference '" + d.name + "' (" + r->target.array +
+                             ") has access " + toString(d.access) + ", but its variable " +
+                             (lacksBatch ? "lacks both the batch and the element dimension"
+                                         : "has every dimension of the update") +
+                             ": say which to reduce over (ReduceBatch" + (sum ? "Sum" : "Max") +
+                             " or ReduceNeuron" + (sum ? "Sum" : "Max") + ")");
+        d.access = lacksBatch ? (sum ? A::ReduceBatchSum : A::ReduceBatchMax)
+                              : (sum ? A::ReduceNeuronSum : A::ReduceNeuronMax);
+    }
+}
+
 // Element count and (for WU-shaped updates) synapse group, from the references with an element
 // dimension; every one of them must agree.
 void fixShape(const CustomUpdate& cu, const std::vector<NamedRef>& refs, size_t& elements,
@@ -59,7 +98,8 @@ void fixShape(const CustomUpdate& cu, const std::vector<NamedRef>& refs, size_t&
                              ") is not a synapse variable; a WU custom update needs them");
         if (!cu.isWUShaped() && r.target.synapseGroup)
             throw ModelError(where(cu) + "reference '" + r.decl->name + "' (" + r.target.array +
-                             ") is a synapse variable; use addCustomUpdateWU");
+                             ") is a synapse variable, but the update runs over neurons (its "
+                             "first element-shaped reference names a neuron-shaped variable)");
         if (!first) {
             first = &r;
             continue;
@@ -201,11 +241,14 @@ void Model::finaliseCustomUpdates() {
         for (const auto& v : model.vars)
             vars.push_back({v.name, v.type, VarAccess::ReadWrite});
         checkVars(cu.name(), "vars", vars, cu.varInits(), model.name, false, num);
+        cu.m_model = cu.m_declared; // finalise may run again: resolve from what was given
         const auto refs = resolveAll(*this, cu);
+        if (cu.m_shapeInferred) cu.m_wuShaped = referencesSynapses(refs);
         fixShape(cu, refs, cu.m_numElements, cu.m_synapseGroup);
         cu.m_batched =
             m_batchSize > 1 && std::any_of(refs.begin(), refs.end(),
                                            [](const NamedRef& r) { return r.target.batchDim; });
+        resolveReductions(cu, cu.m_model, refs);
         checkAccess(cu, refs);
         checkTransposes(*this, cu, refs);
         checkReductionTypes(cu, m_precision);

@@ -83,13 +83,16 @@ void checkVars(const std::string& group, const std::string& field, const std::ve
         if (!seen.count(name))
             throw ModelError(where(group, field) + "model '" + model + "' has no variable '" +
                              name + "'" + didYouMean(name, names));
-        if (!init.isConstant())
+        const VarDecl& decl = *std::find_if(vars.begin(), vars.end(),
+                                            [&](const VarDecl& v) { return v.name == name; });
+        if (init.hasSnippet())
             checkParams(group, field + "." + name, init.snippet(), init.params(), num);
+        else if (init.hasValues())
+            for (size_t i = 0; i < init.values().size(); i++)
+                checkInitialValue(group, field + "." + name + "[" + std::to_string(i) + "]", decl,
+                                  init.values()[i], num.precision);
         else
-            checkInitialValue(group, field + "." + name,
-                              *std::find_if(vars.begin(), vars.end(),
-                                            [&](const VarDecl& v) { return v.name == name; }),
-                              init.constant(), num.precision);
+            checkInitialValue(group, field + "." + name, decl, init.constant(), num.precision);
     }
 }
 
@@ -599,6 +602,11 @@ void Model::finalise() {
                 throw ModelError(where(sg->name(), "postSpikeSynCode") +
                                  "a Procedural group has no postsynaptic learning: it stores no "
                                  "synapses to walk by target");
+            for (const auto& [var, init] : sg->wu().varInits)
+                if (init.hasValues())
+                    throw ModelError(where(sg->name(), "vars") + "variable '" + var +
+                                     "' is given as values, but a Procedural group stores no "
+                                     "synapses to hold them (give an initialiser, or use Sparse)");
             if (!sg->connectivity()->snippet.preCalcRowLengthCode.empty())
                 throw ModelError(where(sg->name(), "connectivity") + "initialiser '" +
                                  sg->connectivity()->snippet.name +

@@ -57,17 +57,6 @@ const std::set<std::string>& reservedWords() {
     return words;
 }
 
-// Names with a meaning in some code field (src/model/contexts.cpp): one list for every field,
-// so a name is never a built-in in one place and the user's in another.
-const std::set<std::string>& builtinNames() {
-    static const std::set<std::string> names = {
-        "t",           "dt",        "id",      "batch",  "Isyn",        "st",
-        "num_neurons", "id_pre",    "id_post", "st_pre", "st_post",     "num_pre",
-        "num_post",    "num_batch", "inSyn",   "value",  "updateCount", "preCalcRowLength",
-        "addToPre"};
-    return names;
-}
-
 // C99 <math.h> and OpenCL C common functions that snippets cannot call (yet): reserved so that a
 // future addition to the snippet function table (snippet::functionInfo) breaks no model.
 const std::set<std::string>& reservedMathNames() {
@@ -105,7 +94,7 @@ std::string problem(const std::string& name, bool parameter) {
         return "starts with '" + name.substr(0, name[0] == 's' ? 2 : 3) +
                "', which is reserved for generated code";
     if (reservedWords().count(name)) return "is a reserved word of C, C++, OpenCL C or CUDA";
-    if (builtinNames().count(name)) return "shadows the built-in '" + name + "'";
+    if (names::builtinNames().count(name)) return "shadows the built-in '" + name + "'";
     const snippet::FunctionInfo* function = snippet::functionInfo(name);
     if (function && !function->maths) return "shadows the built-in '" + name + "'";
     if ((function || reservedMathNames().count(name)) && !(parameter && isParamException(name)))
@@ -137,6 +126,17 @@ std::string identifierProblem(const std::string& name) {
 
 namespace names {
 
+// Names with a meaning in some code field (src/model/contexts.cpp): one list for every field,
+// so a name is never a built-in in one place and the user's in another.
+const std::set<std::string>& builtinNames() {
+    static const std::set<std::string> names = {
+        "t",           "dt",        "id",      "batch",  "Isyn",        "st",
+        "num_neurons", "id_pre",    "id_post", "st_pre", "st_post",     "num_pre",
+        "num_post",    "num_batch", "inSyn",   "value",  "updateCount", "preCalcRowLength",
+        "addToPre"};
+    return names;
+}
+
 void checkIdentifier(const std::string& name, const std::string& what) {
     if (const auto p = problem(name, false); !p.empty())
         throw ModelError(what + " '" + shown(name) + "' " + p);
@@ -163,6 +163,13 @@ public:
         if (builtinNames().count(name))
             throw ModelError(m_prefix + description + " shadows the built-in '" + name + "'");
         add(name, description);
+    }
+
+    // A name of a neighbouring group that this scope's own names shadow (GeNN's namespaces: a
+    // current source may have a variable named as one of its target's); visible only when no
+    // own name has it.
+    void seeUnlessOwn(const std::string& name, const std::string& description) {
+        if (!m_names.count(name)) see(name, description);
     }
 
     void snippet(const SnippetBase& s) {
@@ -231,20 +238,34 @@ std::string prefix(const std::string& group, const std::string& field) {
 
 void checkInits(const std::string& group, const VarInitMap& inits) {
     for (const auto& [var, init] : inits) {
-        if (init.isConstant()) continue;
+        if (!init.hasSnippet()) continue;
         Scope s(
             prefix(group, "initialiser '" + init.snippet().name + "' of variable '" + var + "'"));
         s.snippet(init.snippet());
     }
 }
 
+std::string neighbourVar(const VarDecl& v, const NeuronGroup& ng, const std::string& role,
+                         const std::string& suffix) {
+    return "variable '" + v.name + "' of " + role + " group '" + ng.name() + "'" +
+           (suffix.empty() ? "" : " (read as '" + v.name + suffix + "')");
+}
+
 // Variables of a neighbouring neuron group, as this scope reads them.
 void seeNeuronVars(Scope& s, const NeuronGroup& ng, const std::string& role,
                    const std::string& suffix) {
     for (const auto& v : ng.model().vars)
-        s.see(v.name + suffix, "variable '" + v.name + "' of " + role + " group '" + ng.name() +
-                                   "'" +
-                                   (suffix.empty() ? "" : " (read as '" + v.name + suffix + "')"));
+        s.see(v.name + suffix, neighbourVar(v, ng, role, suffix));
+}
+
+// The target neuron group's variables as a postsynaptic model or current source reads them:
+// explicitly as `V_post`, and by the bare name `V` where the model has no name `V` of its own
+// (its own names come first, as in GeNN's namespaces).
+void seeTargetVars(Scope& s, const NeuronGroup& ng) {
+    for (const auto& v : ng.model().vars) {
+        s.seeUnlessOwn(v.name + "_post", neighbourVar(v, ng, "target", "_post"));
+        s.seeUnlessOwn(v.name, neighbourVar(v, ng, "target", ""));
+    }
 }
 
 void checkNeuronGroup(const NeuronGroup& ng) {
@@ -279,7 +300,7 @@ void checkSynapseGroup(const SynapseGroup& sg) {
     Scope p(prefix(sg.name(), "postsynaptic model '" + ps.name + "'"));
     p.snippet(ps);
     p.vars(ps.vars);
-    seeNeuronVars(p, sg.target(), "target", "");
+    seeTargetVars(p, sg.target());
 
     if (sg.connectivity()) {
         Scope c(prefix(sg.name(), "connectivity '" + sg.connectivity()->snippet.name + "'"));
@@ -302,7 +323,7 @@ void checkCurrentSource(const CurrentSource& cs) {
     Scope s(prefix(cs.name(), "current source model '" + m.name + "'"));
     s.snippet(m);
     s.vars(m.vars);
-    seeNeuronVars(s, cs.target(), "target", "");
+    seeTargetVars(s, cs.target());
     checkInits(cs.name(), cs.bound().varInits);
 }
 

@@ -405,6 +405,7 @@ struct Simulation::Impl {
         refreshTables();
         uploadHostBuiltLayouts();
         launchAll(initKernels);
+        uploadGivenValues();
         if (prefs.keepInitialState) keepInitialState();
         auto found = errors->collect(step, true);
         pending.insert(pending.end(), found.begin(), found.end());
@@ -412,6 +413,10 @@ struct Simulation::Impl {
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (!pending.empty()) runtime::throwErrors(pending);
     }
+
+    // Values given in the model (VarInit(values)), copied in after the initialisation kernels
+    // (runtime/synapses.cpp: per-synapse values go through the connectivity's codec).
+    void uploadGivenValues();
 
     // Layout arrays the host builds from the model (a given block mask), uploaded before the
     // initialisation kernels that read them (Connectivity::hostBuiltArrays).

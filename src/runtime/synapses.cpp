@@ -2,8 +2,10 @@
 // (codegen::Connectivity::synapseEntries): the (pre, post) list, per-synapse values and the
 // dense pre x post views. Nothing here knows how a layout stores its synapses.
 #include "codegen/connectivity.hpp"
+#include "model/var_refs.hpp"
 #include "runtime/simulation_impl.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -104,7 +106,86 @@ Simulation* proceduralTwin(Simulation::Impl& s, const std::string& name) {
     return it->second.sim.get();
 }
 
+// Values given in the model for one array (VarInit(values)): `perBatch` of them per batch
+// element or one for each element and batch element; each goes to its element, or, with a
+// codec `map`, to the element of its synapse (in the order Simulation::synapses lists them).
+void fillGiven(Simulation::Impl& s, const std::string& group, const std::string& var,
+               const std::vector<double>& values, size_t elements, const SynapseMap* map) {
+    runtime::HostArray& a = s.array(group, var);
+    const size_t batches = elements ? a.decl.count / elements : 0;
+    if (batches == 0 || batches * elements != a.decl.count)
+        throw InternalError("group '" + group + "': variable '" + var + "' has " +
+                            std::to_string(a.decl.count) + " elements, not a multiple of " +
+                            std::to_string(elements));
+    const size_t perBatch = map ? map->entries.size() : elements;
+    const bool each = values.size() == perBatch * batches;
+    if (values.size() != perBatch && !each) {
+        const std::string unit = map ? "synapse" : "element";
+        throw ModelError(
+            "group '" + group + "', variable '" + var + "': " + std::to_string(values.size()) +
+            " values given; it takes one per " + unit + " (" + std::to_string(perBatch) + ")" +
+            (batches > 1 ? " or one per " + unit + " and batch element (" +
+                               std::to_string(perBatch * batches) + ")"
+                         : ""));
+    }
+    s.pullArray(a); // what initialisation wrote (padding, a shared variable's other elements)
+    unsigned char* host = s.mirror(a);
+    for (size_t b = 0; b < batches; b++)
+        for (size_t k = 0; k < perBatch; k++) {
+            const double v = values[each ? b * perBatch + k : k];
+            const size_t element = map ? map->entries[k].element : k;
+            codegen::storeNumber(host + (b * elements + element) * a.elementSize(), a.type(), v);
+        }
+    s.device->copyToDevice(a.device, host, a.bytes());
+}
+
+void fillGivenInits(Simulation::Impl& s, const std::string& group, const VarInitMap& inits,
+                    size_t elements, const SynapseMap* map = nullptr) {
+    for (const auto& [var, init] : inits)
+        if (init.hasValues()) fillGiven(s, group, var, init.values(), elements, map);
+}
+
+bool anyGiven(const VarInitMap& inits) {
+    return std::any_of(inits.begin(), inits.end(),
+                       [](const auto& kv) { return kv.second.hasValues(); });
+}
+
 } // namespace
+
+void Simulation::Impl::uploadGivenValues() {
+    Impl& s = *this;
+    for (const auto& ng : model.neuronGroups())
+        fillGivenInits(s, ng->name(), ng->bound().varInits, ng->size());
+    for (const auto& cs : model.currentSources())
+        fillGivenInits(s, cs->name(), cs->bound().varInits, cs->target().size());
+    for (const auto& sg : model.synapseGroups()) {
+        fillGivenInits(s, sg->name(), sg->wuPreVarInits(), sg->source().size());
+        fillGivenInits(s, sg->name(), sg->wuPostVarInits(), sg->target().size());
+        fillGivenInits(s, sg->name(), sg->ps().varInits, sg->target().size());
+        if (!anyGiven(sg->wu().varInits)) continue;
+        const size_t elements = sg->synapseVarElements();
+        if (matrixTraits(sg->matrixType()).kernelShaped) { // one value per kernel weight
+            fillGivenInits(s, sg->name(), sg->wu().varInits, elements);
+            continue;
+        }
+        const SynapseMap map = synapseMap(s, sg->name());
+        fillGivenInits(s, sg->name(), sg->wu().varInits, elements, &map);
+    }
+    for (const auto& cu : model.customUpdates())
+        for (const auto& v : cu->model().vars) {
+            const VarInit& init = cu->varInits().at(v.name);
+            if (!init.hasValues()) continue;
+            const auto own = refs::ownVar(*cu, v, model.batchSize());
+            const bool perSynapse = own.elementDim && cu->isWUShaped() &&
+                                    !matrixTraits(cu->synapseGroup()->matrixType()).kernelShaped;
+            if (!perSynapse) {
+                fillGiven(s, cu->name(), v.name, init.values(), own.elements, nullptr);
+                continue;
+            }
+            const SynapseMap map = synapseMap(s, cu->synapseGroup()->name());
+            fillGiven(s, cu->name(), v.name, init.values(), map.elements, &map);
+        }
+}
 
 uint64_t Simulation::synapseCount(const std::string& synapseGroup) {
     if (Simulation* twin = proceduralTwin(*m_impl, synapseGroup))

@@ -465,7 +465,11 @@ private:
             for (const auto& [n, i] : s)
                 c.push_back(n);
         c.insert(c.end(), mathFunctions().begin(), mathFunctions().end());
-        failAt(e.line, e.column, "unknown identifier '" + e.name + "'", closestName(e.name, c));
+        std::string what = "unknown identifier '" + e.name + "'";
+        if (m_ctx.builtinsElsewhere && m_ctx.builtinsElsewhere->count(e.name))
+            what += ": '" + e.name + "' is a built-in name of other code fields, not of " +
+                    m_ctx.field + " (docs/snippets.md, \"Names each field sees\")";
+        failAt(e.line, e.column, what, closestName(e.name, c));
     }
 
     bool isLocal(const std::string& n) const {

@@ -49,6 +49,9 @@ struct Context {
     std::map<std::string, Symbol> names;
     Precision precision = Precision::Float;
     bool expression = false; // the code is one expression (threshold conditions), not statements
+    // Built-in names of the language as a whole (names::builtinNames): one that this field lacks
+    // is refused saying so, rather than as an unknown word.
+    const std::set<std::string>* builtinsElsewhere = nullptr;
 };
 
 // Limits, so no input can exhaust the stack, memory or the compiler.

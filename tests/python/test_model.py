@@ -46,6 +46,24 @@ def test_user_neuron_model_from_strings(cache_dir):
     assert sorted(set(ids)) == [0, 1, 2, 3] and sorted(set(batch)) == [0, 1]
 
 
+def test_variables_take_values_given_as_arrays(cache_dir):
+    # GeNN's vars={"V": array}: one value per neuron (every batch element alike), or a list.
+    counter = sf.create_neuron_model("Step", vars=[("x", "scalar")], sim_code="x += 1.0;")
+    model = sf.Model("values", batch_size=2, precision="double")
+    start = np.linspace(-1.0, 1.0, 5)
+    model.add_neuron_population("N", 5, counter, {}, {"x": start})
+    model.add_neuron_population("L", 2, counter, {}, {"x": [3.0, 4.0, 5.0, 6.0]})
+    sim = sf.Simulation(model, cache_dir=cache_dir)
+    sim.run(2)
+    for name, want in (("N", np.stack([start, start]) + 2.0), ("L", [[5.0, 6.0], [7.0, 8.0]])):
+        sim.pull(name, "x")
+        np.testing.assert_array_equal(sim.view(name, "x"), want)
+    bad = sf.Model("bad_values")
+    bad.add_neuron_population("N", 5, counter, {}, {"x": [1.0, 2.0]})
+    with pytest.raises(sf.ModelError, match="group 'N', variable 'x': 2 values given"):
+        sf.Simulation(bad, cache_dir=cache_dir)
+
+
 def test_dense_weights_deliver_their_sum(cache_dir):
     # Every source spikes every step; each target's input is the column sum of the weights.
     always = sf.create_neuron_model("Always", threshold_condition_code="true")

@@ -94,6 +94,9 @@ Resolved resolve(const Model& m, const VarReference& ref, const std::string& own
         if (ng->name() == ref.group) {
             if (auto v = findVar(ng->model().vars, ref.var))
                 return fromVar(ng->name(), *v, ng->size());
+            // The time of each neuron's last spike [ms] (kept once referenced: finalise marks
+            // the group, Model::markSpikeTimeReaders).
+            if (ref.var == "st") return fromVar(ng->name(), {"st", "scalar"}, ng->size());
             throw ModelError(where + "neuron group '" + ref.group + "' has no variable '" +
                              ref.var + "'");
         }
@@ -108,6 +111,9 @@ Resolved resolve(const Model& m, const VarReference& ref, const std::string& own
                 return fromVar(sg->name(), *v, sg->target().size());
             if (auto v = findVar(sg->ps().model.vars, ref.var))
                 return fromVar(sg->name(), *v, sg->target().size());
+            // The postsynaptic input the synapses accumulated, one per target neuron.
+            if (ref.var == "inSyn")
+                return fromVar(sg->name(), {"inSyn", "scalar"}, sg->target().size());
             throw ModelError(where + "synapse group '" + ref.group + "' has no variable '" +
                              ref.var + "'");
         }

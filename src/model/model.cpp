@@ -518,6 +518,10 @@ void Model::markSpikeTimeReaders() {
         if (!ng) throw InternalError("'" + group + "' reads st but is no neuron group");
         ng->m_spikeTimeRead = true;
     };
+    // A custom update referencing a group's spike times.
+    for (const auto& cu : m_customUpdates)
+        for (const auto& [name, ref] : cu->varRefs())
+            if (ref.var == "st" && named(ref.group).neuronGroup) mark(ref.group);
     for (size_t i = 0; i < m_analysis->fields.size(); i++) {
         const auto& refs = m_analysis->fields[i].referencedNames;
         const std::string& owner = m_analysis->names[i].group;

@@ -105,6 +105,8 @@ struct PostsynapticModel : SnippetBase {
 // Weight update model.
 //  preSpikeSynCode   per synapse, for each presynaptic spike (addToPost(x), addToPostDelay(x, d))
 //  postSpikeSynCode  per synapse, for each postsynaptic spike ("learn post")
+//  synapseDynamicsCode per synapse, every step, spikes or not (graded synapses, gap junctions:
+//                    addToPost(x), addToPostDelay(x, d), addToPre(x))
 //  preSpikeCode / postSpikeCode   per neuron, updating preVars / postVars when it spikes
 //  preDynamicsCode / postDynamicsCode per neuron, every step
 // Synapse code may read V_pre-style neighbour variables (any var of the source neuron with
@@ -115,6 +117,7 @@ struct WeightUpdateModel : SnippetBase {
     std::vector<VarDecl> postVars; // per postsynaptic neuron
     std::string preSpikeSynCode;
     std::string postSpikeSynCode;
+    std::string synapseDynamicsCode;
     std::string preSpikeCode;
     std::string postSpikeCode;
     std::string preDynamicsCode;

@@ -221,7 +221,8 @@ void bindSnippets(nb::module_& m) {
            nb::handle preVars, nb::handle postVars, const std::string& preSpikeSyn,
            const std::string& postSpikeSyn, const std::string& preSpike,
            const std::string& postSpike, const std::string& preDynamics,
-           const std::string& postDynamics, nb::handle derived, nb::handle egps) {
+           const std::string& postDynamics, nb::handle derived, nb::handle egps,
+           const std::string& synapseDynamics) {
             WeightUpdateModel w;
             fillBase(w, name, params, derived, egps);
             w.vars = varDecls(vars, name);
@@ -233,6 +234,7 @@ void bindSnippets(nb::module_& m) {
             w.postSpikeCode = postSpike;
             w.preDynamicsCode = preDynamics;
             w.postDynamicsCode = postDynamics;
+            w.synapseDynamicsCode = synapseDynamics;
             return w;
         },
         nb::arg("name"), nb::arg("params") = std::vector<std::string>{},
@@ -241,7 +243,7 @@ void bindSnippets(nb::module_& m) {
         nb::arg("post_spike_syn_code") = "", nb::arg("pre_spike_code") = "",
         nb::arg("post_spike_code") = "", nb::arg("pre_dynamics_code") = "",
         nb::arg("post_dynamics_code") = "", nb::arg("derived_params") = nb::list(),
-        nb::arg("extra_global_params") = nb::list());
+        nb::arg("extra_global_params") = nb::list(), nb::arg("synapse_dynamics_code") = "");
     m.def(
         "create_postsynaptic_model",
         [](const std::string& name, const std::vector<std::string>& params, nb::handle vars,

@@ -112,8 +112,8 @@ WeightUpdateModel readWeightUpdateModel(const Reader& r, const toml::table& t,
                                         const std::string& where) {
     r.checkKeys(t, where,
                 {"params", "vars", "pre_vars", "post_vars", "pre_spike_syn_code",
-                 "post_spike_syn_code", "pre_spike_code", "post_spike_code", "pre_dynamics_code",
-                 "post_dynamics_code"});
+                 "post_spike_syn_code", "synapse_dynamics_code", "pre_spike_code",
+                 "post_spike_code", "pre_dynamics_code", "post_dynamics_code"});
     DeclaredNames declared(r, where);
     WeightUpdateModel m;
     m.params = readParamNames(r, t, where, declared);
@@ -122,6 +122,7 @@ WeightUpdateModel readWeightUpdateModel(const Reader& r, const toml::table& t,
     m.postVars = readVarDecls(r, t, "post_vars", where, declared);
     m.preSpikeSynCode = readCode(r, t, "pre_spike_syn_code", where);
     m.postSpikeSynCode = readCode(r, t, "post_spike_syn_code", where);
+    m.synapseDynamicsCode = readCode(r, t, "synapse_dynamics_code", where);
     m.preSpikeCode = readCode(r, t, "pre_spike_code", where);
     m.postSpikeCode = readCode(r, t, "post_spike_code", where);
     m.preDynamicsCode = readCode(r, t, "pre_dynamics_code", where);

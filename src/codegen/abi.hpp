@@ -65,6 +65,7 @@ inline constexpr uint32_t kDivisionOverflowBit = 0x80000000u;
 // Kernel entry points. Custom-update entry points are kCustomUpdatePrefix + update group name
 // (a validated identifier).
 inline constexpr const char* kInitialiseEntry = "sf_initialize";
+inline constexpr const char* kSynapseDynamicsEntry = "sf_synapse_dynamics";
 inline constexpr const char* kSynapseUpdateEntry = "sf_synapse_update";
 inline constexpr const char* kNeuronUpdateEntry = "sf_neuron_update";
 inline constexpr const char* kCustomUpdatePrefix = "sf_custom_update_";

@@ -36,14 +36,18 @@ size_t varCount(VarAccess access, size_t elements, unsigned batch) {
 
 bool usesDendriticDelay(const Model& m, const SynapseGroup& sg) {
     // A fact the checker records: a call on the checked tree, not a text match.
-    if (sg.wu().model.preSpikeSynCode.empty()) return false;
-    return analysis::of(m, sg.name(), "preSpikeSynCode").usesAddToPostDelay;
+    const auto& wu = sg.wu().model;
+    for (const auto& [field, code] : {std::pair{"preSpikeSynCode", &wu.preSpikeSynCode},
+                                      std::pair{"synapseDynamicsCode", &wu.synapseDynamicsCode}})
+        if (!code->empty() && analysis::of(m, sg.name(), field).usesAddToPostDelay) return true;
+    return false;
 }
 
 bool usesAddToPre(const Model& m, const SynapseGroup& sg) {
     const auto& wu = sg.wu().model;
     for (const auto& [field, code] : {std::pair{"preSpikeSynCode", &wu.preSpikeSynCode},
-                                      std::pair{"postSpikeSynCode", &wu.postSpikeSynCode}})
+                                      std::pair{"postSpikeSynCode", &wu.postSpikeSynCode},
+                                      std::pair{"synapseDynamicsCode", &wu.synapseDynamicsCode}})
         if (!code->empty() && analysis::of(m, sg.name(), field).calledFunctions.count("addToPre"))
             return true;
     return false;

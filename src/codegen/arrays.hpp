@@ -19,7 +19,8 @@ unsigned bitWords(unsigned n); // 32-bit words to hold one bit per neuron
 size_t varCount(VarAccess access, size_t elements, unsigned batch);
 
 bool usesDendriticDelay(const Model& m, const SynapseGroup& sg);
-// Whether the group's pre- or postsynaptic code calls addToPre (it then has an outPre array).
+// Whether the group's pre- or postsynaptic code or synapse dynamics calls addToPre (it then has an
+// outPre array).
 bool usesAddToPre(const Model& m, const SynapseGroup& sg);
 bool needsColumnIndex(const SynapseGroup& sg);
 // Index of `sg` in m.synapseGroups() (its word in kErrorsArray: synapseErrorWord).

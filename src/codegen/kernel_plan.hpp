@@ -150,7 +150,8 @@ struct PropagationBody {
     std::string setup;      // statements once per call (sfNpre, sfNpost, sf_t)
     std::string slot;       // queue slot of the spikes read (uint32_t)
     std::string spikeCount; // the spikes of (batch, sfSlot) in the queue (uint32_t)
-    std::string spikeIds;   // their ids (uint32_t*)
+    std::string spikeIds;   // their ids (uint32_t*); empty: every neuron 0 .. spikeCount - 1 in
+                            // order (synapse dynamics: every row, every step)
     std::string spikeId;    // name of the spiking neuron's index
     std::string perBatch;   // statements
     // SF_ADD_TO_POST(x) adds x to postInput (an lvalue of id_post, this batch element's: an

@@ -84,7 +84,7 @@ Plan lowerModel(const Model& m) {
     plan.batchSize = m.batchSize();
     plan.arrays = planArrays(m);
 
-    std::vector<LoweredGroup> nInit, sInit, cInit, cuInit, pre, post, nUpd;
+    std::vector<LoweredGroup> nInit, sInit, cInit, cuInit, dyn, pre, post, nUpd;
     const auto neighbours = neuronNeighbours(m);
     for (const auto& ng : m.neuronGroups()) {
         nInit.push_back(lowerNeuronInit(m, *ng));
@@ -94,6 +94,8 @@ Plan lowerModel(const Model& m) {
     }
     for (const auto& sg : m.synapseGroups()) {
         sInit.push_back(lowerSynapseInit(m, *sg));
+        if (!sg->wu().model.synapseDynamicsCode.empty())
+            dyn.push_back(lowerSynapseDynamics(m, *sg));
         if (!sg->wu().model.preSpikeSynCode.empty()) pre.push_back(lowerPresynapticUpdate(m, *sg));
         if (!sg->wu().model.postSpikeSynCode.empty())
             post.push_back(lowerPostsynapticUpdate(m, *sg));
@@ -112,6 +114,13 @@ Plan lowerModel(const Model& m) {
     std::vector<Kernel> custom;
     for (const auto& group : updateGroups(m))
         custom.push_back(customKernel(plan, m, group));
+    // Its own kernel: a SIMT device may run one group's rows of both at once otherwise, and its
+    // time is counted apart.
+    if (!dyn.empty()) {
+        auto dynamics = builder(plan, abi::kSynapseDynamicsEntry, KernelPhase::SynapseDynamics);
+        dynamics.add("SynapseDynamics", std::move(dyn));
+        plan.kernels.push_back(dynamics.done());
+    }
     auto syn = builder(plan, abi::kSynapseUpdateEntry, KernelPhase::SynapseUpdate);
     syn.add("PresynapticUpdate", std::move(pre));
     syn.add("PostsynapticUpdate", std::move(post));
@@ -135,9 +144,12 @@ Plan lowerModel(const Model& m) {
 }
 
 std::vector<size_t> stepKernels(const Plan& plan) {
-    std::vector<size_t> synapse, neuron;
+    std::vector<size_t> dynamics, synapse, neuron;
     for (size_t k = 0; k < plan.kernels.size(); k++) {
         switch (plan.kernels[k].phase) {
+        case KernelPhase::SynapseDynamics:
+            dynamics.push_back(k);
+            break;
         case KernelPhase::SynapseUpdate:
             synapse.push_back(k);
             break;
@@ -150,8 +162,9 @@ std::vector<size_t> stepKernels(const Plan& plan) {
             break;
         }
     }
-    synapse.insert(synapse.end(), neuron.begin(), neuron.end());
-    return synapse;
+    dynamics.insert(dynamics.end(), synapse.begin(), synapse.end());
+    dynamics.insert(dynamics.end(), neuron.begin(), neuron.end());
+    return dynamics;
 }
 
 bool stepsAreBatchLocal(const Plan& plan) {

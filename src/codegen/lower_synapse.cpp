@@ -200,6 +200,30 @@ void setSpan(PropagationBody& b, const SynapseGroup& sg, const Writes& w) {
                          "'), which threads of this span would write concurrently");
 }
 
+// The inputs of code that adds to the targets (presynaptic spike code, synapse dynamics):
+// addToPost (SF_ADD_TO_POST), addToPostDelay into the dendritic ring, addToPre; then renders
+// `field` as the per-synapse code.
+void bindTargetInputs(Lowerer& e, const SynapseGroup& sg, const snippet::Scanned& scanned,
+                      PropagationBody& b, const std::string& field) {
+    const std::string& n = sg.name();
+    const std::string inSyn = e.env.array("inSyn", e.scalar(), n + ".inSyn", Use::ReadWrite);
+    e.subs["addToPost"] = hookName(Hook::AddToPost);
+    e.subs["addToPostDelay"] = hookName(Hook::AddToPostDelay);
+    bindAddToPre(e, sg, scanned, b);
+    b.perSynapse = e.render(n, field);
+    b.perBatch += globalPointer(e.scalar()) + " sfInSyn = " + inSyn +
+                  " + (size_t)batch * sfNpost; (void)sfInSyn;\n";
+    b.postInput = "sfInSyn[id_post]";
+    if (usesDendriticDelay(e.model, sg)) {
+        const DendriticRing ring(e.env, sg, "", Use::ReadWrite, e.scalar());
+        b.perBatch +=
+            ring.writerSetup() + globalPointer("uint32_t") + " sfErr = " + e.errorWord(sg) + ";\n";
+        b.delayedInput = ring.writerElement();
+        b.delayLimit = ring.writerLimit();
+        b.delayError = "sfErr";
+    }
+}
+
 } // namespace
 
 LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg) {
@@ -211,23 +235,7 @@ LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg) {
     b.setup = sizesSetup(e, sg);
     std::string varPrefetch;
     const std::string synapseValues = bindSynapseNames(e, sg, scanned, &varPrefetch);
-    // addToPost adds to the target's input (SF_ADD_TO_POST).
-    const std::string inSyn = e.env.array("inSyn", e.scalar(), n + ".inSyn", Use::ReadWrite);
-    e.subs["addToPost"] = hookName(Hook::AddToPost);
-    e.subs["addToPostDelay"] = hookName(Hook::AddToPostDelay);
-    bindAddToPre(e, sg, scanned, b);
-    b.perSynapse = e.render(n, "preSpikeSynCode");
-    b.perBatch += globalPointer(e.scalar()) + " sfInSyn = " + inSyn +
-                  " + (size_t)batch * sfNpost; (void)sfInSyn;\n";
-    b.postInput = "sfInSyn[id_post]";
-    if (usesDendriticDelay(m, sg)) {
-        const DendriticRing ring(e.env, sg, "", Use::ReadWrite, e.scalar());
-        b.perBatch +=
-            ring.writerSetup() + globalPointer("uint32_t") + " sfErr = " + e.errorWord(sg) + ";\n";
-        b.delayedInput = ring.writerElement();
-        b.delayLimit = ring.writerLimit();
-        b.delayError = "sfErr";
-    }
+    bindTargetInputs(e, sg, scanned, b, "preSpikeSynCode");
     spikeSource(e, b, sg.source(), "src", sg.axonalDelaySteps(), "sfNpre");
     b.spikeId = "id_pre";
     const auto conn = connectivityOf(sg);
@@ -250,6 +258,31 @@ LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg) {
     setSpan(b, sg, writes);
     // Each target's updates are independent when nothing but the synapses and the postsynaptic
     // side is written.
+    if (!b.writesSpikeSide && !b.writesShared) b.numTargets = "sfNpost";
+    return e.finish(n, std::move(b), synapseCount(sg), synapseExtent(sg));
+}
+
+// Synapse dynamics: the presynaptic update's row loop run for every source, in order, every step
+// (spikeIds empty: PropagationBody), spikes or not. It reads the neurons' variables as the
+// previous step left them, like spike code; the user's span override is for spikes, so the
+// backend's own rule shares out the rows.
+LoweredGroup lowerSynapseDynamics(const Model& m, const SynapseGroup& sg) {
+    Lowerer e(m);
+    const std::string& n = sg.name();
+    const auto& scanned = analysis::of(m, n, "synapseDynamicsCode");
+    PropagationBody b;
+    b.presynaptic = true;
+    b.setup = sizesSetup(e, sg);
+    const std::string synapseValues = bindSynapseNames(e, sg, scanned);
+    bindTargetInputs(e, sg, scanned, b, "synapseDynamicsCode");
+    b.slot = "0u";
+    b.spikeCount = "sfNpre";
+    b.spikeId = "id_pre";
+    b.loop = connectivityOf(sg)->rowLoop(e);
+    b.loop.perIter += synapseValues;
+    b.loop.prefetch.clear(); // rows in order: the hardware prefetcher follows them
+    const Writes writes = writesOf(sg, scanned, true);
+    setWrites(b, writes);
     if (!b.writesSpikeSide && !b.writesShared) b.numTargets = "sfNpost";
     return e.finish(n, std::move(b), synapseCount(sg), synapseExtent(sg));
 }

@@ -118,6 +118,8 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng); // finds 
 LoweredGroup lowerNeuronInit(const Model& m, const NeuronGroup& ng);
 LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg);
 LoweredGroup lowerPostsynapticUpdate(const Model& m, const SynapseGroup& sg);
+// Synapse dynamics (synapseDynamicsCode): every synapse, every step.
+LoweredGroup lowerSynapseDynamics(const Model& m, const SynapseGroup& sg);
 LoweredGroup lowerSynapseInit(const Model& m, const SynapseGroup& sg);
 // Block pruning of a prunable group (BlockSparseInit::prunedBy): the layout's steps, then the
 // moved tiles' per-synapse variables and its custom updates' per-synapse state initialised again.

@@ -66,8 +66,16 @@ inline size_t snippetErrorWord(size_t synapseGroups, size_t fieldSlot) {
 }
 
 // When a kernel runs: the runtime launches the kernels of a phase in plan order.
-// BlockPrune: one kernel per prunable synapse group, run by Simulation::pruneBlocks.
-enum class KernelPhase { Initialise, SynapseUpdate, NeuronUpdate, CustomUpdate, BlockPrune };
+// SynapseDynamics runs before SynapseUpdate (spike propagation and postsynaptic learning) in every
+// step. BlockPrune: one kernel per prunable synapse group, run by Simulation::pruneBlocks.
+enum class KernelPhase {
+    Initialise,
+    SynapseDynamics,
+    SynapseUpdate,
+    NeuronUpdate,
+    CustomUpdate,
+    BlockPrune
+};
 
 // The shape of a synapse group, for backends that size their launches by it (the SIMT
 // generator: threads per target, per row slot or per spike). Zero for groups without synapses.
@@ -109,7 +117,8 @@ struct Plan {
 };
 
 // The kernels of one time step in the order they run (indices into Plan::kernels): every
-// SynapseUpdate kernel, then every NeuronUpdate kernel, each in plan order. One definition for
+// SynapseDynamics kernel, every SynapseUpdate kernel, then every NeuronUpdate kernel, each in
+// plan order. One definition for
 // the runtime and for a device that runs many steps at once (backends::Device::runSteps).
 std::vector<size_t> stepKernels(const Plan& plan);
 

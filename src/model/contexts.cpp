@@ -133,14 +133,14 @@ snippet::Context synapseContext(const Model& m, const SynapseGroup& sg, const st
     addTime(c.names);
     addBuiltins(c.names, {"id_pre", "id_post", "num_pre", "num_post"}, Type::U32);
     addBuiltins(c.names, {"st_pre", "st_post"}, Type::Scalar);
-    if (kind == "preSpikeSynCode") {
+    if (kind == "preSpikeSynCode" || kind == "synapseDynamicsCode") {
         c.names["addToPost"] = NameKind::Function;
         c.names["addToPostDelay"] = NameKind::Function;
     }
     // Input to the presynaptic neuron (its Isyn in its next update): the backward pass of
     // EventProp propagates adjoints from targets to sources this way.
-    if (kind == "preSpikeSynCode" || kind == "postSpikeSynCode")
-        c.names["addToPre"] = NameKind::Function;
+    // Synapse dynamics: gap junctions add to both sides.
+    c.names["addToPre"] = NameKind::Function;
     return c;
 }
 
@@ -262,6 +262,8 @@ void addSynapseFields(FieldLister& l, const Model& m, const SynapseGroup& sg) {
           [&] { return synapseContext(m, sg, "preSpikeSynCode"); });
     l.add(g, "postSpikeSynCode", &wu.postSpikeSynCode,
           [&] { return synapseContext(m, sg, "postSpikeSynCode"); });
+    l.add(g, "synapseDynamicsCode", &wu.synapseDynamicsCode,
+          [&] { return synapseContext(m, sg, "synapseDynamicsCode"); });
     for (const char* f : {"preSpikeCode", "preDynamicsCode", "postSpikeCode", "postDynamicsCode"}) {
         const std::string field = f;
         const bool pre = field.rfind("pre", 0) == 0;

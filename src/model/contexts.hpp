@@ -18,7 +18,7 @@ snippet::Context neuronContext(const Model& m, const NeuronGroup& ng, const std:
 snippet::Context thresholdContext(const Model& m, const NeuronGroup& ng);
 snippet::Context postsynapticContext(const Model& m, const SynapseGroup& sg);
 snippet::Context currentSourceContext(const Model& m, const CurrentSource& cs);
-// kind: "preSpikeSynCode" or "postSpikeSynCode"
+// kind: "preSpikeSynCode", "postSpikeSynCode" or "synapseDynamicsCode"
 snippet::Context synapseContext(const Model& m, const SynapseGroup& sg, const std::string& kind);
 // pre = true: preSpikeCode / preDynamicsCode; false: the post versions
 snippet::Context wuNeuronContext(const Model& m, const SynapseGroup& sg, bool pre,

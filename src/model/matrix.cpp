@@ -91,17 +91,19 @@ void checkLayoutUses(const Model& m, const analysis::Results& results) {
     for (const auto& sg : m.synapseGroups()) {
         const MatrixTraits traits = matrixTraits(sg->matrixType());
         if (!traits.kernelShaped && !traits.procedural) continue;
-        const auto* code = scanned(sg->name(), "preSpikeSynCode");
-        for (const auto& v : sg->wu().model.vars)
-            if (code && code->assignedNames.count(v.name))
-                throw ModelError(
-                    "synapse group '" + sg->name() + "', preSpikeSynCode: assigns '" + v.name +
-                    "', " +
-                    (traits.kernelShaped
-                         ? "a kernel weight every position of the Toeplitz group shares; change "
-                           "it in a custom update instead"
-                         : "a per-synapse value a Procedural group evaluates from its initialiser "
-                           "at each spike and never stores"));
+        for (const char* field : {"preSpikeSynCode", "synapseDynamicsCode"}) {
+            const auto* code = scanned(sg->name(), field);
+            for (const auto& v : sg->wu().model.vars)
+                if (code && code->assignedNames.count(v.name))
+                    throw ModelError("synapse group '" + sg->name() + "', " + field +
+                                     ": assigns '" + v.name + "', " +
+                                     (traits.kernelShaped ? "a kernel weight every position of the "
+                                                            "Toeplitz group shares; change "
+                                                            "it in a custom update instead"
+                                                          : "a per-synapse value a Procedural "
+                                                            "group evaluates from its initialiser "
+                                                            "at each spike and never stores"));
+        }
     }
     for (const auto& cu : m.customUpdates()) {
         if (!cu->isWUShaped()) continue;

@@ -506,6 +506,7 @@ struct Simulation::Impl {
             case P::Initialise:
                 initKernels.push_back(k);
                 break;
+            case P::SynapseDynamics:
             case P::SynapseUpdate:
             case P::NeuronUpdate:
                 break; // codegen::stepKernels orders them

@@ -83,6 +83,27 @@ def test_dense_weights_deliver_their_sum(cache_dir):
     np.testing.assert_allclose(sim.view("Tgt", "acc"), 3 * w.sum(axis=0), rtol=1e-6)
 
 
+def test_a_gap_junction_in_synapse_dynamics_equalises_the_pair(cache_dir):
+    # GeNN's synapse_dynamics_code: every synapse, every step. V0' = g (V1 - V0) and
+    # V1' = g (V0 - V1): the difference follows the Euler map (1 - 2 g dt)^n, the sum stays.
+    passive = sf.create_neuron_model("Passive", vars=["V"], sim_code="V += dt * Isyn;")
+    gap = sf.create_weight_update_model(
+        "Gap", vars=["g"],
+        synapse_dynamics_code="addToPost(g * (V_pre - V_post)); addToPre(g * (V_post - V_pre));")
+    model = sf.Model("gap", precision="double", dt=0.1)
+    pair = model.add_neuron_population("P", 2, passive, {}, {"V": [-70.0, -40.0]})
+    # One junction, 0 -> 1: the dense pair's other weights are zero.
+    model.add_synapse_population(
+        "G", "dense", pair, pair, sf.init_weight_update(gap, {}, {"g": [0.0, 0.05, 0.0, 0.0]}),
+        sf.init_postsynaptic("DeltaCurr"))
+    sim = sf.Simulation(model, cache_dir=cache_dir)
+    sim.run(100)
+    sim.pull("P", "V")
+    v = sim.view("P", "V")
+    assert v.sum() == pytest.approx(-110.0, abs=1e-9)
+    assert v[1] - v[0] == pytest.approx(30.0 * (1.0 - 2 * 0.05 * 0.1) ** 100, abs=1e-9)
+
+
 def test_sparse_and_block_sparse_synapses_read_back_through_the_codec(cache_dir):
     model = sf.Model("codec", seed=7)
     model.add_neuron_population("A", 40, "Poisson", {"rate": 10.0}, {"timeStepToSpike": 0.0})

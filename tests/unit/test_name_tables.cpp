@@ -71,6 +71,7 @@ WeightUpdateModel weightUpdate() {
     wu.postVars = {{"b"}};
     wu.preSpikeSynCode = "addToPost(g);";
     wu.postSpikeSynCode = "g += 0.0;";
+    wu.synapseDynamicsCode = "addToPost(g * V_pre);";
     wu.preSpikeCode = "a += 1.0;";
     wu.preDynamicsCode = "a *= 0.5;";
     wu.postSpikeCode = "b += 1.0;";
@@ -142,6 +143,7 @@ std::string rowOf(const contexts::CodeField& f) {
         {"S.ps.simCode", "postsynaptic `simCode`"},
         {"S.preSpikeSynCode", "weight update `preSpikeSynCode`"},
         {"S.postSpikeSynCode", "weight update `postSpikeSynCode`"},
+        {"S.synapseDynamicsCode", "weight update `synapseDynamicsCode`"},
         {"S.preSpikeCode", "weight update `preSpikeCode`"},
         {"S.preDynamicsCode", "weight update `preDynamicsCode`"},
         {"S.postSpikeCode", "weight update `postSpikeCode`"},

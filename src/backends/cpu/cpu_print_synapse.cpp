@@ -29,6 +29,11 @@ std::string runHookEnd(const codegen::PropagationBody& b) {
     return "#undef " + hook + "\n#define " + hook + "(x) (" + b.postInput + " += (x))\n";
 }
 
+// The neuron of spike `index` (every neuron in order when the body lists no ids: synapse dynamics).
+std::string spikeAt(const codegen::PropagationBody& b, const std::string& index) {
+    return b.spikeIds.empty() ? index : "sfSpk[" + index + "]";
+}
+
 // The loops over spikes and synapses of batch element `batch`; with `partitioned`, only the
 // synapses onto targets in [sfLo, sfHi).
 std::string spikeLoops(const codegen::PropagationBody& b, bool partitioned) {
@@ -91,16 +96,16 @@ std::string spikeLoops(const codegen::PropagationBody& b, bool partitioned) {
     // line otherwise, one row after the other).
     const std::string prefetch =
         b.presynaptic && !l.prefetch.empty()
-            ? "if (sfS + 2u < sfCnt) {\nconst uint32_t sfNextPre = sfSpk[sfS + 2u];\n" +
-                  l.prefetch + "}\n"
+            ? "if (sfS + 2u < sfCnt) {\nconst uint32_t sfNextPre = " + spikeAt(b, "sfS + 2u") +
+                  ";\n" + l.prefetch + "}\n"
             : "";
-    return "const uint32_t sfCnt = " + b.spikeCount +
-           ";\n"
-           "const uint32_t* sfSpk = " +
-           b.spikeIds + ";\n" + b.perBatch +
+    const std::string ids =
+        b.spikeIds.empty() ? "" : "const uint32_t* sfSpk = " + b.spikeIds + ";\n";
+    return "const uint32_t sfCnt = " + b.spikeCount + ";\n" + ids + b.perBatch +
            "for (uint32_t sfS = 0; sfS < sfCnt; sfS++) {\n"
            "const uint32_t " +
-           b.spikeId + " = sfSpk[sfS];\n" + prefetch + l.setup + rowBegin + row + rowEnd + "}\n";
+           b.spikeId + " = " + spikeAt(b, "sfS") + ";\n" + prefetch + l.setup + rowBegin + row +
+           rowEnd + "}\n";
 }
 
 // The matrix form (codegen::TileProduct): tile-major, each tile applied to every batch element
@@ -189,7 +194,7 @@ void printMatrixPropagation(Writer& w, const codegen::PropagationBody& b) {
 
 // The event-driven form: every spike's row, in queue order.
 void printEventDriven(Writer& w, const codegen::PropagationBody& b) {
-    w << b.setup << "const uint32_t sfSlot = " + b.slot + ";\n";
+    w << b.setup << "const uint32_t sfSlot = " + b.slot + "; (void)sfSlot;\n";
     // The work of this step: its spikes times the synapses of one spike (a bound).
     w << "uint64_t sfSpikes = 0;\n"
          "for (uint32_t batch = sfB0; batch < sfB1; batch++) sfSpikes += " +

@@ -41,15 +41,18 @@ std::string undefineHooks() {
            hookName(Hook::AddToPostDelay) + "\n#undef " + hookName(Hook::AddToPre) + "\n";
 }
 
-// The step's spikes of batch element `batch`: sfCnt of them at sfSpk, then perBatch.
+// The step's spikes of batch element `batch`: sfCnt of them at sfSpk (none when every neuron
+// is one, in order: synapse dynamics), then perBatch.
 std::string spikeSource(const codegen::PropagationBody& b) {
+    const std::string ids =
+        b.spikeIds.empty() ? "" : "const SF_GLOBAL uint32_t* sfSpk = " + b.spikeIds + ";\n";
     return b.setup + "const uint32_t sfSlot = " + b.slot +
-           ";\n"
-           "const uint32_t sfCnt = " +
-           b.spikeCount +
-           ";\n"
-           "const SF_GLOBAL uint32_t* sfSpk = " +
-           b.spikeIds + ";\n" + b.perBatch;
+           "; (void)sfSlot;\nconst uint32_t sfCnt = " + b.spikeCount + ";\n" + ids + b.perBatch;
+}
+
+// The neuron of spike `index`.
+std::string spikeAt(const codegen::PropagationBody& b, const std::string& index) {
+    return b.spikeIds.empty() ? "(" + index + ")" : "sfSpk[" + index + "]";
 }
 
 // One synapse sfK of the spike being processed; a `continue` in the fragments skips it.
@@ -69,7 +72,9 @@ std::string postSpan(const codegen::PropagationBody& b) {
            "for (uint32_t sfC = 0; sfC < sfCnt; sfC += SF_WG) {\n"
            "const uint32_t sfNc = sfCnt - sfC < SF_WG ? sfCnt - sfC : SF_WG;\n"
            "SF_BARRIER();\n"
-           "if (sfLocalId < sfNc) sfSpkL[sfLocalId] = sfSpk[sfC + sfLocalId];\n"
+           "if (sfLocalId < sfNc) sfSpkL[sfLocalId] = " +
+           spikeAt(b, "sfC + sfLocalId") +
+           ";\n"
            "SF_BARRIER();\n"
            "if (sfActive) {\n"
            "for (uint32_t sfS = 0; sfS < sfNc; sfS++) {\n"
@@ -85,16 +90,17 @@ std::string postSpan(const codegen::PropagationBody& b) {
 std::string preSpan(const codegen::PropagationBody& b, unsigned threadsPerSpike) {
     const std::string tps = std::to_string(threadsPerSpike) + "u";
     return "const uint64_t sfS = sfLid / " + tps + ";\nif (sfS < sfCnt) {\nconst uint32_t " +
-           b.spikeId + " = sfSpk[sfS];\n" + b.loop.setup + "for (uint32_t sfK = " + b.loop.begin +
-           " + (uint32_t)(sfLid % " + tps + "); sfK < " + b.loop.end + "; sfK += " + tps + ") {\n" +
-           synapse(b) + "}\n}\n";
+           b.spikeId + " = (uint32_t)" + spikeAt(b, "sfS") + ";\n" + b.loop.setup +
+           "for (uint32_t sfK = " + b.loop.begin + " + (uint32_t)(sfLid % " + tps + "); sfK < " +
+           b.loop.end + "; sfK += " + tps + ") {\n" + synapse(b) + "}\n}\n";
 }
 
 // The CPU's loops over every spike and synapse, in queue order, by one work-item.
 std::string serial(const codegen::PropagationBody& b) {
     return "if (sfLid == 0u) {\nfor (uint32_t sfS = 0; sfS < sfCnt; sfS++) {\nconst uint32_t " +
-           b.spikeId + " = sfSpk[sfS];\n" + b.loop.setup + "for (uint32_t sfK = " + b.loop.begin +
-           "; sfK < " + b.loop.end + "; sfK++) {\n" + synapse(b) + "}\n}\n}\n";
+           b.spikeId + " = " + spikeAt(b, "sfS") + ";\n" + b.loop.setup +
+           "for (uint32_t sfK = " + b.loop.begin + "; sfK < " + b.loop.end + "; sfK++) {\n" +
+           synapse(b) + "}\n}\n}\n";
 }
 
 // The matrix form (codegen::TileProduct) as a gather: work-item sfLid is target sfLid of batch
@@ -148,8 +154,10 @@ std::vector<Stage> propagationStages(const GroupContext& c, const codegen::Propa
         break;
     }
     std::string comment = std::string("// ") +
-                          (b.presynaptic ? "presynaptic update" : "postsynaptic learning") + ": " +
-                          strategyName(span.strategy);
+                          (b.spikeIds.empty() ? "synapse dynamics"
+                           : b.presynaptic    ? "presynaptic update"
+                                              : "postsynaptic learning") +
+                          ": " + strategyName(span.strategy);
     if (span.strategy == Strategy::PreSpan)
         comment += ", " + std::to_string(span.threadsPerSpike) + " work-item(s) per spike";
     s.body = comment + "\n" + defineHooks(b, owned) + spikeSource(b) + loops + undefineHooks();

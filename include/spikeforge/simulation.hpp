@@ -68,6 +68,21 @@ struct BackendPreferences {
     // for another backend is a ModelError (docs/backends.md).
     enum class StepOrder { Auto, ByStep, ByBatch };
     StepOrder cpuStepOrder = StepOrder::Auto;
+    // Per-kernel time counters (GeNN's timing_enabled), read with Simulation::kernelTimes():
+    // every launch of every kernel is timed on the device (wall time around each entry point on
+    // the cpu, profiling markers on OpenCL, CUDA events on cuda). Each kernel then runs as a
+    // launch of its own (no batch-major stretches on the cpu, no multi-step kernel on PoCL, no
+    // CUDA graphs), so timing costs some speed; off by default (docs/backends.md).
+    bool kernelTiming = false;
+};
+
+// One kernel's time counter (BackendPreferences::kernelTiming, Simulation::kernelTimes).
+struct KernelTime {
+    // "initialise", "synapse_dynamics", "presynaptic_update", "postsynaptic_update",
+    // "neuron_update", "custom_update.<update group>" or "prune_blocks.<synapse group>"
+    std::string name;
+    double seconds = 0.0;  // [s] the device's time in its launches
+    uint64_t launches = 0; // times it ran
 };
 inline constexpr uint32_t kMaxCudaGraphSteps = 10000;
 
@@ -315,6 +330,12 @@ public:
     // backend cannot measure it (an OpenCL queue without profiling, a CUDA driver without event
     // timing). Waits for the work submitted so far to finish; reads no device-side errors.
     std::optional<double> deviceBusySeconds() const;
+    // The time counters of every kernel the model has, in plan order (initialise first), since
+    // the simulation was built: a kernel that never ran reads 0 s and 0 launches. Waits for the
+    // work submitted so far. ModelError unless BackendPreferences::kernelTiming was set;
+    // BackendError when the device cannot time kernels (an OpenCL queue without profiling, a
+    // CUDA driver without event timing).
+    std::vector<KernelTime> kernelTimes() const;
 
     const BuildInfo& buildInfo() const;
     const Model& model() const;

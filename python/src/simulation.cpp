@@ -107,15 +107,27 @@ void bindSimulation(nb::module_& m) {
             "__init__",
             [](Simulation* self, Model& model, const std::string& backend, int threads,
                const std::string& cacheDir, bool fastMath, const std::string& device,
-               bool keepInitialState) {
-                const BackendPreferences p =
+               bool keepInitialState, bool kernelTiming) {
+                BackendPreferences p =
                     preferences(backend, threads, cacheDir, fastMath, device, keepInitialState);
+                p.kernelTiming = kernelTiming;
                 nb::gil_scoped_release release;
                 new (self) Simulation(model, p);
             },
             nb::arg("model"), nb::arg("backend") = "cpu", nb::arg("threads") = 0,
             nb::arg("cache_dir") = "", nb::arg("fast_math") = false, nb::arg("device") = "",
-            nb::arg("keep_initial_state") = false, nb::keep_alive<1, 2>())
+            nb::arg("keep_initial_state") = false, nb::arg("kernel_timing") = false,
+            nb::keep_alive<1, 2>())
+        .def(
+            "kernel_times",
+            [](const Simulation& s) {
+                nb::dict out;
+                for (const KernelTime& k : s.kernelTimes())
+                    out[nb::str(k.name.c_str())] = nb::make_tuple(k.seconds, k.launches);
+                return out;
+            },
+            "Seconds and launches of every kernel, {name: (seconds, launches)} (needs "
+            "kernel_timing=True).")
         .def("step", &Simulation::step, nb::call_guard<nb::gil_scoped_release>())
         .def(
             "run", [](Simulation& s, uint64_t steps) { s.run(steps); }, nb::arg("steps"),

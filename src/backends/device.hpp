@@ -142,12 +142,40 @@ public:
     // silent zero). Waits for the work submitted so far, so the sum is complete.
     virtual std::optional<double> busySeconds() { return std::nullopt; }
 
+    // Per-kernel timing (BackendPreferences::kernelTiming), turned on before the first launch
+    // for a plan of `kernels` kernels: every launch of plan kernel k is timed on the device and
+    // added to counter k. A device then runs each kernel as a launch of its own (no stretch of
+    // steps in one call, no CUDA graph), so every launch is seen.
+    void enableKernelTiming(size_t kernels) {
+        m_kernelTiming = true;
+        m_kernelCounters.assign(kernels, {});
+    }
+    bool kernelTiming() const { return m_kernelTiming; }
+    struct KernelCounter {
+        double seconds = 0.0; // [s]
+        uint64_t launches = 0;
+    };
+    // The counters, per plan kernel, once the work submitted so far has finished; nullopt when
+    // the device cannot time its kernels (never a silent zero). Empty when timing is off.
+    virtual std::optional<std::vector<KernelCounter>> kernelCounters() {
+        synchronise();
+        return m_kernelCounters;
+    }
+
 protected:
+    // Adds one timed launch of plan kernel `kernel` [s].
+    void addKernelTime(size_t kernel, double seconds) {
+        KernelCounter& c = m_kernelCounters.at(kernel);
+        c.seconds += seconds;
+        c.launches++;
+    }
     virtual void writeBuffer(Buffer dst, const void* src, size_t bytes) = 0;
     virtual void readBuffer(void* dst, Buffer src, size_t bytes) = 0;
 
 private:
     TransferCounts m_transfers;
+    bool m_kernelTiming = false;
+    std::vector<KernelCounter> m_kernelCounters; // per plan kernel
 };
 
 } // namespace spikeforge::backends

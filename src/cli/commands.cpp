@@ -86,6 +86,7 @@ struct RunResult {
         size_t bytes = 0; // [B]
     };
     std::vector<ProjectionResult> projections;
+    std::vector<KernelTime> kernelTimes; // with --kernel-timing
 
     uint64_t totalSpikes() const {
         uint64_t total = 0;
@@ -202,6 +203,7 @@ RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps,
     prefs.threads = options.threads;
     prefs.cudaGraphSteps = options.cudaGraphSteps;
     prefs.fastMath = options.fastMath;
+    prefs.kernelTiming = options.kernelTiming;
     if (options.compileTimeoutSeconds) prefs.compileTimeout = *options.compileTimeoutSeconds;
     Simulation sim(*cfg.model, prefs);
     applyInputs(sim, cfg);
@@ -240,6 +242,7 @@ RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps,
         result.projections.push_back({sg->name(), matrixTypeName(sg->matrixType()),
                                       sim.synapseCount(sg->name()), sim.deviceBytes(sg->name())});
     collectSpikes(sim, output, result);
+    if (options.kernelTiming) result.kernelTimes = sim.kernelTimes();
     return result;
 }
 
@@ -276,6 +279,14 @@ void printReport(std::ostream& out, const RunResult& r) {
     out << "init       " << r.build.initSeconds << " s\n";
     out << "simulate   " << r.simWallSeconds << " s wall, " << r.simCpuSeconds << " s cpu\n"
         << std::defaultfloat;
+    if (r.kernelTimes.empty()) return;
+    out << '\n'
+        << std::left << std::setw(32) << "kernel" << std::right << std::setw(12) << "seconds"
+        << std::setw(12) << "launches" << '\n';
+    for (const KernelTime& k : r.kernelTimes)
+        out << std::left << std::setw(32) << k.name << std::right << std::fixed
+            << std::setprecision(6) << std::setw(12) << k.seconds << std::defaultfloat
+            << std::setw(12) << k.launches << '\n';
 }
 
 std::string resultJson(const RunResult& r) {
@@ -302,6 +313,14 @@ std::string resultJson(const RunResult& r) {
     o.addNumber("sim_wall_s", r.simWallSeconds).addNumber("sim_cpu_s", r.simCpuSeconds);
     o.addInteger("spikes", r.totalSpikes());
     o.addObject("rates_hz", rates).addObject("spike_counts", counts);
+    if (!r.kernelTimes.empty()) { // with --kernel-timing
+        JsonObject seconds, launches;
+        for (const KernelTime& k : r.kernelTimes) {
+            seconds.addNumber(k.name, k.seconds);
+            launches.addInteger(k.name, k.launches);
+        }
+        o.addObject("kernel_s", seconds).addObject("kernel_launches", launches);
+    }
     return o.str();
 }
 
@@ -467,6 +486,9 @@ int runCli(int argc, char** argv) {
     sim->add_option("--set", options.sets, "Override a [parameters] entry: NAME=VALUE (repeatable)")
         ->allow_extra_args(false);
     sim->add_flag("--json", options.json, "End the output with one JSON line of results");
+    sim->add_flag("--kernel-timing", options.kernelTiming,
+                  "Time every kernel on the device and report each kernel's seconds and "
+                  "launches (in the JSON line as kernel_s and kernel_launches)");
 
     const auto runTraining = addTrainCommands(app);
 

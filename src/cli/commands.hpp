@@ -29,6 +29,7 @@ struct SimulateOptions {
     std::optional<double> compileTimeoutSeconds; // [s] compiler time limit; 0 = none
     std::vector<std::string> sets;               // "NAME=VALUE" overrides of [parameters]
     bool json = false;                           // end stdout with one JSON line
+    bool kernelTiming = false;                   // BackendPreferences::kernelTiming
 };
 
 // "error: <message>" on `err`, control characters other than newlines shown as \xNN.

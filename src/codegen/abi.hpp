@@ -66,7 +66,8 @@ inline constexpr uint32_t kDivisionOverflowBit = 0x80000000u;
 // (a validated identifier).
 inline constexpr const char* kInitialiseEntry = "sf_initialize";
 inline constexpr const char* kSynapseDynamicsEntry = "sf_synapse_dynamics";
-inline constexpr const char* kSynapseUpdateEntry = "sf_synapse_update";
+inline constexpr const char* kPresynapticUpdateEntry = "sf_presynaptic_update";
+inline constexpr const char* kPostsynapticUpdateEntry = "sf_postsynaptic_update";
 inline constexpr const char* kNeuronUpdateEntry = "sf_neuron_update";
 inline constexpr const char* kCustomUpdatePrefix = "sf_custom_update_";
 // Block pruning of a prunable synapse group: kBlockPrunePrefix + the group's name.

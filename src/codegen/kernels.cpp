@@ -121,10 +121,17 @@ Plan lowerModel(const Model& m) {
         dynamics.add("SynapseDynamics", std::move(dyn));
         plan.kernels.push_back(dynamics.done());
     }
-    auto syn = builder(plan, abi::kSynapseUpdateEntry, KernelPhase::SynapseUpdate);
-    syn.add("PresynapticUpdate", std::move(pre));
-    syn.add("PostsynapticUpdate", std::move(post));
-    plan.kernels.push_back(syn.done());
+    // Spike propagation always has its kernel (empty without synapse groups); postsynaptic
+    // learning one where some group learns. Apart, so each is timed apart (kernel timing).
+    auto presynaptic = builder(plan, abi::kPresynapticUpdateEntry, KernelPhase::PresynapticUpdate);
+    presynaptic.add("PresynapticUpdate", std::move(pre));
+    plan.kernels.push_back(presynaptic.done());
+    if (!post.empty()) {
+        auto postsynaptic =
+            builder(plan, abi::kPostsynapticUpdateEntry, KernelPhase::PostsynapticUpdate);
+        postsynaptic.add("PostsynapticUpdate", std::move(post));
+        plan.kernels.push_back(postsynaptic.done());
+    }
     auto neu = builder(plan, abi::kNeuronUpdateEntry, KernelPhase::NeuronUpdate);
     neu.add("NeuronUpdate", std::move(nUpd));
     plan.kernels.push_back(neu.done());
@@ -144,14 +151,17 @@ Plan lowerModel(const Model& m) {
 }
 
 std::vector<size_t> stepKernels(const Plan& plan) {
-    std::vector<size_t> dynamics, synapse, neuron;
+    std::vector<size_t> dynamics, pre, post, neuron;
     for (size_t k = 0; k < plan.kernels.size(); k++) {
         switch (plan.kernels[k].phase) {
         case KernelPhase::SynapseDynamics:
             dynamics.push_back(k);
             break;
-        case KernelPhase::SynapseUpdate:
-            synapse.push_back(k);
+        case KernelPhase::PresynapticUpdate:
+            pre.push_back(k);
+            break;
+        case KernelPhase::PostsynapticUpdate:
+            post.push_back(k);
             break;
         case KernelPhase::NeuronUpdate:
             neuron.push_back(k);
@@ -162,8 +172,8 @@ std::vector<size_t> stepKernels(const Plan& plan) {
             break;
         }
     }
-    dynamics.insert(dynamics.end(), synapse.begin(), synapse.end());
-    dynamics.insert(dynamics.end(), neuron.begin(), neuron.end());
+    for (const auto* phase : {&pre, &post, &neuron})
+        dynamics.insert(dynamics.end(), phase->begin(), phase->end());
     return dynamics;
 }
 

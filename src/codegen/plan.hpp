@@ -66,12 +66,14 @@ inline size_t snippetErrorWord(size_t synapseGroups, size_t fieldSlot) {
 }
 
 // When a kernel runs: the runtime launches the kernels of a phase in plan order.
-// SynapseDynamics runs before SynapseUpdate (spike propagation and postsynaptic learning) in every
-// step. BlockPrune: one kernel per prunable synapse group, run by Simulation::pruneBlocks.
+// A step runs SynapseDynamics, PresynapticUpdate (spike propagation), PostsynapticUpdate
+// (postsynaptic learning), then NeuronUpdate. BlockPrune: one kernel per prunable synapse group,
+// run by Simulation::pruneBlocks.
 enum class KernelPhase {
     Initialise,
     SynapseDynamics,
-    SynapseUpdate,
+    PresynapticUpdate,
+    PostsynapticUpdate,
     NeuronUpdate,
     CustomUpdate,
     BlockPrune
@@ -117,7 +119,7 @@ struct Plan {
 };
 
 // The kernels of one time step in the order they run (indices into Plan::kernels): every
-// SynapseDynamics kernel, every SynapseUpdate kernel, then every NeuronUpdate kernel, each in
+// SynapseDynamics, PresynapticUpdate, PostsynapticUpdate, then NeuronUpdate kernel, each phase in
 // plan order. One definition for
 // the runtime and for a device that runs many steps at once (backends::Device::runSteps).
 std::vector<size_t> stepKernels(const Plan& plan);

@@ -30,6 +30,7 @@ Simulation::Simulation(Model& model, const BackendPreferences& prefs)
     s.info.generateSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     s.device = s.backend->build(s.plan, s.info);
+    if (prefs.kernelTiming) s.device->enableKernelTiming(s.plan.kernels.size());
     s.capacity = s.device->memoryCapacity();
     s.checkCapacity();
     for (const auto& d : s.plan.arrays) {
@@ -350,6 +351,48 @@ DeviceTransfers Simulation::transfers() const {
 
 std::optional<double> Simulation::deviceBusySeconds() const {
     return m_impl->device->busySeconds(); // the queue is empty between public calls
+}
+
+namespace {
+
+// The counter name of a plan kernel (KernelTime::name).
+std::string kernelTimeName(const codegen::Kernel& k) {
+    switch (k.phase) {
+    case codegen::KernelPhase::Initialise:
+        return "initialise";
+    case codegen::KernelPhase::SynapseDynamics:
+        return "synapse_dynamics";
+    case codegen::KernelPhase::PresynapticUpdate:
+        return "presynaptic_update";
+    case codegen::KernelPhase::PostsynapticUpdate:
+        return "postsynaptic_update";
+    case codegen::KernelPhase::NeuronUpdate:
+        return "neuron_update";
+    case codegen::KernelPhase::CustomUpdate:
+        return "custom_update." + k.updateGroup;
+    case codegen::KernelPhase::BlockPrune:
+        return "prune_blocks." + k.updateGroup;
+    }
+    throw InternalError("a kernel phase without a timer name");
+}
+
+} // namespace
+
+std::vector<KernelTime> Simulation::kernelTimes() const {
+    auto& s = *m_impl;
+    if (!s.device->kernelTiming())
+        throw ModelError("kernelTimes: simulation of model '" + s.model.name() +
+                         "' was built without kernel timing (set "
+                         "BackendPreferences::kernelTiming)");
+    const auto counters = s.device->kernelCounters();
+    if (!counters)
+        throw BackendError("kernelTimes: the " + s.backend->name() +
+                           " device cannot time kernels (no profiling or event timing)");
+    std::vector<KernelTime> out;
+    for (size_t k = 0; k < s.plan.kernels.size(); k++)
+        out.push_back(
+            {kernelTimeName(s.plan.kernels[k]), counters->at(k).seconds, counters->at(k).launches});
+    return out;
 }
 
 } // namespace spikeforge

@@ -507,7 +507,8 @@ struct Simulation::Impl {
                 initKernels.push_back(k);
                 break;
             case P::SynapseDynamics:
-            case P::SynapseUpdate:
+            case P::PresynapticUpdate:
+            case P::PostsynapticUpdate:
             case P::NeuronUpdate:
                 break; // codegen::stepKernels orders them
             case P::CustomUpdate:

@@ -103,6 +103,26 @@ TEST(CliExe, SimulateWritesJsonAndCsv) {
     fs::remove(csv);
 }
 
+// --kernel-timing: each kernel's seconds and launches in the JSON line (50 steps of 0.1 ms: the
+// step kernels ran 50 times, initialisation once) and in the table.
+TEST(CliExe, KernelTimingIsPrintedPerKernel) {
+    const fs::path config = writeConfig(tiny);
+    const Result r = run("simulate '" + config.string() + "' --json --kernel-timing");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const std::string json = lastLine(r.out);
+    for (const char* key :
+         {"\"kernel_s\": {\"initialise\": ", "\"presynaptic_update\": ", "\"neuron_update\": ",
+          "\"kernel_launches\": {\"initialise\": 1, "
+          "\"presynaptic_update\": 50, "
+          "\"neuron_update\": 50}"})
+        EXPECT_NE(json.find(key), std::string::npos) << key << " missing from " << json;
+    EXPECT_NE(r.out.find("neuron_update"), r.out.rfind("neuron_update")) << "no table: " << r.out;
+    const Result plain = run("simulate '" + config.string() + "' --json");
+    ASSERT_EQ(plain.exitCode, 0) << plain.err;
+    EXPECT_EQ(lastLine(plain.out).find("kernel_s"), std::string::npos) << plain.out;
+    fs::remove(config);
+}
+
 TEST(CliExe, SnippetErrorFromTheEngineExitsWith2) {
     std::string text = tiny;
     text.replace(text.find("v += rate * dt;"), 15, "v += rate * undefined_name;");

@@ -104,6 +104,21 @@ def test_a_gap_junction_in_synapse_dynamics_equalises_the_pair(cache_dir):
     assert v[1] - v[0] == pytest.approx(30.0 * (1.0 - 2 * 0.05 * 0.1) ** 100, abs=1e-9)
 
 
+def test_kernel_times_count_the_launches_of_each_kernel(cache_dir):
+    acc = sf.create_neuron_model("Acc", vars=["acc"], sim_code="acc += 1.0;")
+    model = sf.Model("timed")
+    model.add_neuron_population("N", 8, acc, {}, {"acc": 0.0})
+    sim = sf.Simulation(model, cache_dir=cache_dir, kernel_timing=True)
+    sim.run(7)
+    times = sim.kernel_times()
+    assert list(times) == ["initialise", "presynaptic_update", "neuron_update"]
+    assert times["neuron_update"][1] == 7 and times["initialise"][1] == 1
+    assert times["neuron_update"][0] > 0.0
+    untimed = sf.Simulation(model, cache_dir=cache_dir)
+    with pytest.raises(sf.ModelError, match="kernelTiming"):
+        untimed.kernel_times()
+
+
 def test_sparse_and_block_sparse_synapses_read_back_through_the_codec(cache_dir):
     model = sf.Model("codec", seed=7)
     model.add_neuron_population("A", 40, "Poisson", {"rate": 10.0}, {"timeStepToSpike": 0.0})

@@ -143,8 +143,8 @@ TEST(PlanKernels, EntryPointsPhasesTablesAndWork) {
     ASSERT_EQ(p.kernels.size(), 3u);
     EXPECT_EQ(p.kernels[0].entry, "sf_initialize");
     EXPECT_EQ(p.kernels[0].phase, KernelPhase::Initialise);
-    EXPECT_EQ(p.kernels[1].entry, "sf_synapse_update");
-    EXPECT_EQ(p.kernels[1].phase, KernelPhase::SynapseUpdate);
+    EXPECT_EQ(p.kernels[1].entry, "sf_presynaptic_update");
+    EXPECT_EQ(p.kernels[1].phase, KernelPhase::PresynapticUpdate);
     EXPECT_EQ(p.kernels[2].entry, "sf_neuron_update");
     // Every table belongs to exactly one kernel.
     std::vector<size_t> all;
@@ -159,7 +159,7 @@ TEST(PlanKernels, EntryPointsPhasesTablesAndWork) {
     ASSERT_EQ(all.size(), p.mergedGroups.size());
     for (size_t i = 0; i < all.size(); i++)
         EXPECT_EQ(all[i], i);
-    const auto& syn = kernel(p, "sf_synapse_update");
+    const auto& syn = kernel(p, "sf_presynaptic_update");
     ASSERT_EQ(syn.groups.size(), 1u);
     EXPECT_EQ(syn.groups[0].elements, (std::vector<size_t>{40 * 25}));
     EXPECT_EQ(syn.workSize, 40u * 25u * 3u);
@@ -242,17 +242,21 @@ TEST(PlanKernels, ReadsAndWritesAreExact) {
     auto reads = [](const Kernel& k, const char* a) { return contains(k.reads, a); };
     auto writes = [](const Kernel& k, const char* a) { return contains(k.writes, a); };
 
-    const auto& syn = kernel(p, "sf_synapse_update");
+    const auto& syn = kernel(p, "sf_presynaptic_update");
+    const auto& learn = kernel(p, "sf_postsynaptic_update");
     EXPECT_TRUE(reads(syn, "Static.g")); // StaticPulse reads its weight...
     EXPECT_FALSE(writes(syn, "Static.g"));
     EXPECT_TRUE(reads(syn, "Learn.g")); // ...STDP also writes it
     EXPECT_TRUE(writes(syn, "Learn.g"));
-    EXPECT_TRUE(reads(syn, "Pre.spk")); // spikes are read, never written, by propagation
+    EXPECT_TRUE(reads(learn, "Learn.g") && writes(learn, "Learn.g"));
+    EXPECT_FALSE(reads(learn, "Static.g")); // StaticPulse has no postsynaptic learning
+    EXPECT_TRUE(reads(syn, "Pre.spk"));     // spikes are read, never written, by propagation
     EXPECT_TRUE(reads(syn, "Pre.spkCnt"));
     EXPECT_FALSE(writes(syn, "Pre.spk"));
     EXPECT_TRUE(reads(syn, "Learn.ind"));
-    EXPECT_TRUE(reads(syn, "Learn.colSyn")); // the column loop of postsynaptic learning
+    EXPECT_TRUE(reads(learn, "Learn.colSyn")); // the column loop of postsynaptic learning
     EXPECT_FALSE(writes(syn, "Learn.ind"));
+    EXPECT_FALSE(writes(learn, "Learn.ind"));
     EXPECT_TRUE(reads(syn, "Pre.st")); // st_pre, read-only in synapse code
     EXPECT_FALSE(writes(syn, "Pre.st"));
     EXPECT_TRUE(reads(syn, "Static.inSyn") && writes(syn, "Static.inSyn")); // addToPost adds

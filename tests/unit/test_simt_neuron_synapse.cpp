@@ -30,7 +30,8 @@ constexpr unsigned kWg = 64; // work-group size of every test dialect here
 Plan updateKernels(const Model& m) {
     Plan p = lowerModel(m);
     std::erase_if(p.kernels, [](const Kernel& k) {
-        return k.phase != KernelPhase::NeuronUpdate && k.phase != KernelPhase::SynapseUpdate;
+        return k.phase != KernelPhase::NeuronUpdate && k.phase != KernelPhase::PresynapticUpdate &&
+               k.phase != KernelPhase::PostsynapticUpdate;
     });
     return p;
 }
@@ -44,7 +45,9 @@ const Kernel& kernelOf(const Plan& p, KernelPhase phase) {
 // The presynaptic (or postsynaptic learning) group of the synapse update kernel whose table
 // holds synapse group `name`.
 const KernelGroup& propagation(const Plan& p, const std::string& name, bool presynaptic) {
-    for (const auto& g : kernelOf(p, KernelPhase::SynapseUpdate).groups) {
+    for (const auto& g :
+         kernelOf(p, presynaptic ? KernelPhase::PresynapticUpdate : KernelPhase::PostsynapticUpdate)
+             .groups) {
         const auto& names = p.mergedGroups.at(g.table).groupNames;
         const auto* b = std::get_if<PropagationBody>(&g.body);
         if (b && b->presynaptic == presynaptic &&
@@ -172,7 +175,7 @@ TEST(SimtPropagation, DenseIsPostSpanOneWorkItemPerTarget) {
     const Plan p = updateKernels(m);
     EXPECT_EQ(spanOf(p, "S").strategy, Strategy::PostSpan);
     const simt::Program prog = simt::generate(p, dialect());
-    const auto& l = launchesOf(p, prog, KernelPhase::SynapseUpdate).at(0);
+    const auto& l = launchesOf(p, prog, KernelPhase::PresynapticUpdate).at(0);
     EXPECT_EQ(l.items, roundUp(70));
     EXPECT_EQ(l.dim1, 7u);
     buildsOnOpenCl(prog);
@@ -191,7 +194,7 @@ TEST(SimtPropagation, SparseShortRowsArePreSpanLongRowsPostSpan) {
         EXPECT_EQ(span.threadsPerSpike, 1u);
         const simt::Program prog = simt::generate(p, dialect());
         // Pre-span: a work-item per presynaptic neuron; post-span: one per row slot.
-        const auto& l = launchesOf(p, prog, KernelPhase::SynapseUpdate);
+        const auto& l = launchesOf(p, prog, KernelPhase::PresynapticUpdate);
         ASSERT_EQ(l.size(), 1u);
         EXPECT_EQ(l[0].items, roundUp(shortRows ? 50 : rowLength)) << rowLength;
         if (rowLength == 10 || rowLength == 3 * kWg) buildsOnOpenCl(prog);

@@ -214,11 +214,16 @@ public:
     void launch(size_t kernel, const codegen::abi::StepArgs& a) override {
         if (kernel >= m_entries.size()) throw InternalError("no kernel " + std::to_string(kernel));
         void* const* t = m_tablePtrs.data();
+        if (!kernelTiming()) return timed([&] { m_entries[kernel](&a, t, m_threads); });
+        // The entry point returns when its work is done (OpenMP's team joins before): wall time.
+        using Clock = std::chrono::steady_clock;
+        const Clock::time_point start = Clock::now();
         timed([&] { m_entries[kernel](&a, t, m_threads); });
+        addKernelTime(kernel, std::chrono::duration<double>(Clock::now() - start).count());
     }
     void runSteps(const std::vector<size_t>& kernels, const codegen::abi::StepArgs& first,
                   uint64_t steps, double dt) override {
-        if (m_batchSteps && kernels == m_stepKernels) {
+        if (m_batchSteps && kernels == m_stepKernels && !kernelTiming()) {
             void* const* t = m_tablePtrs.data();
             timed([&] { m_batchSteps(&first, steps, dt, t, m_threads); });
             return;

@@ -3,7 +3,8 @@
 // timed as a whole. Pairs are read with cuEventElapsedTime once finished (at the next timed call
 // and at sync points: synchronise, the end of a copy) and their events go back to a small pool;
 // a loop that never syncs waits for its oldest pair once kMaxPendingPairs are pending. A read
-// that fails turns the measurement off (nullopt), never into a silent zero.
+// that fails turns the measurement off (nullopt), never into a silent zero. Kernel timing
+// (Device::enableKernelTiming) records a pair around each plan kernel's launches the same way.
 #include "backends/cuda/cuda_device.hpp"
 
 namespace spikeforge::cuda {
@@ -20,6 +21,30 @@ std::optional<double> CudaDevice::busySeconds() {
     synchronise();
     if (!m_eventTiming) return std::nullopt; // a pair could not be read
     return m_busySeconds;
+}
+
+std::optional<std::vector<backends::Device::KernelCounter>> CudaDevice::kernelCounters() {
+    if (!m_eventTiming) return std::nullopt;
+    auto counters = Device::kernelCounters(); // synchronises: every pair is read
+    if (!m_eventTiming) return std::nullopt;  // a pair could not be read
+    return counters;
+}
+
+void CudaDevice::enqueueKernel(size_t kernel, const codegen::abi::StepArgs& args) {
+    if (!kernelTiming() || !m_eventTiming) return enqueueLaunches(kernel, args);
+    collectBusy(false);
+    EventPair pair{takeEvent(), nullptr, kernel};
+    try {
+        pair.end = takeEvent();
+        check(m_api, m_api.cuEventRecord(pair.start, m_step), "cuEventRecord", "kernel time");
+        enqueueLaunches(kernel, args);
+        check(m_api, m_api.cuEventRecord(pair.end, m_step), "cuEventRecord", "kernel time");
+    } catch (...) {
+        m_freeEvents.push_back(pair.start);
+        if (pair.end) m_freeEvents.push_back(pair.end);
+        throw;
+    }
+    m_busyPending.push_back(pair);
 }
 
 CUevent CudaDevice::takeEvent() {
@@ -47,9 +72,13 @@ void CudaDevice::collectBusy(bool wait) {
             r = m_api.cuEventSynchronize(pair.end);
         }
         float ms = 0.0f; // [ms]
-        if (r == kSuccess && m_api.cuEventElapsedTime_v2(&ms, pair.start, pair.end) == kSuccess)
-            m_busySeconds += ms > 0.0f ? static_cast<double>(ms) * 1e-3 : 0.0;
-        else
+        if (r == kSuccess && m_api.cuEventElapsedTime_v2(&ms, pair.start, pair.end) == kSuccess) {
+            const double seconds = ms > 0.0f ? static_cast<double>(ms) * 1e-3 : 0.0;
+            if (pair.kernel == kNotAKernel)
+                m_busySeconds += seconds;
+            else
+                addKernelTime(pair.kernel, seconds);
+        } else
             m_eventTiming = false; // a failed stream or read: the sum would be short
         m_busyPending.pop_front();
         giveBack(pair);

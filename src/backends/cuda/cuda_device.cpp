@@ -342,7 +342,7 @@ void CudaDevice::bindTable(size_t index,
 
 void CudaDevice::launch(size_t kernel, const codegen::abi::StepArgs& args) {
     makeCurrent();
-    timed([&] { enqueueLaunches(kernel, args); });
+    timed([&] { enqueueKernel(kernel, args); });
 }
 
 void CudaDevice::enqueueLaunches(size_t kernel, const codegen::abi::StepArgs& args) {
@@ -450,7 +450,8 @@ void CudaDevice::runSequence(const std::vector<backends::SequenceItem>& items) {
 }
 
 void CudaDevice::submitSequence(const std::vector<backends::SequenceItem>& items) {
-    if (!graphsEnabled()) return enqueue(items);
+    // Kernel timing times every launch: no graphs.
+    if (!graphsEnabled() || kernelTiming()) return enqueue(items);
     std::vector<Item> piece;
     uint64_t pieceSteps = 0;
     auto run = [&] {
@@ -484,11 +485,11 @@ void CudaDevice::enqueue(const std::vector<backends::SequenceItem>& items) {
             for (uint64_t i = 0; i < item.steps; i++) {
                 const codegen::abi::StepArgs a = argsOf(item, i);
                 for (size_t k : item.kernels)
-                    enqueueLaunches(k, a);
+                    enqueueKernel(k, a);
             }
             break;
         case Item::Kind::Launch:
-            enqueueLaunches(item.kernels.at(0), item.args);
+            enqueueKernel(item.kernels.at(0), item.args);
             break;
         case Item::Kind::Copy:
             if (item.bytes == 0) break;

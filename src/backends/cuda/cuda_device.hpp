@@ -66,6 +66,8 @@ public:
     // The sum of cuEventElapsedTime over the event pairs recorded on the step stream around each
     // timed call (nullopt when the driver lacks event timing). Waits for both streams.
     std::optional<double> busySeconds() override;
+    // Per-kernel counters from event pairs around each launch (nullopt without event timing).
+    std::optional<std::vector<KernelCounter>> kernelCounters() override;
 
     // Loads `cubin` (compiled from `program`, generated for `plan`) and resolves every launch's
     // kernel function; tables are allocated on first bind.
@@ -106,7 +108,9 @@ private:
     using GraphKey = std::vector<uint64_t>;
     struct EventPair {
         CUevent start, end;
+        size_t kernel = kNotAKernel; // a kernel-timing pair: around plan kernel `kernel`
     };
+    static constexpr size_t kNotAKernel = static_cast<size_t>(-1);
 
     // Busy time (cuda_busy.cpp): the outermost timed call (runSequence, launch, copyBuffer,
     // zero) is bracketed by an event pair on the step stream, outside any graph capture.
@@ -124,6 +128,9 @@ private:
     void copyAfterSteps();
     void upload(backends::Buffer dst, const void* src, size_t bytes); // uncounted copy
     void enqueueLaunches(size_t kernel, const codegen::abi::StepArgs& args);
+    // enqueueLaunches, between two timing events when kernel timing is on (never in a capture:
+    // sequences then run as plain launches).
+    void enqueueKernel(size_t kernel, const codegen::abi::StepArgs& args);
     // runSequence's work: the items in graphs where that pays, else as plain launches.
     void submitSequence(const std::vector<backends::SequenceItem>& items);
     // Enqueues the items on the step stream (plain launches and copies, or captured).

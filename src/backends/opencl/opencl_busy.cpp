@@ -30,7 +30,9 @@ bool finished(cl_event event) {
 void OpenClDevice::runSteps(const std::vector<size_t>& kernels, const codegen::abi::StepArgs& first,
                             uint64_t steps, double dt) {
     timed([&] {
-        if (!runStepsKernel(kernels, first, steps, dt)) Device::runSteps(kernels, first, steps, dt);
+        // With kernel timing each kernel is a launch of its own: no multi-step kernel.
+        if (kernelTiming() || !runStepsKernel(kernels, first, steps, dt))
+            Device::runSteps(kernels, first, steps, dt);
     });
 }
 
@@ -43,6 +45,13 @@ std::optional<double> OpenClDevice::busySeconds() {
     synchronise();
     if (!m_profiling) return std::nullopt; // a pair without timestamps
     return m_busySeconds;
+}
+
+std::optional<std::vector<backends::Device::KernelCounter>> OpenClDevice::kernelCounters() {
+    if (!m_profiling) return std::nullopt;
+    auto counters = Device::kernelCounters(); // synchronises: every pair is read
+    if (!m_profiling) return std::nullopt;    // a pair without timestamps
+    return counters;
 }
 
 cl_event OpenClDevice::marker() {
@@ -67,9 +76,16 @@ void OpenClDevice::collectBusy(bool wait) {
             clWaitForEvents(1, &pair.end); // a failed command ends the wait too
         }
         cl_ulong start = 0, end = 0; // [ns]
-        if (timestamp(pair.first, CL_PROFILING_COMMAND_START, start) &&
-            timestamp(pair.end, CL_PROFILING_COMMAND_END, end) && end > start)
-            m_busySeconds += static_cast<double>(end - start) * 1e-9;
+        const bool kernel = pair.kernel != kNotAKernel;
+        if (timestamp(pair.first, kernel ? CL_PROFILING_COMMAND_END : CL_PROFILING_COMMAND_START,
+                      start) &&
+            timestamp(pair.end, CL_PROFILING_COMMAND_END, end)) {
+            const double seconds = end > start ? static_cast<double>(end - start) * 1e-9 : 0.0;
+            if (kernel)
+                addKernelTime(pair.kernel, seconds);
+            else
+                m_busySeconds += seconds;
+        }
         clReleaseEvent(pair.first);
         clReleaseEvent(pair.end);
         m_busyPending.pop_front();

@@ -82,6 +82,8 @@ public:
     // The sum over timed calls of their profiled spans on the device (opencl_busy.cpp; a queue
     // without profiling: nullopt). Waits for the queue.
     std::optional<double> busySeconds() override;
+    // Per-kernel counters from marker pairs around each timed launch; nullopt without profiling.
+    std::optional<std::vector<KernelCounter>> kernelCounters() override;
 
     // Makes `built` (the source of `program`, generated for `plan`) the device's program: its
     // kernels are created here; tables are allocated on first bind (opencl_program.cpp).
@@ -122,7 +124,11 @@ private:
     // carries an event and a marker follows the call; pairs are read and released once done.
     struct EventPair {
         cl_event first, end; // profiled start of the first command, end of the marker
+        // A kernel-timing pair (kernelCounters): `first` is a marker enqueued before plan
+        // kernel `kernel`'s launches, whose end (everything before it done) starts the span.
+        size_t kernel = kNotAKernel;
     };
+    static constexpr size_t kNotAKernel = static_cast<size_t>(-1);
     template <typename F> void timed(F&& work);
     // The event argument for the command about to be enqueued: the first of a timed call gets
     // one, every other command none (nullptr).

@@ -98,6 +98,17 @@ void OpenClDevice::launch(size_t kernel, const codegen::abi::StepArgs& args) {
         throw InternalError("OpenClDevice::launch: kernel " + std::to_string(kernel) +
                             " of a program with " + std::to_string(m_launches.size()));
     timed([&] {
+        // Kernel timing: markers around the launches (on an in-order queue a marker ends when
+        // everything before it has), the span between their ends the kernel's time.
+        const bool timing = kernelTiming() && m_profiling;
+        if (timing) collectBusy(false); // bounds the pairs a long sequence holds
+        cl_event before = timing ? marker() : nullptr;
+        struct Release { // unless handed to the pending pairs below
+            cl_event& event;
+            ~Release() {
+                if (event) clReleaseEvent(event);
+            }
+        } release{before};
         for (auto& l : m_launches[kernel]) {
             l.kernel.setValue(0, args);
             l.boundTables.resize(l.launch.tables.size(), nullptr);
@@ -112,6 +123,9 @@ void OpenClDevice::launch(size_t kernel, const codegen::abi::StepArgs& args) {
             }
             enqueue2d(l.kernel, l.launch.items, l.launch.dim1, l.launch.localSize);
         }
+        if (!before) return;
+        const cl_event after = marker();
+        m_busyPending.push_back({std::exchange(before, nullptr), after, kernel});
     });
 }
 

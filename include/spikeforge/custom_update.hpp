@@ -27,13 +27,20 @@ enum class CustomUpdateVarAccess {
     // batch) or the elements (one value per batch element). model() holds the resolved access.
     ReduceSum,
     ReduceMax,
+    // References only (GeNN's BROADCAST): write-only, assigned with a plain `=`; the value an
+    // element assigns goes to every copy of the referenced element — each batch element's and
+    // each delay slot's (a dendritic-delay buffer) — so an update that resets batched state, such
+    // as a synapse group's inSyn between trials, need not be batched itself. An update whose
+    // other references are batched cannot have one.
+    Broadcast,
 };
 inline constexpr CustomUpdateVarAccess kCustomUpdateVarAccesses[] = {
     CustomUpdateVarAccess::ReadWrite,       CustomUpdateVarAccess::ReadOnly,
     CustomUpdateVarAccess::ReadOnlyShared,  CustomUpdateVarAccess::ReadOnlySharedNeuron,
     CustomUpdateVarAccess::ReduceBatchSum,  CustomUpdateVarAccess::ReduceBatchMax,
     CustomUpdateVarAccess::ReduceNeuronSum, CustomUpdateVarAccess::ReduceNeuronMax,
-    CustomUpdateVarAccess::ReduceSum,       CustomUpdateVarAccess::ReduceMax};
+    CustomUpdateVarAccess::ReduceSum,       CustomUpdateVarAccess::ReduceMax,
+    CustomUpdateVarAccess::Broadcast};
 
 const char* toString(CustomUpdateVarAccess a);
 inline bool isBatchReduction(CustomUpdateVarAccess a) {
@@ -71,7 +78,11 @@ struct CustomUpdateModel : SnippetBase {
 };
 
 // A reference to variable `var` of group `group`: a neuron group, a synapse group (weight-update,
-// pre/post or postsynaptic variables), a current source or another custom update.
+// pre/post or postsynaptic variables), a current source or another custom update. Besides the
+// models' variables: a neuron group's "st" (spike times) and "spikeCount" (the spikes of the
+// last step, one uint32_t per batch element, read-only), a synapse group's "inSyn" (its input to
+// the targets) and "denDelay" (its dendritic-delay buffer: Broadcast access only, which writes
+// every delay slot).
 // With transposeGroup/transposeVar set (WU-shaped updates over Dense weights only), the value the
 // update leaves in this reference is also written, transposed, into that variable of another
 // Dense synapse group whose shape is the transpose (its source is this group's target and vice

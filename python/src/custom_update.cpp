@@ -142,7 +142,8 @@ void bindCustomUpdates(nb::module_& m) {
         nb::arg("extra_global_param_refs") = nb::list(),
         "A custom update model; variables and references are names or (name, type[, access]) "
         "with access one of ReadWrite, ReadOnly, ReadOnlyShared, ReadOnlySharedNeuron, "
-        "ReduceBatchSum, ReduceBatchMax, ReduceNeuronSum, ReduceNeuronMax, ReduceSum, ReduceMax.");
+        "ReduceBatchSum, ReduceBatchMax, ReduceNeuronSum, ReduceNeuronMax, ReduceSum, ReduceMax, "
+        "Broadcast.");
     m.def(
         "create_var_ref",
         [](nb::handle group, const std::string& var) {

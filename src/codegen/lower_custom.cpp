@@ -26,7 +26,16 @@ struct Slot {
     std::string transposeGroup; // the synapse group transposed into
 };
 
+// The element of a slot's target for batch element `batch`: [batch][slot][element], the
+// dimensions it has.
 std::string index(const refs::Resolved& t, const std::string& batch) {
+    if (t.slots > 1) {
+        const std::string row =
+            (t.batchDim ? "(size_t)" + batch + " * " + std::to_string(t.slots) + "u + "
+                        : std::string()) +
+            t.slot;
+        return t.elementDim ? "(" + row + ") * sfN + id" : row;
+    }
     if (t.elementDim && t.batchDim) return "(size_t)" + batch + " * sfN + id";
     if (t.elementDim) return "id";
     if (t.batchDim) return batch;
@@ -46,9 +55,9 @@ std::vector<Slot> slots(Lowerer& e, const CustomUpdate& cu, const std::string& p
     for (auto& s : out) {
         // A reduction starts from 0 and stores its result; other slots are loaded, and stored
         // back when ReadWrite.
-        const Use use = isReduction(s.access)      ? Use::Write
-                        : s.access == A::ReadWrite ? Use::ReadWrite
-                                                   : Use::Read;
+        const Use use = isReduction(s.access) || s.access == A::Broadcast ? Use::Write
+                        : s.access == A::ReadWrite                        ? Use::ReadWrite
+                                                                          : Use::Read;
         s.array = e.env.array(prefix + "r_" + s.name, s.type, s.target.array, use);
         auto ref = cu.varRefs().find(s.name);
         if (ref != cu.varRefs().end() && !ref->second.transposeGroup.empty()) {
@@ -62,12 +71,25 @@ std::vector<Slot> slots(Lowerer& e, const CustomUpdate& cu, const std::string& p
     return out;
 }
 
+// A Broadcast slot is write-only: its name stands for a local whose every use (an assignment
+// target) also marks it assigned, and an assigned value is stored to every copy of the element,
+// [batch][slot] flattened (the update is not batched: `batch` is 0).
+std::string broadcastStore(Lowerer& e, const Slot& s) {
+    const size_t copies =
+        (s.target.batchDim ? e.model.batchSize() : 1u) * static_cast<size_t>(s.target.slots);
+    return "if (sfW_" + s.name + ") {\nfor (uint32_t sfC = 0u; sfC < " + std::to_string(copies) +
+           "u; sfC++) " + s.array + "[(size_t)sfC * sfN + id] = l_" + s.name + ";\n}\n";
+}
+
 // Loads, the user's code and the stores of one element in one batch element.
 std::string elementBody(Lowerer& e, const CustomUpdate& cu, const std::vector<Slot>& ss) {
     std::string c;
     for (const auto& s : ss) {
         e.subs[s.name] = "l_" + s.name;
-        if (isReduction(s.access))
+        if (s.access == A::Broadcast) {
+            c += s.type + " l_" + s.name + " = 0; uint32_t sfW_" + s.name + " = 0u;\n";
+            e.subs[s.name] = "(*(sfW_" + s.name + " = 1u, &l_" + s.name + "))";
+        } else if (isReduction(s.access))
             c += s.type + " l_" + s.name + " = 0;\n";
         else
             c +=
@@ -77,6 +99,7 @@ std::string elementBody(Lowerer& e, const CustomUpdate& cu, const std::vector<Sl
     for (const auto& s : ss) {
         if (s.access == A::ReadWrite)
             c += s.array + "[" + index(s.target, "batch") + "] = l_" + s.name + ";\n";
+        if (s.access == A::Broadcast) c += broadcastStore(e, s);
     }
     return c;
 }

@@ -187,6 +187,7 @@ snippet::Context customUpdateContext(const Model& m, const CustomUpdate& cu) {
         const bool ro = a == CustomUpdateVarAccess::ReadOnly ||
                         a == CustomUpdateVarAccess::ReadOnlyShared ||
                         a == CustomUpdateVarAccess::ReadOnlySharedNeuron;
+        if (a == CustomUpdateVarAccess::Broadcast) return NameKind::WriteOnly;
         return ro ? NameKind::ReadOnly : NameKind::ReadWrite;
     };
     for (const auto& v : model.vars)

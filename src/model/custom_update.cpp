@@ -29,6 +29,8 @@ const char* toString(CustomUpdateVarAccess a) {
         return "ReduceSum";
     case CustomUpdateVarAccess::ReduceMax:
         return "ReduceMax";
+    case CustomUpdateVarAccess::Broadcast:
+        return "Broadcast";
     }
     return "?";
 }
@@ -97,6 +99,16 @@ Resolved resolve(const Model& m, const VarReference& ref, const std::string& own
             // The time of each neuron's last spike [ms] (kept once referenced: finalise marks
             // the group, Model::markSpikeTimeReaders).
             if (ref.var == "st") return fromVar(ng->name(), {"st", "scalar"}, ng->size());
+            // The spikes of the last step per batch element: its slot of the spike queue.
+            if (ref.var == "spikeCount") {
+                Resolved r = fromVar(ng->name(), {"spkCnt", "uint32_t"}, 1);
+                r.elementDim = false;
+                r.slots = ng->numDelaySlots();
+                r.slot = "(size_t)((a->step + " + std::to_string(r.slots - 1) + "u) % " +
+                         std::to_string(r.slots) + "u)";
+                r.readOnly = "a spike count";
+                return r;
+            }
             throw ModelError(where + "neuron group '" + ref.group + "' has no variable '" +
                              ref.var + "'");
         }
@@ -114,6 +126,14 @@ Resolved resolve(const Model& m, const VarReference& ref, const std::string& own
             // The postsynaptic input the synapses accumulated, one per target neuron.
             if (ref.var == "inSyn")
                 return fromVar(sg->name(), {"inSyn", "scalar"}, sg->target().size());
+            // The dendritic-delay ring, [batch][slot][target]: written whole (Broadcast). Whether
+            // the group has one is known once its code is analysed (checkBufferReferences).
+            if (ref.var == "denDelay") {
+                Resolved r = fromVar(sg->name(), {"denDelay", "scalar"}, sg->target().size());
+                r.slots = sg->maxDendriticDelaySteps();
+                r.slot.clear();
+                return r;
+            }
             throw ModelError(where + "synapse group '" + ref.group + "' has no variable '" +
                              ref.var + "'");
         }

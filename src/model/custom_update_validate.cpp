@@ -1,5 +1,6 @@
 // Validation of custom updates: references, shapes, batching and reductions. Each failure is a
 // ModelError naming the custom update and the reference or variable at fault.
+#include "model/analysis.hpp"
 #include "model/validate.hpp"
 #include "model/var_refs.hpp"
 #include "snippet/scanner.hpp"
@@ -60,12 +61,17 @@ bool referencesSynapses(const std::vector<NamedRef>& refs) {
 // both (a batched update's shared scalar) or neither is refused: the dimension is not implied.
 void resolveReductions(CustomUpdate& cu, CustomUpdateModel& model,
                        const std::vector<NamedRef>& refs) {
-    for (const auto& v : model.vars)
+    for (const auto& v : model.vars) {
         if (v.access == A::ReduceSum || v.access == A::ReduceMax)
             throw ModelError(where(cu) + "variable '" + v.name + "' has access " +
                              toString(v.access) +
                              ", which is for references (the referenced variable's shape implies "
                              "the dimension); an own variable takes ReduceBatch… or ReduceNeuron…");
+        if (v.access == A::Broadcast)
+            throw ModelError(where(cu) + "variable '" + v.name +
+                             "' has access Broadcast, which is for references (it writes every "
+                             "copy of another group's variable)");
+    }
     for (auto& d : model.varRefs) {
         if (d.access != A::ReduceSum && d.access != A::ReduceMax) continue;
         const auto r = std::find_if(refs.begin(), refs.end(),
@@ -130,6 +136,10 @@ void checkAccess(const CustomUpdate& cu, const std::vector<NamedRef>& refs) {
     for (const auto& r : refs) {
         const auto a = r.decl->access;
         const std::string name = "reference '" + r.decl->name + "' (" + r.target.array + ")";
+        const bool writes = a == A::ReadWrite || a == A::Broadcast || isReduction(a);
+        if (writes && !r.target.readOnly.empty())
+            throw ModelError(where(cu) + name + " is " + r.target.readOnly +
+                             ", which is read-only (" + toString(a) + " would write it)");
         batchRed = batchRed || isBatchReduction(a);
         neuronRed = neuronRed || isNeuronReduction(a);
         if (isBatchReduction(a) && r.target.batchDim && cu.isBatched())
@@ -152,6 +162,18 @@ void checkAccess(const CustomUpdate& cu, const std::vector<NamedRef>& refs) {
             throw ModelError(where(cu) + name +
                              " must have one value per batch element "
                              "(ReadOnlySharedNeuron)");
+        if (a == A::Broadcast && !r.target.elementDim)
+            throw ModelError(where(cu) + name +
+                             " has no element dimension: every element would write it (Broadcast)");
+        if (a == A::Broadcast && cu.isBatched())
+            throw ModelError(where(cu) + name +
+                             " is Broadcast, which writes every batch element's copy, but the "
+                             "update is batched by its other references (each batch element "
+                             "would write them all)");
+        if (a != A::Broadcast && r.target.slot.empty())
+            throw ModelError(where(cu) + name + " holds " + std::to_string(r.target.slots) +
+                             " delay slots per element: only Broadcast access (writing every "
+                             "slot) may name it");
     }
     if (batchRed && neuronRed)
         throw ModelError(where(cu) + "batch and neuron reductions cannot be mixed in one update");
@@ -231,6 +253,24 @@ void checkReductionTypes(const CustomUpdate& cu, Precision precision) {
 
 } // namespace
 
+void checkBufferReferences(const Model& m, const analysis::Results& results) {
+    auto addsDelayed = [&](const SynapseGroup& sg, const char* field) {
+        const auto it = results.slots.find({sg.name(), field});
+        return it != results.slots.end() && results.fields[it->second].usesAddToPostDelay;
+    };
+    for (const auto& cu : m.customUpdates())
+        for (const auto& [name, ref] : cu->varRefs()) {
+            if (ref.var != "denDelay") continue;
+            for (const auto& sg : m.synapseGroups())
+                if (sg->name() == ref.group && !addsDelayed(*sg, "preSpikeSynCode") &&
+                    !addsDelayed(*sg, "synapseDynamicsCode"))
+                    throw ModelError(where(*cu) + "reference '" + name + "': synapse group '" +
+                                     ref.group +
+                                     "' has no dendritic-delay buffer (its code never calls "
+                                     "addToPostDelay)");
+        }
+}
+
 void Model::finaliseCustomUpdates() {
     for (auto& cuPtr : m_customUpdates) {
         CustomUpdate& cu = *cuPtr;
@@ -245,9 +285,11 @@ void Model::finaliseCustomUpdates() {
         const auto refs = resolveAll(*this, cu);
         if (cu.m_shapeInferred) cu.m_wuShaped = referencesSynapses(refs);
         fixShape(cu, refs, cu.m_numElements, cu.m_synapseGroup);
+        // Broadcast references write every batch copy at once: they do not batch the update.
         cu.m_batched =
-            m_batchSize > 1 && std::any_of(refs.begin(), refs.end(),
-                                           [](const NamedRef& r) { return r.target.batchDim; });
+            m_batchSize > 1 && std::any_of(refs.begin(), refs.end(), [](const NamedRef& r) {
+                return r.target.batchDim && r.decl->access != A::Broadcast;
+            });
         resolveReductions(cu, cu.m_model, refs);
         checkAccess(cu, refs);
         checkTransposes(*this, cu, refs);

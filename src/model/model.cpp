@@ -637,6 +637,7 @@ void Model::finalise() {
     // Every code field is scanned here and only here; later passes read the kept results.
     m_analysis = analysis::analyse(*this);
     checkLayoutUses(*this, *m_analysis);
+    checkBufferReferences(*this, *m_analysis);
     for (auto& sg : m_synapseGroups)
         sg->m_matrixPropagation =
             sg->blockSparse() && usesMatrixPropagation(*this, *sg, *m_analysis);

@@ -48,6 +48,9 @@ ConvGeometry toeplitzGeometry(const std::string& group, const ToeplitzConnectivi
 // single pair); a Procedural group's per-synapse values, evaluated at each spike, are written by
 // no code and referenced by no custom update.
 void checkLayoutUses(const Model& m, const analysis::Results& results);
+// custom_update_validate.cpp: a custom-update reference to a synapse group's dendritic-delay
+// buffer names a group whose code calls addToPostDelay (only then has it one).
+void checkBufferReferences(const Model& m, const analysis::Results& results);
 // Whether BlockSparse group `sg` propagates in the matrix form (BlockSparseInit::propagation):
 // Matrix where the code cannot run in it is a ModelError saying why; Auto decides by the
 // expected tile uses (matrix.cpp).

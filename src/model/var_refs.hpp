@@ -11,6 +11,13 @@ struct Resolved {
     bool elementDim = true; // one value per element
     bool batchDim = false;  // one copy per batch element (under the model's batch size)
     const SynapseGroup* synapseGroup = nullptr; // set for synapse-shaped variables
+    // Copies of each (batch element, element) between the two, [batch][slot][element]: a spike
+    // queue's or a dendritic-delay ring's slots. A non-Broadcast access reads slot `slot` (an
+    // expression of the custom-update body; empty: only Broadcast may name the target).
+    size_t slots = 1;
+    std::string slot = "0";
+    // Why only reading is allowed, or empty ("a spike count").
+    std::string readOnly;
 };
 
 // Throws ModelError naming the custom update and the reference when the target does not exist.

@@ -444,7 +444,12 @@ private:
         e.type = resolve(it->second.type);
         e.isArray = it->second.array;
         e.lvalue = true;
-        e.writable = it->second.kind == NameKind::ReadWrite;
+        e.writable =
+            it->second.kind == NameKind::ReadWrite || it->second.kind == NameKind::WriteOnly;
+        if (it->second.kind == NameKind::WriteOnly && &e != m_writeOnly)
+            failAt(e, "'" + e.name +
+                          "' is write-only (a Broadcast reference): assign it with a plain '=', "
+                          "never read it (no +=, ++ or use as a value)");
         m_out.referencedNames.insert(e.name);
         if (&e != m_writeOnly) m_out.readNames.insert(e.name);
         arrayCheck(e, arrayBase);

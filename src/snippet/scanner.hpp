@@ -28,6 +28,7 @@ struct Token {
 enum class NameKind {
     ReadOnly,  // parameters, read-only variables, built-ins such as t, dt, id
     ReadWrite, // variables the code may assign
+    WriteOnly, // assigned with a plain `=` and never read (Broadcast custom-update references)
     Function,  // callable built-ins (addToPost, rand_uniform, injectCurrent, …); the signature
                // comes from the one function table (functionInfo)
 };

@@ -85,7 +85,13 @@ public:
     // load and a store each step.
     void setSpikeTimeRequired(bool on) { m_spikeTimeRequested = on; }
     // Whether the group stores `st` (requested, or read by code: filled in by Model::finalise).
-    bool spikeTimeRequired() const { return m_spikeTimeRequested || m_spikeTimeRead; }
+    bool spikeTimeRequired() const {
+        return m_spikeTimeRequested || m_spikeTimeRead || m_prevSpikeTimeRead;
+    }
+    // Whether the group stores `prevSt`, the spike time before the last (GeNN's prev_st): where
+    // code reads `prev_st`, `prev_st_pre` or `prev_st_post` or a custom update references
+    // "prev_st" (filled in by Model::finalise).
+    bool prevSpikeTimeRequired() const { return m_prevSpikeTimeRead; }
     // Mark a parameter as dynamic: it becomes a runtime value instead of a folded constant.
     void setParamDynamic(const std::string& param, bool dynamic = true);
 
@@ -107,6 +113,7 @@ private:
     bool m_spikeRecording = false;
     bool m_spikeTimeRequested = false;
     bool m_spikeTimeRead = false;
+    bool m_prevSpikeTimeRead = false;
     unsigned m_numDelaySlots = 2;
 };
 

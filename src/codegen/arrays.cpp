@@ -113,6 +113,7 @@ void addNeuronArrays(ArrayList& l, const NeuronGroup& ng, unsigned B, Precision 
     for (const auto& a : SpikeQueue::arrays(ng, B))
         l.add(n, a.var, a.ctype, a.dims, a.state);
     if (ng.spikeTimeRequired()) l.add(n, "st", scalar, {B, N}, true);
+    if (ng.prevSpikeTimeRequired()) l.add(n, "prevSt", scalar, {B, N}, true);
     for (const auto& a : SpikeRecording::arrays(ng, B))
         l.add(n, a.var, a.ctype, a.dims, a.state);
     l.addVars(n, ng.model().vars, N, B, p, true);

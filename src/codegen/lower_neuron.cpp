@@ -213,8 +213,10 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng,
     b.queueIds = queue.ids("sfRow");
     b.nextQueueCount = queue.count(queue.row(queue.nextSlot()));
     // The last spike time only where it is kept (NeuronGroup::spikeTimeRequired).
-    const bool keepsSt = ng.spikeTimeRequired();
+    const bool keepsSt = ng.spikeTimeRequired(), keepsPrev = ng.prevSpikeTimeRequired();
     const std::string st = keepsSt ? e.env.array("st", S, name + ".st", Use::ReadWrite) : "";
+    const std::string prevSt =
+        keepsPrev ? e.env.array("prevSt", S, name + ".prevSt", Use::ReadWrite) : "";
     const SpikeRecording bits(e.env, ng);
     b.stepWords = bits.stepWords();
     b.recording = bits.recording();
@@ -225,6 +227,7 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng,
               {"dt", e.lit(m.dt())},
               {"Isyn", "sfIsyn"},
               {"st", "l_st"},
+              {"prev_st", "l_prevSt"},
               {"num_neurons", "sfN"},
               {"num_batch", std::to_string(m.batchSize()) + "u"},
               {"injectCurrent", "sfIsyn += "}};
@@ -274,16 +277,21 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng,
     b.independentNeurons = !e.writesEGP;
     b.perNeuron = S + " sfIsyn = 0; (void)sfIsyn;\n";
     if (keepsSt) b.perNeuron += S + " l_st = " + st + "[(size_t)batch * sfN + sfId];\n";
+    if (keepsPrev) b.perNeuron += S + " l_prevSt = " + prevSt + "[(size_t)batch * sfN + sfId];\n";
     if (b.usesRng)
         b.perNeuron += std::string(hookName(Hook::RngState)) + " sfRng; " +
                        hookName(Hook::RngInit) + "(&sfRng, a->seed, " + stream +
                        ", id, batch, a->rngStep);\n";
     b.perNeuron += vars.loads + inputs + dynamics + sim;
-    b.onSpike = reset + (keepsSt ? "l_st = sf_t;\n" : "") + spikeCode;
+    // The spike before this one becomes prev_st (GeNN's order: reset code sees the old times).
+    b.onSpike = reset + (keepsPrev ? "l_prevSt = l_st;\n" : "") +
+                (keepsSt ? "l_st = sf_t;\n" : "") + spikeCode;
     // Every snippet that sees the neuron's locals is rendered by now (its own fields and the
     // input, dynamics and spike blocks above, which may name its variables).
-    b.store = (keepsSt ? "if (sfWrite) " + st + "[(size_t)batch * sfN + sfId] = l_st;\n" : "") +
-              vars.stores(e);
+    b.store =
+        (keepsSt ? "if (sfWrite) " + st + "[(size_t)batch * sfN + sfId] = l_st;\n" : "") +
+        (keepsPrev ? "if (sfWrite) " + prevSt + "[(size_t)batch * sfN + sfId] = l_prevSt;\n" : "") +
+        vars.stores(e);
     return e.finish(name, std::move(b), ng.size());
 }
 
@@ -291,10 +299,12 @@ LoweredGroup lowerNeuronInit(const Model& m, const NeuronGroup& ng) {
     Lowerer e(m);
     const std::string N = e.env.number("numNeurons", "uint32_t", ng.size());
     InitBody b;
-    if (ng.spikeTimeRequired()) {
+    for (const bool prev : {false, true}) {
+        if (!(prev ? ng.prevSpikeTimeRequired() : ng.spikeTimeRequired())) continue;
+        const std::string array = prev ? "prevSt" : "st";
         VarInitLoop st;
         st.ctype = e.scalar();
-        st.array = e.env.array("st", e.scalar(), ng.name() + ".st", Use::Write);
+        st.array = e.env.array(array, e.scalar(), ng.name() + "." + array, Use::Write);
         st.count = N;
         st.batch = m.batchSize();
         st.body = std::string("arr[(size_t)batch * n + i] = ") + hookName(Hook::TimeMin) + ";\n";

@@ -70,6 +70,14 @@ std::string bindSynapseNames(Lowerer& e, const SynapseGroup& sg, const snippet::
         e.subs["st_post"] =
             e.env.array("stPost", e.scalar(), sg.target().name() + ".st", Use::Read) +
             "[(size_t)batch * sfNpost + id_post]";
+    if (used("prev_st_pre"))
+        e.subs["prev_st_pre"] =
+            e.env.array("prevStPre", e.scalar(), sg.source().name() + ".prevSt", Use::Read) +
+            "[(size_t)batch * sfNpre + id_pre]";
+    if (used("prev_st_post"))
+        e.subs["prev_st_post"] =
+            e.env.array("prevStPost", e.scalar(), sg.target().name() + ".prevSt", Use::Read) +
+            "[(size_t)batch * sfNpost + id_post]";
     e.bindParams(scanned, contexts::evaluateParams(wu.model, wu.params, m.dt()), wu.dynamicParams,
                  sg.name(), "wu_p_");
     e.bindEGPs(scanned, wu.model, sg.name(), "wu_e_");

@@ -83,7 +83,7 @@ snippet::Context neuronContext(const Model& m, const NeuronGroup& ng, const std:
     addTime(c.names);
     addRandom(c.names);
     addBuiltins(c.names, {"id", "num_neurons"}, Type::U32);
-    addBuiltins(c.names, {"Isyn", "st"}, Type::Scalar);
+    addBuiltins(c.names, {"Isyn", "st", "prev_st"}, Type::Scalar);
     c.expression = field == "thresholdConditionCode"; // a condition, not statements
     return c;
 }
@@ -132,7 +132,7 @@ snippet::Context synapseContext(const Model& m, const SynapseGroup& sg, const st
     addVars(c.names, sg.target().model().vars, sg.target().name(), "_post", true);
     addTime(c.names);
     addBuiltins(c.names, {"id_pre", "id_post", "num_pre", "num_post"}, Type::U32);
-    addBuiltins(c.names, {"st_pre", "st_post"}, Type::Scalar);
+    addBuiltins(c.names, {"st_pre", "st_post", "prev_st_pre", "prev_st_post"}, Type::Scalar);
     if (kind == "preSpikeSynCode" || kind == "synapseDynamicsCode") {
         c.names["addToPost"] = NameKind::Function;
         c.names["addToPostDelay"] = NameKind::Function;

@@ -99,6 +99,7 @@ Resolved resolve(const Model& m, const VarReference& ref, const std::string& own
             // The time of each neuron's last spike [ms] (kept once referenced: finalise marks
             // the group, Model::markSpikeTimeReaders).
             if (ref.var == "st") return fromVar(ng->name(), {"st", "scalar"}, ng->size());
+            if (ref.var == "prev_st") return fromVar(ng->name(), {"prevSt", "scalar"}, ng->size());
             // The spikes of the last step per batch element: its slot of the spike queue.
             if (ref.var == "spikeCount") {
                 Resolved r = fromVar(ng->name(), {"spkCnt", "uint32_t"}, 1);

@@ -506,32 +506,38 @@ void Model::checkBlockSparse(SynapseGroup& sg) {
 
 void Model::markSpikeTimeReaders() {
     for (auto& ng : m_neuronGroups)
-        ng->m_spikeTimeRead = false;
+        ng->m_spikeTimeRead = ng->m_prevSpikeTimeRead = false;
     auto named = [&](const std::string& group) -> const NamedGroup& {
         const auto it = m_groupsByName.find(group);
         if (it == m_groupsByName.end())
             throw InternalError("code field of unknown group '" + group + "'");
         return it->second;
     };
-    auto mark = [&](const std::string& group) {
+    // `prev`: the spike time before the last is read (prevSt; st is then kept too).
+    auto mark = [&](const std::string& group, bool prev) {
         NeuronGroup* ng = named(group).neuronGroup;
         if (!ng) throw InternalError("'" + group + "' reads st but is no neuron group");
-        ng->m_spikeTimeRead = true;
+        (prev ? ng->m_prevSpikeTimeRead : ng->m_spikeTimeRead) = true;
     };
     // A custom update referencing a group's spike times.
     for (const auto& cu : m_customUpdates)
         for (const auto& [name, ref] : cu->varRefs())
-            if (ref.var == "st" && named(ref.group).neuronGroup) mark(ref.group);
+            if ((ref.var == "st" || ref.var == "prev_st") && named(ref.group).neuronGroup)
+                mark(ref.group, ref.var == "prev_st");
     for (size_t i = 0; i < m_analysis->fields.size(); i++) {
         const auto& refs = m_analysis->fields[i].referencedNames;
         const std::string& owner = m_analysis->names[i].group;
-        if (refs.count("st")) mark(owner);
-        if (!refs.count("st_pre") && !refs.count("st_post")) continue;
-        const SynapseGroup* sg = named(owner).synapseGroup;
-        if (!sg)
-            throw InternalError("'" + owner + "' reads st_pre/st_post but is no synapse group");
-        if (refs.count("st_pre")) mark(sg->source().name());
-        if (refs.count("st_post")) mark(sg->target().name());
+        for (const bool prev : {false, true}) {
+            const std::string p = prev ? "prev_" : "";
+            if (refs.count(p + "st")) mark(owner, prev);
+            if (!refs.count(p + "st_pre") && !refs.count(p + "st_post")) continue;
+            const SynapseGroup* sg = named(owner).synapseGroup;
+            if (!sg)
+                throw InternalError("'" + owner + "' reads " + p + "st_pre/" + p +
+                                    "st_post but is no synapse group");
+            if (refs.count(p + "st_pre")) mark(sg->source().name(), prev);
+            if (refs.count(p + "st_post")) mark(sg->target().name(), prev);
+        }
     }
 }
 

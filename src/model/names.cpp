@@ -130,10 +130,10 @@ namespace names {
 // so a name is never a built-in in one place and the user's in another.
 const std::set<std::string>& builtinNames() {
     static const std::set<std::string> names = {
-        "t",           "dt",        "id",      "batch",  "Isyn",        "st",
-        "num_neurons", "id_pre",    "id_post", "st_pre", "st_post",     "num_pre",
-        "num_post",    "num_batch", "inSyn",   "value",  "updateCount", "preCalcRowLength",
-        "addToPre"};
+        "t",           "dt",        "id",          "batch",       "Isyn",        "st",
+        "num_neurons", "id_pre",    "id_post",     "st_pre",      "st_post",     "num_pre",
+        "num_post",    "num_batch", "inSyn",       "value",       "updateCount", "preCalcRowLength",
+        "addToPre",    "prev_st",   "prev_st_pre", "prev_st_post"};
     return names;
 }
 
@@ -280,7 +280,7 @@ void checkNeuronGroup(const NeuronGroup& ng) {
                              "per-neuron array '" + a.name + "' has 0 slots (at least 1)");
     }
     checkInits(ng.name(), ng.bound().varInits);
-    Storage st(ng.name(), {"spkCnt", "spk", "st", "spkBits", "recordSpk"});
+    Storage st(ng.name(), {"spkCnt", "spk", "st", "prevSt", "spkBits", "recordSpk"});
     st.stored(m.vars, m.egps, "", m.name);
     for (const auto& a : m.arrays)
         st.add(a.name, "per-neuron array '" + a.name + "' of model '" + m.name + "'");

@@ -1,0 +1,75 @@
+// prev_st, the spike time before the last (GeNN's prev_st): in neuron code, as prev_st_pre in
+// synapse code and through a custom-update reference, after three spikes, on every backend,
+// batch 2. The group keeps it only because code reads it.
+#include "backend_fixture.hpp"
+
+#include "spikeforge/models.hpp"
+
+namespace {
+
+using namespace spikeforge;
+
+constexpr double kDt = 0.1; // [ms]
+constexpr double kNever = -1.0e29;
+
+// Spikes in steps 2, 5 and 9 (t = 0.2, 0.5, 0.9 ms); `seen` is prev_st as the step's code saw it,
+// before the step's own spike.
+NeuronModel tick() {
+    NeuronModel m;
+    m.name = "Tick";
+    m.vars = {{"n", "uint32_t"}, {"seen"}};
+    m.simCode = "n += 1u;\nseen = prev_st;";
+    m.thresholdConditionCode = "n == 3u || n == 6u || n == 10u";
+    return m;
+}
+
+class PrevSpikeTime : public sftest::BackendTest {};
+
+TEST_P(PrevSpikeTime, IsTheSpikeBeforeTheLastEverywhere) {
+    Model m("prev_spike_time");
+    m.setDT(kDt);
+    m.setBatchSize(2);
+    m.setPrecision(Precision::Double);
+    m.addNeuronGroup("Tick", 3, tick(), {}, {{"n", 0.0}, {"seen", 0.0}});
+    NeuronModel acc;
+    acc.name = "Acc";
+    acc.vars = {{"acc"}};
+    acc.simCode = "acc += Isyn;";
+    m.addNeuronGroup("Post", 2, acc, {}, {{"acc", 0.0}});
+    WeightUpdateModel prev;
+    prev.name = "Prev";
+    prev.preSpikeSynCode = "if (prev_st_pre > -1.0) {\n    addToPost(prev_st_pre);\n}";
+    m.addSynapseGroup("S", MatrixType::Dense, 0, "Tick", "Post", {prev, {}, {}, {}, {}},
+                      {models::DeltaCurr(), {}, {}});
+    CustomUpdateModel copy;
+    copy.name = "Copy";
+    copy.vars = {{"p"}};
+    copy.varRefs = {{"r", "scalar", CustomUpdateVarAccess::ReadOnly}};
+    copy.updateCode = "p = r;";
+    m.addCustomUpdate("Read", "Read", copy, {}, {{"p", 0.0}}, {{"r", {"Tick", "prev_st"}}});
+    Simulation sim(m, prefs());
+    EXPECT_TRUE(m.neuronGroup("Tick").prevSpikeTimeRequired());
+    EXPECT_FALSE(m.neuronGroup("Post").prevSpikeTimeRequired());
+
+    sim.run(5); // one spike (step 2): no spike before it
+    sim.pull("Tick", "seen");
+    for (double v : sim.view<double>("Tick", "seen"))
+        EXPECT_LT(v, kNever);
+    sim.run(7); // steps 5..11: spikes in steps 5 and 9
+    sim.customUpdate("Read");
+    sim.pull("Tick", "seen");
+    for (double v : sim.view<double>("Tick", "seen"))
+        EXPECT_NEAR(v, 0.5, 1e-12); // at step 11: the spike before the last (0.9) was at 0.5
+    sim.pull("Read", "p");
+    for (double v : sim.view<double>("Read", "p"))
+        EXPECT_NEAR(v, 0.5, 1e-12);
+    // Deliveries in steps 3, 6 and 10 saw prev_st_pre -1e30 (not added), 0.2 and 0.5; three
+    // sources per target.
+    sim.pull("Post", "acc");
+    for (double v : sim.view<double>("Post", "acc"))
+        EXPECT_NEAR(v, 3 * (0.2 + 0.5), 1e-12);
+}
+
+} // namespace
+
+SF_INSTANTIATE_BACKEND_TESTS(PrevSpikeTime);

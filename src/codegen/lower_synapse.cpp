@@ -243,6 +243,13 @@ LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg) {
     b.setup = sizesSetup(e, sg);
     std::string varPrefetch;
     const std::string synapseValues = bindSynapseNames(e, sg, scanned, &varPrefetch);
+    // With an axonal delay the spike delivered now was emitted d + 1 steps ago: st_pre is its
+    // time, as the neuron update stamped it ((scalar)(step * dt), the runtime's formula), not the
+    // source's latest spike, which may be a later one.
+    if (sg.axonalDelaySteps() > 0 && scanned.referencedNames.count("st_pre"))
+        e.subs["st_pre"] = "((" + e.scalar() + ")((double)(a->step - " +
+                           e.env.number("emitLag", "uint32_t", sg.axonalDelaySteps() + 1.0) +
+                           ") * " + literal(m.dt(), "double") + "))";
     bindTargetInputs(e, sg, scanned, b, "preSpikeSynCode");
     spikeSource(e, b, sg.source(), "src", sg.axonalDelaySteps(), "sfNpre");
     b.spikeId = "id_pre";

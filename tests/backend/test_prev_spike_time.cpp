@@ -1,6 +1,7 @@
 // prev_st, the spike time before the last (GeNN's prev_st): in neuron code, as prev_st_pre in
-// synapse code and through a custom-update reference, after three spikes, on every backend,
-// batch 2. The group keeps it only because code reads it.
+// synapse code and through a custom-update reference, after three spikes; and st_pre in the
+// spike code of a delayed group: the time of the spike being delivered, not the source's latest.
+// On every backend, batch 2.
 #include "backend_fixture.hpp"
 
 #include "spikeforge/models.hpp"
@@ -68,6 +69,41 @@ TEST_P(PrevSpikeTime, IsTheSpikeBeforeTheLastEverywhere) {
     sim.pull("Post", "acc");
     for (double v : sim.view<double>("Post", "acc"))
         EXPECT_NEAR(v, 3 * (0.2 + 0.5), 1e-12);
+}
+
+// Spikes in steps 2 and 4 with an axonal delay of 3: delivered in steps 6 and 8, when the
+// source's latest spike is already the one of step 4. st_pre is each delivered spike's own time.
+TEST_P(PrevSpikeTime, DelayedSpikeCodeSeesTheDeliveredSpikesTime) {
+    NeuronModel twice;
+    twice.name = "Twice";
+    twice.vars = {{"n", "uint32_t"}};
+    twice.simCode = "n += 1u;";
+    twice.thresholdConditionCode = "n == 3u || n == 5u";
+    Model m("st_pre_delayed");
+    m.setDT(kDt);
+    m.setBatchSize(2);
+    m.setPrecision(Precision::Double);
+    m.addNeuronGroup("Src", 2, twice, {}, {{"n", 0.0}});
+    NeuronModel acc;
+    acc.name = "Acc";
+    acc.vars = {{"acc"}, {"deliveries", "uint32_t"}};
+    acc.simCode = "acc += Isyn;\nif (Isyn != 0.0) {\n    deliveries += 1u;\n}";
+    m.addNeuronGroup("Post", 3, acc, {}, {{"acc", 0.0}, {"deliveries", 0.0}});
+    WeightUpdateModel when;
+    when.name = "When";
+    when.preSpikeSynCode = "addToPost(st_pre);";
+    m.addSynapseGroup("S", MatrixType::Dense, 3, "Src", "Post", {when, {}, {}, {}, {}},
+                      {models::DeltaCurr(), {}, {}});
+    Simulation sim(m, prefs());
+    sim.run(10);
+    sim.pull("Post", "acc");
+    sim.pull("Post", "deliveries");
+    const auto got = sim.view<double>("Post", "acc");
+    const auto deliveries = sim.view<uint32_t>("Post", "deliveries");
+    for (size_t i = 0; i < got.size(); i++) {
+        EXPECT_EQ(deliveries[i], 2u);
+        EXPECT_NEAR(got[i], 2 * (0.2 + 0.4), 1e-12) << "element " << i; // two sources
+    }
 }
 
 } // namespace

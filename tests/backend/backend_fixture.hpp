@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <random>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -91,7 +92,26 @@ protected:
     }
 };
 
+// (backend, batch size) for every suite backend and each of `batches`: the parameters of a
+// fixture that runs at several batch sizes (SF_INSTANTIATE_BACKEND_BATCH_TESTS).
+inline std::vector<std::tuple<std::string, unsigned>>
+backendsAndBatches(std::initializer_list<unsigned> batches) {
+    std::vector<std::tuple<std::string, unsigned>> out;
+    for (const auto& b : suiteBackends())
+        for (unsigned batch : batches)
+            out.emplace_back(b, batch);
+    return out;
+}
+
 } // namespace sftest
+
+// A fixture parameterised by (backend, batch size), named "<backend>_batch<size>".
+#define SF_INSTANTIATE_BACKEND_BATCH_TESTS(Fixture, ...)                                           \
+    INSTANTIATE_TEST_SUITE_P(                                                                      \
+        Backends, Fixture, ::testing::ValuesIn(sftest::backendsAndBatches({__VA_ARGS__})),         \
+        [](const auto& info) {                                                                     \
+            return std::get<0>(info.param) + "_batch" + std::to_string(std::get<1>(info.param));   \
+        })
 
 #define SF_INSTANTIATE_BACKEND_TESTS(Fixture)                                                      \
     INSTANTIATE_TEST_SUITE_P(Backends, Fixture, ::testing::ValuesIn(sftest::suiteBackends()),      \

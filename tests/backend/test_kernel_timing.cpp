@@ -108,18 +108,6 @@ TEST_P(KernelTimingTest, EveryKernelHasACounterThatCountsWhatRan) {
                             {"kernelTimes", "kernel_timing", "BackendPreferences::kernelTiming"});
 }
 
-std::vector<std::tuple<std::string, unsigned>> params() {
-    std::vector<std::tuple<std::string, unsigned>> out;
-    for (const auto& b : sftest::suiteBackends())
-        for (unsigned batch : {1u, 3u})
-            out.emplace_back(b, batch);
-    return out;
-}
-
-INSTANTIATE_TEST_SUITE_P(Backends, KernelTimingTest, ::testing::ValuesIn(params()),
-                         [](const auto& info) {
-                             return std::get<0>(info.param) + "_batch" +
-                                    std::to_string(std::get<1>(info.param));
-                         });
-
 } // namespace
+
+SF_INSTANTIATE_BACKEND_BATCH_TESTS(KernelTimingTest, 1u, 3u);

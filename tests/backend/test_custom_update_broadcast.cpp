@@ -157,6 +157,38 @@ TEST_P(CustomUpdateBroadcast, SpikeCountsReadTheLastStepPerBatchElement) {
     }
 }
 
+// A per-synapse variable with a batch dimension (Sparse rows with padding): a non-batched
+// update broadcasts the value each synapse gets to every batch element's copy.
+TEST_P(CustomUpdateBroadcast, SetsEveryBatchCopyOfPerSynapseVariables) {
+    Model m("broadcast_weights");
+    m.setBatchSize(kBatch);
+    m.setPrecision(Precision::Double);
+    m.addNeuronGroup("Pre", 5, always(), {}, {});
+    m.addNeuronGroup("Post", 7, accumulate(), {}, {{"acc", 0.0}});
+    WeightUpdateModel plastic;
+    plastic.name = "Plastic";
+    plastic.vars = {{"g"}}; // ReadWrite: one copy per batch element
+    plastic.preSpikeSynCode = "addToPost(g);\ng += 1.0 + batch;";
+    m.addSynapseGroup("S", MatrixType::Sparse, 0, "Pre", "Post",
+                      {plastic, {}, {{"g", 0.0}}, {}, {}}, {models::DeltaCurr(), {}, {}},
+                      init::FixedProbability(0.5));
+    CustomUpdateModel set;
+    set.name = "SetFromPair";
+    set.varRefs = {{"w", "scalar", A::Broadcast}};
+    set.updateCode = "w = id_pre * 10.0 + id_post;";
+    m.addCustomUpdate("Set", "Set", set, {}, {}, {{"w", {"S", "g"}}});
+    Simulation sim(m, prefs());
+    sim.run(3); // the copies drift apart: batch b adds (1 + b) per spike
+    sim.customUpdate("Set");
+    const auto synapses = sim.synapses("S");
+    ASSERT_FALSE(synapses.empty());
+    for (unsigned b = 0; b < kBatch; b++) {
+        const auto g = sim.synapseValues("S", "g", b);
+        for (size_t k = 0; k < synapses.size(); k++)
+            EXPECT_EQ(g[k], synapses[k].pre * 10.0 + synapses[k].post) << "batch " << b;
+    }
+}
+
 } // namespace
 
 SF_INSTANTIATE_BACKEND_TESTS(CustomUpdateBroadcast);

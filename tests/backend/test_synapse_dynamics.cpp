@@ -262,6 +262,38 @@ INSTANTIATE_TEST_SUITE_P(Backends, SynapseDynamicsTest, ::testing::ValuesIn(para
                                     layouts().at(std::get<2>(info.param)).name;
                          });
 
+// addToPostDelay from synapse dynamics: every step each synapse adds g, delivered d = 2 steps
+// later through the dendritic ring; with the same for every step the target receives
+// pre x g from step 2 on (steps 0 and 1 deliver nothing).
+TEST(SynapseDynamicsDelay, AddToPostDelayGoesThroughTheDendriticRing) {
+    for (const auto& backend : sftest::suiteBackends()) {
+        SCOPED_TRACE(backend);
+        Model m("synapse_dynamics_delay");
+        m.setDT(kDt);
+        m.setBatchSize(2);
+        m.setPrecision(Precision::Double);
+        m.addNeuronGroup("Pre", 3, wave(), {}, {{"V", 0.0}});
+        m.addNeuronGroup("Post", 4, sftest::accumulate(), {}, {{"acc", 0.0}});
+        WeightUpdateModel late;
+        late.name = "LateGraded";
+        late.vars = {{"g", "scalar", VarAccess::ReadOnly}};
+        late.synapseDynamicsCode = "addToPostDelay(g, 2);";
+        auto& sg =
+            m.addSynapseGroup("Syn", MatrixType::Dense, 0, "Pre", "Post",
+                              {late, {}, {{"g", 0.25}}, {}, {}}, {models::DeltaCurr(), {}, {}});
+        sg.setMaxDendriticDelaySteps(3);
+        Simulation sim(m, sftest::preferencesFor(backend));
+        sim.run(2);
+        sim.pull("Post", "acc");
+        for (double v : sim.view<double>("Post", "acc"))
+            EXPECT_EQ(v, 0.0);
+        sim.run(5); // steps 2..6 each deliver 3 x 0.25
+        sim.pull("Post", "acc");
+        for (double v : sim.view<double>("Post", "acc"))
+            EXPECT_EQ(v, 5 * 0.75);
+    }
+}
+
 // A Procedural group evaluates its per-synapse values from their initialisers: synapse dynamics
 // may read them but not assign them.
 TEST(SynapseDynamics, ProceduralAndToeplitzRefuseAssigningAPerSynapseValue) {

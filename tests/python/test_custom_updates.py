@@ -72,6 +72,38 @@ def test_a_schedule_equals_the_host_calls_it_stands_for(cache_dir):
         a.run(sf.Schedule().custom_update("Nope"))
 
 
+def _broadcast_model(update_code, own_vars=()):
+    model = sf.Model("broadcast", batch_size=BATCH, precision="double")
+    always = sf.create_neuron_model("Always", threshold_condition_code="true")
+    acc = sf.create_neuron_model("Acc", vars=["acc"], sim_code="acc += Isyn;")
+    keep = sf.create_postsynaptic_model("Keep", sim_code="injectCurrent(0.0);")
+    model.add_neuron_population("Pre", 1, always)
+    model.add_neuron_population("Post", N, acc, {}, {"acc": 0.0})
+    model.add_synapse_population("S", "dense", "Pre", "Post",
+                                 sf.init_weight_update("StaticPulse", {}, {"g": 0.5}),
+                                 sf.init_postsynaptic(keep))
+    reset = sf.create_custom_update_model(
+        "Reset", vars=list(own_vars), var_refs=[("x", "scalar", "Broadcast")],
+        update_code=update_code)
+    model.add_custom_update("ResetIn", "Reset", reset, vars={v: 0.0 for v in own_vars},
+                            var_refs={"x": sf.create_var_ref("S", "inSyn")})
+    return model
+
+
+def test_a_broadcast_reference_resets_every_batch_copy_of_insyn(cache_dir):
+    # GeNN's BROADCAST: write-only; the unbatched update sets every batch element's inSyn.
+    sim = sf.Simulation(_broadcast_model("x = 0.0;"), cache_dir=cache_dir)
+    sim.run(3)  # spikes of steps 0 and 1 arrive in steps 1 and 2: inSyn = 2 x 0.5
+    sim.pull("S", "inSyn")
+    assert sim.view("S", "inSyn").shape == (BATCH, N)
+    assert (sim.view("S", "inSyn") == 1.0).all()
+    sim.custom_update("Reset")
+    sim.pull("S", "inSyn")
+    assert (sim.view("S", "inSyn") == 0.0).all()
+    with pytest.raises(sf.ModelError, match="'x' is write-only"):
+        sf.Simulation(_broadcast_model("y = x;", own_vars=("y",)), cache_dir=cache_dir)
+
+
 def test_custom_update_mistakes_are_model_errors():
     with pytest.raises(sf.ModelError, match="unknown access 'Sum'"):
         sf.create_custom_update_model("Bad", vars=[("x", "scalar", "Sum")])

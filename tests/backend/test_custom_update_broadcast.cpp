@@ -6,6 +6,7 @@
 // (through the spike queue's slots, with an axonal delay); every misuse is a ModelError naming
 // the update and the reference. Every backend, batch 3.
 #include "backend_fixture.hpp"
+#include "probe_models.hpp"
 
 #include "spikeforge/models.hpp"
 
@@ -15,6 +16,7 @@
 using namespace spikeforge;
 using sftest::expectError;
 using A = CustomUpdateVarAccess;
+using sftest::accumulate;
 
 namespace {
 
@@ -24,15 +26,6 @@ NeuronModel always() {
     NeuronModel m;
     m.name = "Always";
     m.thresholdConditionCode = "true";
-    return m;
-}
-
-// Sums its input into acc.
-NeuronModel accumulate() {
-    NeuronModel m;
-    m.name = "Accumulate";
-    m.vars = {{"acc"}};
-    m.simCode = "acc += Isyn;";
     return m;
 }
 

@@ -3,6 +3,7 @@
 // spike code of a delayed group: the time of the spike being delivered, not the source's latest.
 // On every backend, batch 2.
 #include "backend_fixture.hpp"
+#include "probe_models.hpp"
 
 #include "spikeforge/models.hpp"
 
@@ -32,11 +33,7 @@ TEST_P(PrevSpikeTime, IsTheSpikeBeforeTheLastEverywhere) {
     m.setBatchSize(2);
     m.setPrecision(Precision::Double);
     m.addNeuronGroup("Tick", 3, tick(), {}, {{"n", 0.0}, {"seen", 0.0}});
-    NeuronModel acc;
-    acc.name = "Acc";
-    acc.vars = {{"acc"}};
-    acc.simCode = "acc += Isyn;";
-    m.addNeuronGroup("Post", 2, acc, {}, {{"acc", 0.0}});
+    m.addNeuronGroup("Post", 2, sftest::accumulate(), {}, {{"acc", 0.0}});
     WeightUpdateModel prev;
     prev.name = "Prev";
     prev.preSpikeSynCode = "if (prev_st_pre > -1.0) {\n    addToPost(prev_st_pre);\n}";

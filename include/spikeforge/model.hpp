@@ -104,6 +104,13 @@ public:
     static constexpr uint64_t slotsForDelay(uint64_t axonalDelaySteps) {
         return axonalDelaySteps + 2;
     }
+    // The names whose past values the group keeps, one copy per queue slot ([batch][slot]
+    // [neuron], written by each step's neuron update at the slot its spikes go to): its
+    // variables, "st" and "prev_st" that synapse code of an outgoing group with an axonal delay
+    // reads as `V_pre` (or an incoming group with a back-propagation delay as `V_post`). Such
+    // code sees the values of the step that emitted the delayed spike, as in GeNN. Filled in by
+    // Model::finalise.
+    const std::set<std::string>& delayedNames() const { return m_delayedNames; }
 
 private:
     friend class Model;
@@ -115,6 +122,7 @@ private:
     bool m_spikeTimeRead = false;
     bool m_prevSpikeTimeRead = false;
     unsigned m_numDelaySlots = 2;
+    std::set<std::string> m_delayedNames;
 };
 
 struct WeightUpdateInit {
@@ -183,6 +191,11 @@ public:
     // Dendritic delay: addToPostDelay(x, d) needs a ring of maxDendriticDelaySteps slots.
     void setMaxDendriticDelaySteps(unsigned steps) { m_maxDendriticDelaySteps = steps; }
     unsigned maxDendriticDelaySteps() const { return m_maxDendriticDelaySteps; }
+    // Back-propagation delay [steps] (GeNN's back_prop_delay_steps): postsynaptic learning
+    // (postSpikeSynCode) runs for target spikes emitted this many steps late, and synapse code
+    // reads the target's variables (`V_post`, `st_post`, `prev_st_post`) as they were then.
+    void setBackPropDelaySteps(unsigned steps) { m_backPropDelaySteps = steps; }
+    unsigned backPropDelaySteps() const { return m_backPropDelaySteps; }
     void setWUParamDynamic(const std::string& param, bool dynamic = true);
     // GPU parallelisation of the presynaptic update (like GeNN's setSpanType /
     // setNumThreadsPerSpike). Threads per spike (1 .. kMaxThreadsPerSpike, else ModelError)
@@ -238,6 +251,7 @@ private:
     bool m_matrixPropagation = false;
     ConvGeometry m_convGeometry;
     unsigned m_maxDendriticDelaySteps = 1;
+    unsigned m_backPropDelaySteps = 0;
     SpanType m_spanType = SpanType::Auto;
     unsigned m_numThreadsPerSpike = 0;
     unsigned m_maxRowLength = 0;
@@ -338,6 +352,7 @@ private:
     NeuronGroup* findNeuronGroup(const std::string& name) const;
     void finaliseCustomUpdates(); // custom_update.cpp
     void markSpikeTimeReaders();
+    void markDelayedReaders();
     void checkBlockSparse(SynapseGroup& sg);
     const SynapseGroup* transposedSource(const SynapseGroup& sg, const std::string& at) const;
     std::string m_name;

@@ -114,6 +114,8 @@ void addNeuronArrays(ArrayList& l, const NeuronGroup& ng, unsigned B, Precision 
         l.add(n, a.var, a.ctype, a.dims, a.state);
     if (ng.spikeTimeRequired()) l.add(n, "st", scalar, {B, N}, true);
     if (ng.prevSpikeTimeRequired()) l.add(n, "prevSt", scalar, {B, N}, true);
+    for (const auto& a : VariableHistory::arrays(ng, B, p))
+        l.add(n, a.var, a.ctype, a.dims, a.state);
     for (const auto& a : SpikeRecording::arrays(ng, B))
         l.add(n, a.var, a.ctype, a.dims, a.state);
     l.addVars(n, ng.model().vars, N, B, p, true);

@@ -176,6 +176,44 @@ std::string wuNeuronBlock(Lowerer& e, const SynapseGroup& sg, size_t k, bool pre
     return "{\n" + b.loads + b.code + b.stores + "}\n";
 }
 
+// The values this step leaves, kept at the slot its spikes go to for synapse code that reads
+// them delayed (VariableHistory): the neuron's locals after its update and reset.
+std::string historyStores(Lowerer& e, const NeuronGroup& ng) {
+    const VariableHistory history(e.env, ng, "", Use::Write, e.model.precision(), "sfN");
+    std::string s;
+    for (const auto& name : ng.delayedNames()) {
+        const std::string local = name == "st"        ? "l_st"
+                                  : name == "prev_st" ? "l_prevSt"
+                                                      : "l_" + name;
+        s += "if (sfWrite) " + history.element(name, "sfSlot", "sfId") + " = " + local + ";\n";
+    }
+    return s;
+}
+
+// Every slot of each history starts at the initial value (VariableHistory), after the
+// variables' own initialisation, which the same work-item ran for the same element.
+void historyInits(Lowerer& e, const NeuronGroup& ng, const std::string& N, InitBody& b) {
+    const std::string slots = e.env.number("DelaySlots", "uint32_t", ng.numDelaySlots());
+    const Precision p = e.model.precision();
+    for (const auto& name : ng.delayedNames()) {
+        const std::string type = VariableHistory::elementType(ng, name, p);
+        const bool time = name == "st" || name == "prev_st";
+        const std::string initial = time ? std::string(hookName(Hook::TimeMin))
+                                         : e.env.array(e.initFieldPrefix + "i_" + name, type,
+                                                       ng.name() + "." + name, Use::Read) +
+                                               "[(size_t)batch * n + i]";
+        VarInitLoop loop;
+        loop.ctype = type;
+        loop.array = e.env.array("hist_" + name, type,
+                                 ng.name() + "." + VariableHistory::arrayVar(name), Use::Write);
+        loop.count = N;
+        loop.batch = e.model.batchSize();
+        loop.body = "for (uint32_t sfS = 0; sfS < " + slots + "; sfS++) arr[((size_t)batch * " +
+                    slots + " + sfS) * n + i] = " + initial + ";\n";
+        b.vars.push_back(loop);
+    }
+}
+
 } // namespace
 
 std::map<const NeuronGroup*, NeuronNeighbours> neuronNeighbours(const Model& m) {
@@ -291,7 +329,7 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng,
     b.store =
         (keepsSt ? "if (sfWrite) " + st + "[(size_t)batch * sfN + sfId] = l_st;\n" : "") +
         (keepsPrev ? "if (sfWrite) " + prevSt + "[(size_t)batch * sfN + sfId] = l_prevSt;\n" : "") +
-        vars.stores(e);
+        vars.stores(e) + historyStores(e, ng);
     return e.finish(name, std::move(b), ng.size());
 }
 
@@ -314,6 +352,7 @@ LoweredGroup lowerNeuronInit(const Model& m, const NeuronGroup& ng) {
     for (const auto& v : ng.model().vars)
         b.vars.push_back(e.varInit(ng.name(), v, ng.bound().varInits.at(v.name),
                                    hasElementDim(v.access) ? N : "1u", hasBatchDim(v.access)));
+    historyInits(e, ng, N, b);
     return e.finish(ng.name(), std::move(b), ng.size());
 }
 

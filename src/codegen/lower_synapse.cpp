@@ -46,11 +46,28 @@ std::string bindSynapseNames(Lowerer& e, const SynapseGroup& sg, const snippet::
             *prefetch += prefetchRange(
                 batchOffset.empty() ? arr : "(" + arr + " + " + batchOffset + ")", type);
     }
+    // With an axonal (back-propagation) delay, the source's (target's) names it keeps a history
+    // of read the slot of the spikes delivered this step: the values of the step that emitted
+    // them (VariableHistory). Bound first; the present values are bound for the rest.
+    std::set<std::string> fromHistory;
+    for (const bool pre : {true, false}) {
+        const unsigned delay = pre ? sg.axonalDelaySteps() : sg.backPropDelaySteps();
+        const NeuronGroup& ng = pre ? sg.source() : sg.target();
+        if (delay == 0 || ng.delayedNames().empty()) continue;
+        const std::string side = pre ? "src" : "tgt", suffix = pre ? "_pre" : "_post";
+        const VariableHistory history(e.env, ng, side, Use::Read, m.precision(),
+                                      pre ? "sfNpre" : "sfNpost");
+        const std::string slot = history.readSlot(e.env.number(side + "Delay", "uint32_t", delay));
+        for (const auto& name : ng.delayedNames())
+            if (used(name + suffix) && fromHistory.insert(name + suffix).second)
+                e.subs[name + suffix] = history.element(name, slot, pre ? "id_pre" : "id_post");
+    }
+    auto delayed = [&](const std::string& name) { return fromHistory.count(name) > 0; };
     auto bindNeuronVars = [&](const std::vector<VarDecl>& vars, const std::string& owner,
                               const std::string& prefix, const std::string& suffix,
                               const std::string& idx, const std::string& n) {
         for (const auto& v : vars) {
-            if (!used(v.name + suffix)) continue;
+            if (!used(v.name + suffix) || delayed(v.name + suffix)) continue;
             const std::string arr =
                 e.env.array(prefix + v.name, resolveType(v.type, m.precision()),
                             owner + "." + v.name, useOf(scanned, v.name + suffix));
@@ -63,18 +80,18 @@ std::string bindSynapseNames(Lowerer& e, const SynapseGroup& sg, const snippet::
                    "sfNpre");
     bindNeuronVars(sg.target().model().vars, sg.target().name(), "tgt_", "_post", "id_post",
                    "sfNpost");
-    if (used("st_pre"))
+    if (used("st_pre") && !delayed("st_pre"))
         e.subs["st_pre"] = e.env.array("stPre", e.scalar(), sg.source().name() + ".st", Use::Read) +
                            "[(size_t)batch * sfNpre + id_pre]";
-    if (used("st_post"))
+    if (used("st_post") && !delayed("st_post"))
         e.subs["st_post"] =
             e.env.array("stPost", e.scalar(), sg.target().name() + ".st", Use::Read) +
             "[(size_t)batch * sfNpost + id_post]";
-    if (used("prev_st_pre"))
+    if (used("prev_st_pre") && !delayed("prev_st_pre"))
         e.subs["prev_st_pre"] =
             e.env.array("prevStPre", e.scalar(), sg.source().name() + ".prevSt", Use::Read) +
             "[(size_t)batch * sfNpre + id_pre]";
-    if (used("prev_st_post"))
+    if (used("prev_st_post") && !delayed("prev_st_post"))
         e.subs["prev_st_post"] =
             e.env.array("prevStPost", e.scalar(), sg.target().name() + ".prevSt", Use::Read) +
             "[(size_t)batch * sfNpost + id_post]";
@@ -105,6 +122,15 @@ void spikeSource(Lowerer& e, PropagationBody& b, const NeuronGroup& ng, const st
     b.slot = queue.readSlot(e.env.number(prefix + "Delay", "uint32_t", delay));
     b.spikeCount = queue.count(queue.row("sfSlot"));
     b.spikeIds = queue.ids(queue.row("sfSlot"));
+}
+
+// With a delay of d steps the spike delivered now was emitted d + 1 steps ago: st_pre (st_post)
+// in the code run for it is its time, as the neuron update stamped it ((scalar)(step * dt), the
+// runtime's formula), not the neuron's latest spike, which may be a later one.
+std::string emissionTime(Lowerer& e, unsigned delay) {
+    return "((" + e.scalar() + ")((double)(a->step - " +
+           e.env.number("emitLag", "uint32_t", delay + 1.0) + ") * " +
+           literal(e.model.dt(), "double") + "))";
 }
 
 // What the code assigns beyond synapse variables, by owner: the spiking neuron's side (pre for
@@ -243,13 +269,8 @@ LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg) {
     b.setup = sizesSetup(e, sg);
     std::string varPrefetch;
     const std::string synapseValues = bindSynapseNames(e, sg, scanned, &varPrefetch);
-    // With an axonal delay the spike delivered now was emitted d + 1 steps ago: st_pre is its
-    // time, as the neuron update stamped it ((scalar)(step * dt), the runtime's formula), not the
-    // source's latest spike, which may be a later one.
     if (sg.axonalDelaySteps() > 0 && scanned.referencedNames.count("st_pre"))
-        e.subs["st_pre"] = "((" + e.scalar() + ")((double)(a->step - " +
-                           e.env.number("emitLag", "uint32_t", sg.axonalDelaySteps() + 1.0) +
-                           ") * " + literal(m.dt(), "double") + "))";
+        e.subs["st_pre"] = emissionTime(e, sg.axonalDelaySteps());
     bindTargetInputs(e, sg, scanned, b, "preSpikeSynCode");
     spikeSource(e, b, sg.source(), "src", sg.axonalDelaySteps(), "sfNpre");
     b.spikeId = "id_pre";
@@ -314,7 +335,9 @@ LoweredGroup lowerPostsynapticUpdate(const Model& m, const SynapseGroup& sg) {
     bindAddToPre(e, sg, scanned, b);
     b.perSynapse = e.render(n, "postSpikeSynCode");
     setWrites(b, writesOf(sg, scanned, false));
-    spikeSource(e, b, sg.target(), "tgt", 0, "sfNpost");
+    if (sg.backPropDelaySteps() > 0 && scanned.referencedNames.count("st_post"))
+        e.subs["st_post"] = emissionTime(e, sg.backPropDelaySteps());
+    spikeSource(e, b, sg.target(), "tgt", sg.backPropDelaySteps(), "sfNpost");
     b.spikeId = "id_post";
     b.loop = connectivityOf(sg)->columnLoop(e.env);
     return e.finish(n, std::move(b), synapseCount(sg), synapseExtent(sg));

@@ -541,6 +541,35 @@ void Model::markSpikeTimeReaders() {
     }
 }
 
+void Model::markDelayedReaders() {
+    for (auto& ng : m_neuronGroups)
+        ng->m_delayedNames.clear();
+    // The code that runs for (or beside) a delayed spike; code run by the neuron update (the
+    // weight update's pre/post code, the postsynaptic model) sees the present.
+    static const char* const fields[] = {"preSpikeSynCode", "postSpikeSynCode",
+                                         "synapseDynamicsCode"};
+    for (const auto& sg : m_synapseGroups)
+        for (const char* field : fields) {
+            const auto slot = m_analysis->slots.find({sg->name(), field});
+            if (slot == m_analysis->slots.end()) continue;
+            const auto& refs = m_analysis->fields[slot->second].referencedNames;
+            for (const bool pre : {true, false}) {
+                if ((pre ? sg->axonalDelaySteps() : sg->backPropDelaySteps()) == 0) continue;
+                NeuronGroup& ng = pre ? *sg->m_source : *sg->m_target;
+                const std::string suffix = pre ? "_pre" : "_post";
+                for (const auto& v : ng.model().vars)
+                    if (refs.count(v.name + suffix) && hasElementDim(v.access) &&
+                        hasBatchDim(v.access))
+                        ng.m_delayedNames.insert(v.name);
+                // Spike code gets the delivered spike's own time by arithmetic (lower_synapse).
+                const bool ownSpike =
+                    field == std::string(pre ? "preSpikeSynCode" : "postSpikeSynCode");
+                if (refs.count("st" + suffix) && !ownSpike) ng.m_delayedNames.insert("st");
+                if (refs.count("prev_st" + suffix)) ng.m_delayedNames.insert("prev_st");
+            }
+        }
+}
+
 void Model::finalise() {
     // Until this run succeeds the model is not finalised and has no analysis: a failed
     // re-finalise must not leave the previous results readable.
@@ -583,6 +612,10 @@ void Model::finalise() {
         src.m_numDelaySlots =
             std::max(src.m_numDelaySlots,
                      static_cast<unsigned>(NeuronGroup::slotsForDelay(sg->axonalDelaySteps())));
+        auto& tgt = *sg->m_target;
+        tgt.m_numDelaySlots =
+            std::max(tgt.m_numDelaySlots,
+                     static_cast<unsigned>(NeuronGroup::slotsForDelay(sg->backPropDelaySteps())));
         if (sg->connectivity()) {
             const auto& c = *sg->connectivity();
             checkParams(sg->name(), "connectivity", c.snippet, c.params, num);
@@ -648,6 +681,7 @@ void Model::finalise() {
         sg->m_matrixPropagation =
             sg->blockSparse() && usesMatrixPropagation(*this, *sg, *m_analysis);
     markSpikeTimeReaders();
+    markDelayedReaders();
     m_finalised = true;
 }
 

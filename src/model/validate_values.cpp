@@ -124,6 +124,11 @@ void checkSynapseSizes(const SynapseGroup& sg, unsigned batchSize) {
         prefix, "spike queue of the source",
         checkU32(where(sg.name(), "axonal delay"), "delay slots x source neurons", slots, pre),
         batchSize);
+    // and the target's holds back-propagation delay + 2
+    checkBytes(prefix, "spike queue of the target",
+               checkU32(where(sg.name(), "back-propagation delay"), "delay slots x target neurons",
+                        NeuronGroup::slotsForDelay(sg.backPropDelaySteps()), post),
+               batchSize);
     checkBytes(prefix, "dendritic delay buffer",
                checkU32(where(sg.name(), "max dendritic delay"), "delay slots x target neurons",
                         sg.maxDendriticDelaySteps(), post),

@@ -2,6 +2,7 @@
 // merged-group tables of generated code are bound again from the plan whenever an array moves or
 // a dynamic parameter changes (a few hundred bytes, never a per-step cost). Device-side errors
 // are read only at sync points (runtime/device_errors.hpp).
+#include "codegen/layouts/buffers.hpp"
 #include "runtime/simulation_impl.hpp"
 #include "snippet/suggest.hpp"
 
@@ -120,6 +121,25 @@ void Simulation::pull(const std::string& group, const std::string& var) {
 void Simulation::push(const std::string& group, const std::string& var) {
     auto& a = m_impl->array(group, var);
     m_impl->device->copyToDevice(a.device, m_impl->mirror(a), a.bytes());
+    // Before the first step the pushed values are the initial ones, which delayed synapse code
+    // reads until the group's history fills; later ones become history as steps run.
+    if (m_impl->step == 0) m_impl->refillHistory(group, var);
+}
+
+void Simulation::Impl::refillHistory(const std::string& group, const std::string& var) {
+    const auto found = arrays.find(group + "." + codegen::VariableHistory::arrayVar(var));
+    if (found == arrays.end()) return;
+    runtime::HostArray& history = found->second;
+    runtime::HostArray& values = array(group, var);
+    const size_t bytes = values.bytes(); // [batch][neuron]
+    const size_t perBatch = bytes / model.batchSize();
+    const size_t slots = history.bytes() / bytes;
+    const unsigned char* from = mirror(values);
+    unsigned char* to = mirror(history);
+    for (size_t b = 0; b < model.batchSize(); b++)
+        for (size_t k = 0; k < slots; k++)
+            std::memcpy(to + (b * slots + k) * perBatch, from + b * perBatch, perBatch);
+    device->copyToDevice(history.device, to, history.bytes());
 }
 
 template <typename T>

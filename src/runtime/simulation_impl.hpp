@@ -418,6 +418,12 @@ struct Simulation::Impl {
     // (runtime/synapses.cpp: per-synapse values go through the connectivity's codec).
     void uploadGivenValues();
 
+    // A neuron variable whose past values are kept for delayed synapse code (VariableHistory)
+    // was given new values before the first step (values in the model, a push): every slot of
+    // its history becomes its host mirror's values, as initialisation fills it, so delayed code
+    // never reads values these replaced. Nothing for a variable without a history.
+    void refillHistory(const std::string& group, const std::string& var);
+
     // Layout arrays the host builds from the model (a given block mask), uploaded before the
     // initialisation kernels that read them (Connectivity::hostBuiltArrays).
     void uploadHostBuiltLayouts() {

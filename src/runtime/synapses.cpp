@@ -154,8 +154,11 @@ bool anyGiven(const VarInitMap& inits) {
 
 void Simulation::Impl::uploadGivenValues() {
     Impl& s = *this;
-    for (const auto& ng : model.neuronGroups())
+    for (const auto& ng : model.neuronGroups()) {
         fillGivenInits(s, ng->name(), ng->bound().varInits, ng->size());
+        for (const auto& [var, init] : ng->bound().varInits)
+            if (init.hasValues()) refillHistory(ng->name(), var);
+    }
     for (const auto& cs : model.currentSources())
         fillGivenInits(s, cs->name(), cs->bound().varInits, cs->target().size());
     for (const auto& sg : model.synapseGroups()) {

@@ -19,6 +19,10 @@ struct BufferArray {
     bool state = true;
 };
 
+// The slot of a queue of `slots` slots (an expression) that step a->step reads for what was
+// written `delay` (an expression) steps late: (t - 1 - delay) mod slots.
+std::string delayedSlot(const std::string& slots, const std::string& delay);
+
 // The spike queue of a neuron group: numDelaySlots slots per batch element, each a count
 // (spkCnt[batch][slot]) and the ids of the spiking neurons (spk[batch][slot][neuron]). Step t
 // writes slot t mod slots; a synapse group with axonal delay d reads slot (t - 1 - d) mod slots.
@@ -84,6 +88,38 @@ public:
 
 private:
     std::string m_array, m_slots, m_scalar;
+};
+
+// The past values of a neuron group's delayed names (NeuronGroup::delayedNames): for each, an
+// array "<group>.delayed.<name>" [batch][slot][neuron] with the spike queue's slots. The neuron
+// update of step t stores the values it leaves at slot t mod slots (where its spikes go);
+// synapse code delayed by d steps reads slot (t - 1 - d) mod slots, the slot of the spikes it
+// delivers this step. Initialisation fills every slot with the initial values.
+class VariableHistory {
+public:
+    static std::vector<BufferArray> arrays(const NeuronGroup& ng, unsigned batch,
+                                           Precision precision);
+    // The array's variable part ("delayed.V"): no variable name holds a dot, so it cannot clash.
+    static std::string arrayVar(const std::string& name);
+    // The element type of a delayed name: its variable's, scalar for "st" and "prev_st".
+    static std::string elementType(const NeuronGroup& ng, const std::string& name,
+                                   Precision precision);
+    // The history as one body sees it, fields `<prefix>Hist_<name>` and `<prefix>DelaySlots`
+    // (the spike queue's, SpikeQueue), `neurons` the group's size in the body.
+    VariableHistory(Env& env, const NeuronGroup& ng, const std::string& prefix, Use use,
+                    Precision precision, const std::string& neurons);
+    // The slot delayed code reads this step for values `delay` (an expression) steps late.
+    std::string readSlot(const std::string& delay) const;
+    // The element of `name` for batch element `batch`, slot `slot` and neuron `id` (an lvalue).
+    std::string element(const std::string& name, const std::string& slot,
+                        const std::string& id) const;
+
+private:
+    Env& m_env;
+    const NeuronGroup& m_ng;
+    std::string m_prefix, m_slots, m_neurons;
+    Use m_use;
+    Precision m_precision;
 };
 
 } // namespace spikeforge::codegen

@@ -22,10 +22,14 @@ std::string SpikeQueue::nextSlot() const {
     return "(uint32_t)((a->step + 1u) % " + m_slots + ")";
 }
 
-std::string SpikeQueue::readSlot(const std::string& axonalDelay) const {
+std::string delayedSlot(const std::string& slots, const std::string& delay) {
     // (t - 1 - d) mod slots without going below zero: slots > 1 + d (slotsForDelay).
-    return "(uint32_t)((a->step + " + m_slots + " - (1u + " + axonalDelay + ") % " + m_slots +
-           ") % " + m_slots + ")";
+    return "(uint32_t)((a->step + " + slots + " - (1u + " + delay + ") % " + slots + ") % " +
+           slots + ")";
+}
+
+std::string SpikeQueue::readSlot(const std::string& axonalDelay) const {
+    return delayedSlot(m_slots, axonalDelay);
 }
 
 std::string SpikeQueue::row(const std::string& slot) const {

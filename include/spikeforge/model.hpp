@@ -196,6 +196,11 @@ public:
     // reads the target's variables (`V_post`, `st_post`, `prev_st_post`) as they were then.
     void setBackPropDelaySteps(unsigned steps) { m_backPropDelaySteps = steps; }
     unsigned backPropDelaySteps() const { return m_backPropDelaySteps; }
+    // The weight update's presynaptic (postsynaptic) variables its synapse code reads with an
+    // axonal (back-propagation) delay: kept per queue slot of the source (target) and read as
+    // they were when the delivered spike was emitted, as in GeNN (NeuronGroup::delayedNames).
+    // Filled in by Model::finalise.
+    const std::set<std::string>& delayedNames() const { return m_delayedNames; }
     void setWUParamDynamic(const std::string& param, bool dynamic = true);
     // GPU parallelisation of the presynaptic update (like GeNN's setSpanType /
     // setNumThreadsPerSpike). Threads per spike (1 .. kMaxThreadsPerSpike, else ModelError)
@@ -252,6 +257,7 @@ private:
     ConvGeometry m_convGeometry;
     unsigned m_maxDendriticDelaySteps = 1;
     unsigned m_backPropDelaySteps = 0;
+    std::set<std::string> m_delayedNames;
     SpanType m_spanType = SpanType::Auto;
     unsigned m_numThreadsPerSpike = 0;
     unsigned m_maxRowLength = 0;

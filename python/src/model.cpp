@@ -62,6 +62,8 @@ void bindPopulations(nb::module_& m) {
                      &SynapseGroup::setMaxConnections)
         .def_prop_rw("max_dendritic_delay_steps", &SynapseGroup::maxDendriticDelaySteps,
                      &SynapseGroup::setMaxDendriticDelaySteps)
+        .def_prop_rw("back_prop_delay_steps", &SynapseGroup::backPropDelaySteps,
+                     &SynapseGroup::setBackPropDelaySteps)
         .def("set_wu_param_dynamic", &SynapseGroup::setWUParamDynamic, nb::arg("param"),
              nb::arg("dynamic") = true)
         .def("set_ps_param_dynamic", &SynapseGroup::setPSParamDynamic, nb::arg("param"),

@@ -114,7 +114,7 @@ void addNeuronArrays(ArrayList& l, const NeuronGroup& ng, unsigned B, Precision 
         l.add(n, a.var, a.ctype, a.dims, a.state);
     if (ng.spikeTimeRequired()) l.add(n, "st", scalar, {B, N}, true);
     if (ng.prevSpikeTimeRequired()) l.add(n, "prevSt", scalar, {B, N}, true);
-    for (const auto& a : VariableHistory::arrays(ng, B, p))
+    for (const auto& a : VariableHistory::arrays(historyOf(ng, p), B))
         l.add(n, a.var, a.ctype, a.dims, a.state);
     for (const auto& a : SpikeRecording::arrays(ng, B))
         l.add(n, a.var, a.ctype, a.dims, a.state);
@@ -140,6 +140,9 @@ void addSynapseArrays(ArrayList& l, const Model& m, const SynapseGroup& sg) {
         l.addVars(n, wu.vars, synapseCount(sg), B, p, false);
     l.addVars(n, wu.preVars, pre, B, p, true);
     l.addVars(n, wu.postVars, post, B, p, true);
+    for (const bool side : {true, false})
+        for (const auto& a : VariableHistory::arrays(wuHistoryOf(sg, side, p), B))
+            l.add(n, a.var, a.ctype, a.dims, a.state);
     l.addVars(n, sg.ps().model.vars, post, B, p, true);
     l.addEGPs(n, wu, p);
     l.addEGPs(n, sg.ps().model, p);

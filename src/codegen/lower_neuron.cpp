@@ -179,9 +179,10 @@ std::string wuNeuronBlock(Lowerer& e, const SynapseGroup& sg, size_t k, bool pre
 // The values this step leaves, kept at the slot its spikes go to for synapse code that reads
 // them delayed (VariableHistory): the neuron's locals after its update and reset.
 std::string historyStores(Lowerer& e, const NeuronGroup& ng) {
-    const VariableHistory history(e.env, ng, "", Use::Write, e.model.precision(), "sfN");
+    const VariableHistory history(e.env, historyOf(ng, e.model.precision()), "hist_", "DelaySlots",
+                                  Use::Write, "sfN");
     std::string s;
-    for (const auto& name : ng.delayedNames()) {
+    for (const auto& [name, type] : history.keeps().types) {
         const std::string local = name == "st"        ? "l_st"
                                   : name == "prev_st" ? "l_prevSt"
                                                       : "l_" + name;
@@ -190,13 +191,31 @@ std::string historyStores(Lowerer& e, const NeuronGroup& ng) {
     return s;
 }
 
+// The same for the weight-update pre (post) variables of synapse group k (wuNeuronBlock's
+// numbering) that delayed synapse code reads, as the step leaves them: read back after the
+// blocks that may assign them stored them.
+std::string wuHistoryStores(Lowerer& e, const SynapseGroup& sg, size_t k, bool pre) {
+    const std::string p = std::string(pre ? "wpre" : "wpost") + std::to_string(k) + "_";
+    const VariableHistory history(e.env, wuHistoryOf(sg, pre, e.model.precision()), p + "hist_",
+                                  "DelaySlots", Use::Write, "sfN");
+    std::string s;
+    for (const auto& v : pre ? sg.wu().model.preVars : sg.wu().model.postVars) {
+        const auto kept = history.keeps().types.find(v.name);
+        if (kept == history.keeps().types.end()) continue;
+        const std::string arr =
+            e.env.array(p + "v_" + v.name, kept->second, sg.name() + "." + v.name, Use::Read);
+        s += "if (sfWrite) " + history.element(v.name, "sfSlot", "sfId") + " = " + arr + "[" +
+             neuronVarIndex(v.access, "sfId", "sfN") + "];\n";
+    }
+    return s;
+}
+
 // Every slot of each history starts at the initial value (VariableHistory), after the
 // variables' own initialisation, which the same work-item ran for the same element.
 void historyInits(Lowerer& e, const NeuronGroup& ng, const std::string& N, InitBody& b) {
-    const std::string slots = e.env.number("DelaySlots", "uint32_t", ng.numDelaySlots());
-    const Precision p = e.model.precision();
-    for (const auto& name : ng.delayedNames()) {
-        const std::string type = VariableHistory::elementType(ng, name, p);
+    const VariableHistory history(e.env, historyOf(ng, e.model.precision()), "hist_", "DelaySlots",
+                                  Use::Write, N);
+    for (const auto& [name, type] : history.keeps().types) {
         const bool time = name == "st" || name == "prev_st";
         const std::string initial = time ? std::string(hookName(Hook::TimeMin))
                                          : e.env.array(e.initFieldPrefix + "i_" + name, type,
@@ -204,12 +223,10 @@ void historyInits(Lowerer& e, const NeuronGroup& ng, const std::string& N, InitB
                                                "[(size_t)batch * n + i]";
         VarInitLoop loop;
         loop.ctype = type;
-        loop.array = e.env.array("hist_" + name, type,
-                                 ng.name() + "." + VariableHistory::arrayVar(name), Use::Write);
+        loop.array = history.array(name);
         loop.count = N;
         loop.batch = e.model.batchSize();
-        loop.body = "for (uint32_t sfS = 0; sfS < " + slots + "; sfS++) arr[((size_t)batch * " +
-                    slots + " + sfS) * n + i] = " + initial + ";\n";
+        loop.body = history.fillSlots(initial);
         b.vars.push_back(loop);
     }
 }
@@ -286,18 +303,20 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng,
         e.bindEGPs(scanned, nm, name, "e_");
         bindNeuronArrays(e, scanned, nm, name, b);
     }
-    std::string inputs, dynamics, spikeCode;
+    std::string inputs, dynamics, spikeCode, wuHistory;
     size_t k = 0, kPre = 0, kPost = 0;
     for (const SynapseGroup* sg : neighbours.synapseGroups) {
         if (&sg->target() == &ng) {
             inputs += postsynapticBlock(e, *sg, k++);
             dynamics += wuNeuronBlock(e, *sg, kPost, false, "postDynamicsCode");
-            spikeCode += wuNeuronBlock(e, *sg, kPost++, false, "postSpikeCode");
+            spikeCode += wuNeuronBlock(e, *sg, kPost, false, "postSpikeCode");
+            wuHistory += wuHistoryStores(e, *sg, kPost++, false);
         }
         if (&sg->source() == &ng) {
             inputs += presynapticOutputBlock(e, *sg);
             dynamics += wuNeuronBlock(e, *sg, kPre, true, "preDynamicsCode");
-            spikeCode += wuNeuronBlock(e, *sg, kPre++, true, "preSpikeCode");
+            spikeCode += wuNeuronBlock(e, *sg, kPre, true, "preSpikeCode");
+            wuHistory += wuHistoryStores(e, *sg, kPre++, true);
         }
     }
     k = 0;
@@ -329,7 +348,7 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng,
     b.store =
         (keepsSt ? "if (sfWrite) " + st + "[(size_t)batch * sfN + sfId] = l_st;\n" : "") +
         (keepsPrev ? "if (sfWrite) " + prevSt + "[(size_t)batch * sfN + sfId] = l_prevSt;\n" : "") +
-        vars.stores(e) + historyStores(e, ng);
+        vars.stores(e) + historyStores(e, ng) + wuHistory;
     return e.finish(name, std::move(b), ng.size());
 }
 

@@ -47,20 +47,28 @@ std::string bindSynapseNames(Lowerer& e, const SynapseGroup& sg, const snippet::
                 batchOffset.empty() ? arr : "(" + arr + " + " + batchOffset + ")", type);
     }
     // With an axonal (back-propagation) delay, the source's (target's) names it keeps a history
-    // of read the slot of the spikes delivered this step: the values of the step that emitted
-    // them (VariableHistory). Bound first; the present values are bound for the rest.
+    // of, and the weight update's pre (post) variables, read the slot of the spikes delivered
+    // this step: the values of the step that emitted them (VariableHistory). Bound first; the
+    // present values are bound for the rest.
     std::set<std::string> fromHistory;
     for (const bool pre : {true, false}) {
         const unsigned delay = pre ? sg.axonalDelaySteps() : sg.backPropDelaySteps();
-        const NeuronGroup& ng = pre ? sg.source() : sg.target();
-        if (delay == 0 || ng.delayedNames().empty()) continue;
+        if (delay == 0) continue;
         const std::string side = pre ? "src" : "tgt", suffix = pre ? "_pre" : "_post";
-        const VariableHistory history(e.env, ng, side, Use::Read, m.precision(),
-                                      pre ? "sfNpre" : "sfNpost");
-        const std::string slot = history.readSlot(e.env.number(side + "Delay", "uint32_t", delay));
-        for (const auto& name : ng.delayedNames())
+        const std::string n = pre ? "sfNpre" : "sfNpost", id = pre ? "id_pre" : "id_post";
+        const std::string delayField = e.env.number(side + "Delay", "uint32_t", delay);
+        const VariableHistory neuron(e.env,
+                                     historyOf(pre ? sg.source() : sg.target(), m.precision()),
+                                     side + "Hist_", side + "DelaySlots", Use::Read, n);
+        for (const auto& [name, type] : neuron.keeps().types)
             if (used(name + suffix) && fromHistory.insert(name + suffix).second)
-                e.subs[name + suffix] = history.element(name, slot, pre ? "id_pre" : "id_post");
+                e.subs[name + suffix] = neuron.element(name, neuron.readSlot(delayField), id);
+        const VariableHistory wuVars(e.env, wuHistoryOf(sg, pre, m.precision()),
+                                     pre ? "preHist_" : "postHist_", side + "DelaySlots", Use::Read,
+                                     n);
+        for (const auto& [name, type] : wuVars.keeps().types)
+            if (used(name) && fromHistory.insert(name).second)
+                e.subs[name] = wuVars.element(name, wuVars.readSlot(delayField), id);
     }
     auto delayed = [&](const std::string& name) { return fromHistory.count(name) > 0; };
     auto bindNeuronVars = [&](const std::vector<VarDecl>& vars, const std::string& owner,
@@ -372,6 +380,24 @@ LoweredGroup lowerSynapseInit(const Model& m, const SynapseGroup& sg) {
     neuronShaped(wu.preVars, sg.wuPreVarInits(), "(size_t)sfNpre");
     neuronShaped(wu.postVars, sg.wuPostVarInits(), "(size_t)sfNpost");
     neuronShaped(sg.ps().model.vars, sg.ps().varInits, "(size_t)sfNpost");
+    // Every slot of a delayed pre (post) variable's history starts at its initial value
+    // (VariableHistory), which the same work-item just stored.
+    for (const bool pre : {true, false}) {
+        const VariableHistory history(
+            e.env, wuHistoryOf(sg, pre, m.precision()), pre ? "preHist_" : "postHist_",
+            pre ? "srcDelaySlots" : "tgtDelaySlots", Use::Write, pre ? "sfNpre" : "sfNpost");
+        for (const auto& [name, type] : history.keeps().types) {
+            VarInitLoop loop;
+            loop.ctype = type;
+            loop.array = history.array(name);
+            loop.count = pre ? "(size_t)sfNpre" : "(size_t)sfNpost";
+            loop.batch = m.batchSize();
+            loop.body = history.fillSlots(e.env.array(e.initFieldPrefix + "i_" + name, type,
+                                                      sg.name() + "." + name, Use::Read) +
+                                          "[(size_t)batch * n + i]");
+            b.vars.push_back(loop);
+        }
+    }
     return e.finish(sg.name(), std::move(b), synapseCount(sg), synapseExtent(sg));
 }
 

@@ -544,11 +544,13 @@ void Model::markSpikeTimeReaders() {
 void Model::markDelayedReaders() {
     for (auto& ng : m_neuronGroups)
         ng->m_delayedNames.clear();
+    auto kept = [](const VarDecl& v) { return hasElementDim(v.access) && hasBatchDim(v.access); };
     // The code that runs for (or beside) a delayed spike; code run by the neuron update (the
     // weight update's pre/post code, the postsynaptic model) sees the present.
     static const char* const fields[] = {"preSpikeSynCode", "postSpikeSynCode",
                                          "synapseDynamicsCode"};
-    for (const auto& sg : m_synapseGroups)
+    for (auto& sg : m_synapseGroups) {
+        sg->m_delayedNames.clear();
         for (const char* field : fields) {
             const auto slot = m_analysis->slots.find({sg->name(), field});
             if (slot == m_analysis->slots.end()) continue;
@@ -558,9 +560,9 @@ void Model::markDelayedReaders() {
                 NeuronGroup& ng = pre ? *sg->m_source : *sg->m_target;
                 const std::string suffix = pre ? "_pre" : "_post";
                 for (const auto& v : ng.model().vars)
-                    if (refs.count(v.name + suffix) && hasElementDim(v.access) &&
-                        hasBatchDim(v.access))
-                        ng.m_delayedNames.insert(v.name);
+                    if (refs.count(v.name + suffix) && kept(v)) ng.m_delayedNames.insert(v.name);
+                for (const auto& v : pre ? sg->wu().model.preVars : sg->wu().model.postVars)
+                    if (refs.count(v.name) && kept(v)) sg->m_delayedNames.insert(v.name);
                 // Spike code gets the delivered spike's own time by arithmetic (lower_synapse).
                 const bool ownSpike =
                     field == std::string(pre ? "preSpikeSynCode" : "postSpikeSynCode");
@@ -568,6 +570,7 @@ void Model::markDelayedReaders() {
                 if (refs.count("prev_st" + suffix)) ng.m_delayedNames.insert("prev_st");
             }
         }
+    }
 }
 
 void Model::finalise() {

@@ -164,6 +164,9 @@ void Simulation::Impl::uploadGivenValues() {
     for (const auto& sg : model.synapseGroups()) {
         fillGivenInits(s, sg->name(), sg->wuPreVarInits(), sg->source().size());
         fillGivenInits(s, sg->name(), sg->wuPostVarInits(), sg->target().size());
+        for (const VarInitMap* inits : {&sg->wuPreVarInits(), &sg->wuPostVarInits()})
+            for (const auto& [var, init] : *inits)
+                if (init.hasValues()) refillHistory(sg->name(), var);
         fillGivenInits(s, sg->name(), sg->ps().varInits, sg->target().size());
         if (!anyGiven(sg->wu().varInits)) continue;
         const size_t elements = sg->synapseVarElements();

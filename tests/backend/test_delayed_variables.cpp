@@ -55,6 +55,13 @@ struct Trajectory {
             }
         return previous ? before : last;
     }
+    // Spikes of neuron i in steps 0 .. k.
+    double count(unsigned i, int k) const {
+        double n = 0;
+        for (int s = 0; s <= k; s++)
+            n += spikes(i, static_cast<unsigned>(s)) ? 1 : 0;
+        return n;
+    }
 };
 
 WeightUpdateModel code(const std::string& name, const std::string& pre,
@@ -78,7 +85,7 @@ protected:
         m.setBatchSize(batch());
         m.setPrecision(Precision::Double);
         m.addNeuronGroup("Ramp", kSources, ramp(), {}, {{"n", 0.0}, {"V", initialV}});
-        for (const char* t : {"SumV", "SumPrev", "DynV", "DynSt", "Now"})
+        for (const char* t : {"SumV", "SumPrev", "DynV", "DynSt", "Now", "SumX"})
             m.addNeuronGroup(t, 2, sftest::accumulate(), {}, {{"acc", 0.0}});
         const auto delta = PostsynapticInit{models::DeltaCurr(), {}, {}};
         auto add = [&](const char* name, unsigned delay, const char* target,
@@ -93,14 +100,23 @@ protected:
         add("DS", kDelay, "DynSt",
             code("DynamicsSt", "", "if (st_pre > -1.0) {\n    addToPost(st_pre);\n}"));
         add("NowV", 0, "Now", code("PresentV", "addToPost(V_pre);"));
+        // A weight-update presynaptic variable (a spike count) is delayed like V_pre.
+        WeightUpdateModel count = code("DelayedPreVar", "addToPost(x);");
+        count.preVars = {{"x"}};
+        count.preSpikeCode = "x += 1.0;";
+        m.addSynapseGroup("SX", MatrixType::Dense, kDelay, "Ramp", "SumX",
+                          {count, {}, {}, {{"x", 0.0}}, {}}, delta);
 
         m.addNeuronGroup("Pre", 2, sftest::accumulate(), {}, {{"acc", 0.0}});
         WeightUpdateModel learn;
         learn.name = "LearnDelayed";
-        learn.vars = {{"a"}, {"b"}};
-        learn.postSpikeSynCode = "a += V_post;\nb += st_post;";
-        auto& back = m.addSynapseGroup("Back", MatrixType::Dense, 0, "Pre", "Ramp",
-                                       {learn, {}, {{"a", 0.0}, {"b", 0.0}}, {}, {}}, delta);
+        learn.vars = {{"a"}, {"b"}, {"c"}};
+        learn.postVars = {{"y"}};
+        learn.postSpikeCode = "y += 1.0;";
+        learn.postSpikeSynCode = "a += V_post;\nb += st_post;\nc += y;";
+        auto& back = m.addSynapseGroup(
+            "Back", MatrixType::Dense, 0, "Pre", "Ramp",
+            {learn, {}, {{"a", 0.0}, {"b", 0.0}, {"c", 0.0}}, {}, {{"y", 0.0}}}, delta);
         back.setBackPropDelaySteps(kBack);
     }
 
@@ -108,7 +124,7 @@ protected:
     static void expectReaders(Simulation& sim, const Trajectory& r, unsigned batches) {
         const int K = static_cast<int>(kSteps), d = static_cast<int>(kDelay);
         for (unsigned b = 0; b < batches; b++) {
-            double sumV = 0, sumPrev = 0, dynV = 0, dynSt = 0, now = 0;
+            double sumV = 0, sumPrev = 0, dynV = 0, dynSt = 0, now = 0, sumX = 0;
             for (unsigned i = 0; i < kSources; i++) {
                 for (int t = 0; t < K; t++) {
                     const int emitted = t - 1 - d; // the step whose spikes t delivers
@@ -116,6 +132,7 @@ protected:
                         sumV += r.v(b, i, emitted);
                         const double prev = r.st(i, emitted, true);
                         if (prev > -1.0) sumPrev += prev;
+                        sumX += r.count(i, emitted);
                     }
                     dynV += r.v(b, i, emitted);
                     const double st = r.st(i, emitted);
@@ -123,11 +140,9 @@ protected:
                     if (t >= 1 && r.spikes(i, t - 1)) now += r.v(b, i, t - 1);
                 }
             }
-            const std::pair<const char*, double> expected[] = {{"SumV", sumV},
-                                                               {"SumPrev", sumPrev},
-                                                               {"DynV", dynV},
-                                                               {"DynSt", dynSt},
-                                                               {"Now", now}};
+            const std::pair<const char*, double> expected[] = {{"SumV", sumV}, {"SumPrev", sumPrev},
+                                                               {"DynV", dynV}, {"DynSt", dynSt},
+                                                               {"Now", now},   {"SumX", sumX}};
             for (const auto& [group, value] : expected) {
                 sim.pull(group, "acc");
                 const auto acc = sim.view<double>(group, "acc");
@@ -143,19 +158,23 @@ protected:
     static void expectLearner(Simulation& sim, const Trajectory& r, unsigned batches) {
         sim.pull("Back", "a");
         sim.pull("Back", "b");
+        sim.pull("Back", "c");
         const auto a = sim.view<double>("Back", "a"), bv = sim.view<double>("Back", "b");
+        const auto c = sim.view<double>("Back", "c");
         for (unsigned b = 0; b < batches; b++)
             for (unsigned j = 0; j < kSources; j++) {
-                double sumV = 0, sumT = 0;
+                double sumV = 0, sumT = 0, sumY = 0;
                 for (unsigned e = 0; e + 1 + kBack < kSteps; e++)
                     if (r.spikes(j, e)) {
                         sumV += r.v(b, j, static_cast<int>(e));
                         sumT += e * kDt;
+                        sumY += r.count(j, static_cast<int>(e)); // y as the spike left it
                     }
                 for (unsigned p = 0; p < 2; p++) {
                     const size_t syn = b * 2 * kSources + p * kSources + j;
                     EXPECT_NEAR(a[syn], sumV, 1e-9) << "batch " << b << ", synapse " << syn;
                     EXPECT_NEAR(bv[syn], sumT, 1e-9) << "batch " << b << ", synapse " << syn;
+                    EXPECT_NEAR(c[syn], sumY, 1e-9) << "batch " << b << ", synapse " << syn;
                 }
             }
     }
@@ -170,6 +189,8 @@ TEST_P(DelayedVariables, SynapseCodeReadsTheValuesOfTheEmittingStep) {
     const auto& ramp = m.neuronGroup("Ramp");
     EXPECT_EQ(ramp.delayedNames(), (std::set<std::string>{"V", "prev_st", "st"}));
     EXPECT_EQ(m.neuronGroup("SumV").delayedNames().size(), 0u);
+    EXPECT_EQ(m.synapseGroup("SX").delayedNames(), (std::set<std::string>{"x"}));
+    EXPECT_EQ(m.synapseGroup("Back").delayedNames(), (std::set<std::string>{"y"}));
     EXPECT_GE(ramp.numDelaySlots(), kDelay + 2);
     sim.run(kSteps);
     expectReaders(sim, {{0.5, 0.25, 0.125}}, batch());

@@ -283,6 +283,20 @@ TEST(ConfigErrors, DenseProjectionWithConnectivity) {
                 {"projection 'ExcInh': connectivity", "only sparse projections"});
 }
 
+TEST(ConfigErrors, NegativeBackPropagationDelay) {
+    const std::string text =
+        replaced(base, "delay_steps = 2\n", "delay_steps = 2\nback_prop_delay_steps = -1\n");
+    expectError(text, "-1", {"projection 'ExcInh': back_prop_delay_steps"});
+}
+
+TEST(Config, BackPropagationDelayIsRead) {
+    const std::string text =
+        replaced(base, "delay_steps = 2\n", "delay_steps = 2\nback_prop_delay_steps = 4\n");
+    const Config cfg = load(text);
+    EXPECT_EQ(cfg.model->synapseGroup("ExcInh").backPropDelaySteps(), 4u);
+    EXPECT_EQ(load(base).model->synapseGroup("ExcInh").backPropDelaySteps(), 0u);
+}
+
 TEST(ConfigErrors, SparseProjectionWithoutConnectivity) {
     const std::string text =
         replaced(base, "connectivity = { init = \"FixedProbability\", prob = \"p\" }\n", "");

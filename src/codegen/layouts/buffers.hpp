@@ -6,6 +6,7 @@
 #include "codegen/env.hpp"
 #include "spikeforge/model.hpp"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -90,36 +91,49 @@ private:
     std::string m_array, m_slots, m_scalar;
 };
 
-// The past values of a neuron group's delayed names (NeuronGroup::delayedNames): for each, an
-// array "<group>.delayed.<name>" [batch][slot][neuron] with the spike queue's slots. The neuron
-// update of step t stores the values it leaves at slot t mod slots (where its spikes go);
-// synapse code delayed by d steps reads slot (t - 1 - d) mod slots, the slot of the spikes it
-// delivers this step. Initialisation fills every slot with the initial values.
+// What one history keeps (VariableHistory): the delayed names of `owner` with their element
+// types, and the slots and neurons of the neuron group they belong to.
+struct HistoryOf {
+    std::string owner;
+    std::map<std::string, std::string> types; // delayed name → element type
+    unsigned slots = 0, neurons = 0;
+};
+// A neuron group's (NeuronGroup::delayedNames: variables, "st" and "prev_st", scalar), and a
+// synapse group's weight-update presynaptic (postsynaptic) variables (SynapseGroup::delayedNames)
+// with its source's (target's) queue slots.
+HistoryOf historyOf(const NeuronGroup& ng, Precision precision);
+HistoryOf wuHistoryOf(const SynapseGroup& sg, bool pre, Precision precision);
+
+// The past values of delayed names: for each, an array "<owner>.delayed.<name>"
+// [batch][slot][neuron] with the neuron group's queue slots. The neuron update of step t stores
+// the values it leaves at slot t mod slots (where its spikes go); synapse code delayed by d
+// steps reads slot (t - 1 - d) mod slots, the slot of the spikes it delivers this step.
+// Initialisation fills every slot with the initial values.
 class VariableHistory {
 public:
-    static std::vector<BufferArray> arrays(const NeuronGroup& ng, unsigned batch,
-                                           Precision precision);
+    static std::vector<BufferArray> arrays(const HistoryOf& h, unsigned batch);
     // The array's variable part ("delayed.V"): no variable name holds a dot, so it cannot clash.
     static std::string arrayVar(const std::string& name);
-    // The element type of a delayed name: its variable's, scalar for "st" and "prev_st".
-    static std::string elementType(const NeuronGroup& ng, const std::string& name,
-                                   Precision precision);
-    // The history as one body sees it, fields `<prefix>Hist_<name>` and `<prefix>DelaySlots`
-    // (the spike queue's, SpikeQueue), `neurons` the group's size in the body.
-    VariableHistory(Env& env, const NeuronGroup& ng, const std::string& prefix, Use use,
-                    Precision precision, const std::string& neurons);
+    // The history as one body sees it: fields `<prefix><name>` and `slotsField` (the queue's,
+    // SpikeQueue, named alike), `neurons` the neuron count in the body.
+    VariableHistory(Env& env, HistoryOf h, const std::string& prefix, const std::string& slotsField,
+                    Use use, const std::string& neurons);
+    const HistoryOf& keeps() const { return m_h; }
     // The slot delayed code reads this step for values `delay` (an expression) steps late.
     std::string readSlot(const std::string& delay) const;
     // The element of `name` for batch element `batch`, slot `slot` and neuron `id` (an lvalue).
     std::string element(const std::string& name, const std::string& slot,
                         const std::string& id) const;
+    // The statements an initialisation loop over (batch, i) of n neurons runs to fill every slot
+    // of `name` with `initial` (an expression); the loop's `arr` is `array(name)`.
+    std::string fillSlots(const std::string& initial) const;
+    std::string array(const std::string& name) const;
 
 private:
     Env& m_env;
-    const NeuronGroup& m_ng;
+    HistoryOf m_h;
     std::string m_prefix, m_slots, m_neurons;
     Use m_use;
-    Precision m_precision;
 };
 
 } // namespace spikeforge::codegen

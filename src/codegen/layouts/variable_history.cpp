@@ -1,53 +1,64 @@
-// The past values of delayed neuron variables (buffers.hpp, VariableHistory).
+// The past values of delayed neuron and weight-update pre/post variables (buffers.hpp,
+// VariableHistory).
 #include "codegen/layout.hpp"
 #include "codegen/layouts/buffers.hpp"
 #include "spikeforge/errors.hpp"
 
 namespace spikeforge::codegen {
 
+HistoryOf historyOf(const NeuronGroup& ng, Precision precision) {
+    HistoryOf h{ng.name(), {}, ng.numDelaySlots(), ng.size()};
+    for (const auto& name : ng.delayedNames())
+        h.types[name] = resolveType("scalar", precision); // st, prev_st
+    for (const auto& v : ng.model().vars)
+        if (h.types.count(v.name)) h.types[v.name] = resolveType(v.type, precision);
+    return h;
+}
+
+HistoryOf wuHistoryOf(const SynapseGroup& sg, bool pre, Precision precision) {
+    const NeuronGroup& ng = pre ? sg.source() : sg.target();
+    HistoryOf h{sg.name(), {}, ng.numDelaySlots(), ng.size()};
+    for (const auto& v : pre ? sg.wu().model.preVars : sg.wu().model.postVars)
+        if (sg.delayedNames().count(v.name)) h.types[v.name] = resolveType(v.type, precision);
+    return h;
+}
+
 std::string VariableHistory::arrayVar(const std::string& name) {
     return "delayed." + name;
 }
 
-std::string VariableHistory::elementType(const NeuronGroup& ng, const std::string& name,
-                                         Precision precision) {
-    if (name == "st" || name == "prev_st") return resolveType("scalar", precision);
-    for (const auto& v : ng.model().vars)
-        if (v.name == name) return resolveType(v.type, precision);
-    throw InternalError("neuron group '" + ng.name() + "' keeps no history of '" + name + "'");
-}
-
-std::vector<BufferArray> VariableHistory::arrays(const NeuronGroup& ng, unsigned batch,
-                                                 Precision precision) {
+std::vector<BufferArray> VariableHistory::arrays(const HistoryOf& h, unsigned batch) {
     std::vector<BufferArray> out;
-    for (const auto& name : ng.delayedNames())
-        out.push_back({arrayVar(name),
-                       elementType(ng, name, precision),
-                       {batch, ng.numDelaySlots(), ng.size()},
-                       true});
+    for (const auto& [name, type] : h.types)
+        out.push_back({arrayVar(name), type, {batch, h.slots, h.neurons}, true});
     return out;
 }
 
-VariableHistory::VariableHistory(Env& env, const NeuronGroup& ng, const std::string& prefix,
-                                 Use use, Precision precision, const std::string& neurons)
-    : m_env(env), m_ng(ng), m_prefix(prefix),
-      m_slots(env.number(prefix + "DelaySlots", "uint32_t", ng.numDelaySlots())),
-      m_neurons(neurons), m_use(use), m_precision(precision) {}
+VariableHistory::VariableHistory(Env& env, HistoryOf h, const std::string& prefix,
+                                 const std::string& slotsField, Use use, const std::string& neurons)
+    : m_env(env), m_h(std::move(h)), m_prefix(prefix),
+      m_slots(env.number(slotsField, "uint32_t", m_h.slots)), m_neurons(neurons), m_use(use) {}
 
 std::string VariableHistory::readSlot(const std::string& delay) const {
     return delayedSlot(m_slots, delay);
 }
 
+std::string VariableHistory::array(const std::string& name) const {
+    const auto found = m_h.types.find(name);
+    if (found == m_h.types.end())
+        throw InternalError("'" + m_h.owner + "' keeps no history of '" + name + "'");
+    return m_env.array(m_prefix + name, found->second, m_h.owner + "." + arrayVar(name), m_use);
+}
+
 std::string VariableHistory::element(const std::string& name, const std::string& slot,
                                      const std::string& id) const {
-    if (!m_ng.delayedNames().count(name))
-        throw InternalError("neuron group '" + m_ng.name() + "' keeps no history of '" + name +
-                            "'");
-    const std::string array =
-        m_env.array(m_prefix + "Hist_" + name, elementType(m_ng, name, m_precision),
-                    m_ng.name() + "." + arrayVar(name), m_use);
-    return array + "[((size_t)batch * " + m_slots + " + (" + slot + ")) * " + m_neurons + " + " +
-           id + "]";
+    return array(name) + "[((size_t)batch * " + m_slots + " + (" + slot + ")) * " + m_neurons +
+           " + " + id + "]";
+}
+
+std::string VariableHistory::fillSlots(const std::string& initial) const {
+    return "for (uint32_t sfS = 0; sfS < " + m_slots + "; sfS++) arr[((size_t)batch * " + m_slots +
+           " + sfS) * n + i] = " + initial + ";\n";
 }
 
 } // namespace spikeforge::codegen

@@ -196,6 +196,23 @@ public:
     // reads the target's variables (`V_post`, `st_post`, `prev_st_post`) as they were then.
     void setBackPropDelaySteps(unsigned steps) { m_backPropDelaySteps = steps; }
     unsigned backPropDelaySteps() const { return m_backPropDelaySteps; }
+    // Spike-like events (WeightUpdateModel::preEventThresholdConditionCode and the post one):
+    // record the presynaptic (postsynaptic) neurons' events of this group into a bit-packed
+    // buffer like spikes (Simulation::spikeEvents).
+    void setPreEventRecording(bool on) { m_preEventRecording = on; }
+    bool preEventRecording() const { return m_preEventRecording; }
+    void setPostEventRecording(bool on) { m_postEventRecording = on; }
+    bool postEventRecording() const { return m_postEventRecording; }
+    // Whether the presynaptic (postsynaptic) side's last event time is kept: where synapse code
+    // reads set_pre (set_post). Filled in by Model::finalise.
+    bool eventTimeRequired(bool pre) const {
+        return pre ? m_preEventTimeRead : m_postEventTimeRead;
+    }
+    // Whether some code runs per synapse for target spikes or events (postSpikeSynCode or
+    // postEventSynCode): such a group walks its synapses by target.
+    bool learnsPost() const {
+        return !m_wu.model.postSpikeSynCode.empty() || !m_wu.model.postEventSynCode.empty();
+    }
     // The weight update's presynaptic (postsynaptic) variables its synapse code reads with an
     // axonal (back-propagation) delay: kept per queue slot of the source (target) and read as
     // they were when the delivered spike was emitted, as in GeNN (NeuronGroup::delayedNames).
@@ -257,6 +274,8 @@ private:
     ConvGeometry m_convGeometry;
     unsigned m_maxDendriticDelaySteps = 1;
     unsigned m_backPropDelaySteps = 0;
+    bool m_preEventRecording = false, m_postEventRecording = false;
+    bool m_preEventTimeRead = false, m_postEventTimeRead = false;
     std::set<std::string> m_delayedNames;
     SpanType m_spanType = SpanType::Auto;
     unsigned m_numThreadsPerSpike = 0;

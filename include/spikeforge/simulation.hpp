@@ -314,6 +314,15 @@ public:
     // Decode the steps recorded so far in the current chunk (spikes() shows full chunks only).
     void pullRecording();
     std::vector<SpikeEvent> spikes(const std::string& group) const; // sorted by time, batch, neuron
+    // The spike-like events of a synapse group's presynaptic (or postsynaptic) neurons
+    // (WeightUpdateModel::preEventThresholdConditionCode), recorded like spikes where
+    // SynapseGroup::setPreEventRecording (setPostEventRecording) is on; a SpikeSink receives
+    // them as group "<synapse group>.preEvents" ("….postEvents").
+    std::vector<SpikeEvent> spikeEvents(const std::string& synapseGroup,
+                                        bool presynaptic = true) const;
+    // The neurons that emitted a spike-like event in the last step, per batch element, sorted.
+    std::vector<std::vector<uint32_t>> currentSpikeEvents(const std::string& synapseGroup,
+                                                          bool presynaptic = true);
 
     MemoryUsage memoryUsage() const;
     // Device bytes of one group's own arrays (a synapse group: its connectivity, per-synapse

@@ -107,6 +107,12 @@ struct PostsynapticModel : SnippetBase {
 //  postSpikeSynCode  per synapse, for each postsynaptic spike ("learn post")
 //  synapseDynamicsCode per synapse, every step, spikes or not (graded synapses, gap junctions:
 //                    addToPost(x), addToPostDelay(x, d), addToPre(x))
+//  preEventThresholdConditionCode a condition on the presynaptic neuron (V_pre, preVars), tested
+//                    every step after its simCode: where it holds the neuron emits a spike-like
+//                    event of this synapse group (GeNN's spike-like events)
+//  preEventSynCode   per synapse, for each presynaptic spike-like event (as preSpikeSynCode)
+//  postEventThresholdConditionCode / postEventSynCode   the same for the postsynaptic neuron
+//                    (V_post, postVars), its code per synapse as postSpikeSynCode
 //  preSpikeCode / postSpikeCode   per neuron, updating preVars / postVars when it spikes
 //  preDynamicsCode / postDynamicsCode per neuron, every step
 // Synapse code may read V_pre-style neighbour variables (any var of the source neuron with
@@ -118,6 +124,10 @@ struct WeightUpdateModel : SnippetBase {
     std::string preSpikeSynCode;
     std::string postSpikeSynCode;
     std::string synapseDynamicsCode;
+    std::string preEventThresholdConditionCode;
+    std::string preEventSynCode;
+    std::string postEventThresholdConditionCode;
+    std::string postEventSynCode;
     std::string preSpikeCode;
     std::string postSpikeCode;
     std::string preDynamicsCode;

@@ -69,6 +69,7 @@ inline constexpr const char* kSynapseDynamicsEntry = "sf_synapse_dynamics";
 inline constexpr const char* kPresynapticUpdateEntry = "sf_presynaptic_update";
 inline constexpr const char* kPostsynapticUpdateEntry = "sf_postsynaptic_update";
 inline constexpr const char* kNeuronUpdateEntry = "sf_neuron_update";
+inline constexpr const char* kEventDetectionEntry = "sf_event_detection";
 inline constexpr const char* kCustomUpdatePrefix = "sf_custom_update_";
 // Block pruning of a prunable synapse group: kBlockPrunePrefix + the group's name.
 inline constexpr const char* kBlockPrunePrefix = "sf_prune_blocks_";

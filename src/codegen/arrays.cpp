@@ -38,7 +38,8 @@ bool usesDendriticDelay(const Model& m, const SynapseGroup& sg) {
     // A fact the checker records: a call on the checked tree, not a text match.
     const auto& wu = sg.wu().model;
     for (const auto& [field, code] : {std::pair{"preSpikeSynCode", &wu.preSpikeSynCode},
-                                      std::pair{"synapseDynamicsCode", &wu.synapseDynamicsCode}})
+                                      std::pair{"synapseDynamicsCode", &wu.synapseDynamicsCode},
+                                      std::pair{"preEventSynCode", &wu.preEventSynCode}})
         if (!code->empty() && analysis::of(m, sg.name(), field).usesAddToPostDelay) return true;
     return false;
 }
@@ -47,10 +48,25 @@ bool usesAddToPre(const Model& m, const SynapseGroup& sg) {
     const auto& wu = sg.wu().model;
     for (const auto& [field, code] : {std::pair{"preSpikeSynCode", &wu.preSpikeSynCode},
                                       std::pair{"postSpikeSynCode", &wu.postSpikeSynCode},
-                                      std::pair{"synapseDynamicsCode", &wu.synapseDynamicsCode}})
+                                      std::pair{"synapseDynamicsCode", &wu.synapseDynamicsCode},
+                                      std::pair{"preEventSynCode", &wu.preEventSynCode},
+                                      std::pair{"postEventSynCode", &wu.postEventSynCode}})
         if (!code->empty() && analysis::of(m, sg.name(), field).calledFunctions.count("addToPre"))
             return true;
     return false;
+}
+
+bool hasEventCondition(const SynapseGroup& sg, bool pre) {
+    const auto& wu = sg.wu().model;
+    return !(pre ? wu.preEventThresholdConditionCode : wu.postEventThresholdConditionCode).empty();
+}
+
+std::string eventFlagArray(bool pre) {
+    return pre ? "preEvFlag" : "postEvFlag";
+}
+
+std::string eventTimeArray(bool pre) {
+    return pre ? "preSeT" : "postSeT";
 }
 
 size_t synapseGroupIndex(const Model& m, const SynapseGroup& sg) {
@@ -110,13 +126,13 @@ void addNeuronArrays(ArrayList& l, const NeuronGroup& ng, unsigned B, Precision 
     const std::string& n = ng.name();
     const std::string scalar = resolveType("scalar", p);
     const size_t N = ng.size();
-    for (const auto& a : SpikeQueue::arrays(ng, B))
+    for (const auto& a : SpikeQueue::arrays(spikesOf(ng), B))
         l.add(n, a.var, a.ctype, a.dims, a.state);
     if (ng.spikeTimeRequired()) l.add(n, "st", scalar, {B, N}, true);
     if (ng.prevSpikeTimeRequired()) l.add(n, "prevSt", scalar, {B, N}, true);
     for (const auto& a : VariableHistory::arrays(historyOf(ng, p), B))
         l.add(n, a.var, a.ctype, a.dims, a.state);
-    for (const auto& a : SpikeRecording::arrays(ng, B))
+    for (const auto& a : SpikeRecording::arrays(spikesOf(ng), B))
         l.add(n, a.var, a.ctype, a.dims, a.state);
     l.addVars(n, ng.model().vars, N, B, p, true);
     for (const auto& a : ng.model().arrays)
@@ -143,6 +159,21 @@ void addSynapseArrays(ArrayList& l, const Model& m, const SynapseGroup& sg) {
     for (const bool side : {true, false})
         for (const auto& a : VariableHistory::arrays(wuHistoryOf(sg, side, p), B))
             l.add(n, a.var, a.ctype, a.dims, a.state);
+    // Spike-like events: each neuron's flag of the step (set by the neuron update), the event
+    // queue and bits (the event detection kernel), the last event time where read.
+    for (const bool side : {true, false}) {
+        if (!hasEventCondition(sg, side)) continue;
+        const EventStream events = eventsOf(sg, side);
+        const size_t neurons = side ? pre : post;
+        l.add(n, eventFlagArray(side), "uint32_t", {B, neurons}, true);
+        for (const auto& a : SpikeQueue::arrays(events, B))
+            l.add(n, a.var, a.ctype, a.dims, true);
+        for (const auto& a : SpikeRecording::arrays(events, B))
+            l.add(n, a.var, a.ctype, a.dims, a.state);
+    }
+    for (const bool side : {true, false})
+        if (sg.eventTimeRequired(side))
+            l.add(n, eventTimeArray(side), scalar, {B, side ? pre : post}, true);
     l.addVars(n, sg.ps().model.vars, post, B, p, true);
     l.addEGPs(n, wu, p);
     l.addEGPs(n, sg.ps().model, p);

@@ -25,6 +25,12 @@ bool usesAddToPre(const Model& m, const SynapseGroup& sg);
 bool needsColumnIndex(const SynapseGroup& sg);
 // Index of `sg` in m.synapseGroups() (its word in kErrorsArray: synapseErrorWord).
 size_t synapseGroupIndex(const Model& m, const SynapseGroup& sg);
+// Spike-like events: whether the weight update tests an event condition on the presynaptic
+// (postsynaptic) neurons, and the names (within the synapse group) of the arrays of that side's
+// per-neuron event flags of the step [batch][neuron] and last event times (set_pre, set_post).
+bool hasEventCondition(const SynapseGroup& sg, bool pre);
+std::string eventFlagArray(bool pre);
+std::string eventTimeArray(bool pre);
 
 // Stable 32-bit stream id for the random numbers of one group and purpose (FNV-1a).
 uint32_t streamId(const std::string& group, const std::string& purpose);

@@ -84,7 +84,7 @@ Plan lowerModel(const Model& m) {
     plan.batchSize = m.batchSize();
     plan.arrays = planArrays(m);
 
-    std::vector<LoweredGroup> nInit, sInit, cInit, cuInit, dyn, pre, post, nUpd;
+    std::vector<LoweredGroup> nInit, sInit, cInit, cuInit, dyn, pre, post, nUpd, detect;
     const auto neighbours = neuronNeighbours(m);
     for (const auto& ng : m.neuronGroups()) {
         nInit.push_back(lowerNeuronInit(m, *ng));
@@ -99,6 +99,12 @@ Plan lowerModel(const Model& m) {
         if (!sg->wu().model.preSpikeSynCode.empty()) pre.push_back(lowerPresynapticUpdate(m, *sg));
         if (!sg->wu().model.postSpikeSynCode.empty())
             post.push_back(lowerPostsynapticUpdate(m, *sg));
+        for (const bool side : {true, false})
+            if (hasEventCondition(*sg, side)) detect.push_back(lowerEventDetection(m, *sg, side));
+        if (!sg->wu().model.preEventSynCode.empty())
+            pre.push_back(lowerPresynapticUpdate(m, *sg, true));
+        if (!sg->wu().model.postEventSynCode.empty())
+            post.push_back(lowerPostsynapticUpdate(m, *sg, true));
     }
     for (const auto& cs : m.currentSources())
         cInit.push_back(lowerCurrentSourceInit(m, *cs));
@@ -135,6 +141,13 @@ Plan lowerModel(const Model& m) {
     auto neu = builder(plan, abi::kNeuronUpdateEntry, KernelPhase::NeuronUpdate);
     neu.add("NeuronUpdate", std::move(nUpd));
     plan.kernels.push_back(neu.done());
+    // After the neuron update, which flags the events: apart, as the compaction of a group's
+    // flags needs all of them (a SIMT device runs a kernel's groups at once).
+    if (!detect.empty()) {
+        auto events = builder(plan, abi::kEventDetectionEntry, KernelPhase::EventDetection);
+        events.add("EventDetection", std::move(detect));
+        plan.kernels.push_back(events.done());
+    }
     for (auto& k : custom)
         plan.kernels.push_back(std::move(k));
     for (const auto& sg : m.synapseGroups()) {
@@ -151,7 +164,7 @@ Plan lowerModel(const Model& m) {
 }
 
 std::vector<size_t> stepKernels(const Plan& plan) {
-    std::vector<size_t> dynamics, pre, post, neuron;
+    std::vector<size_t> dynamics, pre, post, neuron, detection;
     for (size_t k = 0; k < plan.kernels.size(); k++) {
         switch (plan.kernels[k].phase) {
         case KernelPhase::SynapseDynamics:
@@ -166,13 +179,16 @@ std::vector<size_t> stepKernels(const Plan& plan) {
         case KernelPhase::NeuronUpdate:
             neuron.push_back(k);
             break;
+        case KernelPhase::EventDetection:
+            detection.push_back(k);
+            break;
         case KernelPhase::Initialise:
         case KernelPhase::CustomUpdate:
         case KernelPhase::BlockPrune:
             break;
         }
     }
-    for (const auto* phase : {&pre, &post, &neuron})
+    for (const auto* phase : {&pre, &post, &neuron, &detection})
         dynamics.insert(dynamics.end(), phase->begin(), phase->end());
     return dynamics;
 }

@@ -210,6 +210,44 @@ std::string wuHistoryStores(Lowerer& e, const SynapseGroup& sg, size_t k, bool p
     return s;
 }
 
+// The spike-like event condition of synapse group k (wuNeuronBlock's numbering) on this neuron,
+// tested after its simCode and before its reset, as GeNN does: `test` declares the flag
+// sfEv<pre|post><k>, `store` writes it for the event detection kernel (lowerEventDetection).
+struct EventTest {
+    std::string test, store;
+};
+
+EventTest eventTest(Lowerer& e, const SynapseGroup& sg, size_t k, bool pre) {
+    if (!hasEventCondition(sg, pre)) return {};
+    const std::string field =
+        pre ? "preEventThresholdConditionCode" : "postEventThresholdConditionCode";
+    const std::string p = std::string(pre ? "wpre" : "wpost") + std::to_string(k) + "_";
+    const std::string suffix = pre ? "_pre" : "_post";
+    const auto& wu = sg.wu().model;
+    const auto& scanned = analysis::of(e.model, sg.name(), field);
+    const NeuronGroup& ng = pre ? sg.source() : sg.target();
+    Subs saved = e.subs;
+    for (const auto& v : ng.model().vars)
+        e.subs[v.name + suffix] = saved.at(v.name); // the neuron's locals
+    for (const auto& v : pre ? wu.preVars : wu.postVars)
+        e.subs[v.name] = e.env.array(p + "v_" + v.name, resolveType(v.type, e.model.precision()),
+                                     sg.name() + "." + v.name, Use::Read) +
+                         "[" + neuronVarIndex(v.access, "sfId", "sfN") + "]";
+    e.bindParams(scanned, contexts::evaluateParams(wu, sg.wu().params, e.model.dt()),
+                 sg.wu().dynamicParams, sg.name(), "wu_" + p + "p_");
+    e.bindEGPs(scanned, wu, sg.name(), "wu_" + p + "e_");
+    e.subs[pre ? "id_pre" : "id_post"] = "id";
+    e.subs[pre ? "num_pre" : "num_post"] = "sfN";
+    const std::string flag = "sfEv" + std::string(pre ? "Pre" : "Post") + std::to_string(k);
+    EventTest t;
+    t.test = "const bool " + flag + " = (\n" + e.render(sg.name(), field) + ");\n";
+    e.subs = saved;
+    const std::string flags =
+        e.env.array(p + "evFlag", "uint32_t", sg.name() + "." + eventFlagArray(pre), Use::Write);
+    t.store = "if (sfWrite) " + flags + "[(size_t)batch * sfN + sfId] = " + flag + " ? 1u : 0u;\n";
+    return t;
+}
+
 // Every slot of each history starts at the initial value (VariableHistory), after the
 // variables' own initialisation, which the same work-item ran for the same element.
 void historyInits(Lowerer& e, const NeuronGroup& ng, const std::string& N, InitBody& b) {
@@ -304,18 +342,21 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng,
         bindNeuronArrays(e, scanned, nm, name, b);
     }
     std::string inputs, dynamics, spikeCode, wuHistory;
+    std::vector<std::pair<const SynapseGroup*, std::pair<size_t, bool>>> events;
     size_t k = 0, kPre = 0, kPost = 0;
     for (const SynapseGroup* sg : neighbours.synapseGroups) {
         if (&sg->target() == &ng) {
             inputs += postsynapticBlock(e, *sg, k++);
             dynamics += wuNeuronBlock(e, *sg, kPost, false, "postDynamicsCode");
             spikeCode += wuNeuronBlock(e, *sg, kPost, false, "postSpikeCode");
+            events.push_back({sg, {kPost, false}});
             wuHistory += wuHistoryStores(e, *sg, kPost++, false);
         }
         if (&sg->source() == &ng) {
             inputs += presynapticOutputBlock(e, *sg);
             dynamics += wuNeuronBlock(e, *sg, kPre, true, "preDynamicsCode");
             spikeCode += wuNeuronBlock(e, *sg, kPre, true, "preSpikeCode");
+            events.push_back({sg, {kPre, true}});
             wuHistory += wuHistoryStores(e, *sg, kPre++, true);
         }
     }
@@ -340,6 +381,12 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng,
                        hookName(Hook::RngInit) + "(&sfRng, a->seed, " + stream +
                        ", id, batch, a->rngStep);\n";
     b.perNeuron += vars.loads + inputs + dynamics + sim;
+    std::string eventFlags;
+    for (const auto& [sg, at] : events) {
+        const EventTest t = eventTest(e, *sg, at.first, at.second);
+        b.perNeuron += t.test;
+        eventFlags += t.store;
+    }
     // The spike before this one becomes prev_st (GeNN's order: reset code sees the old times).
     b.onSpike = reset + (keepsPrev ? "l_prevSt = l_st;\n" : "") +
                 (keepsSt ? "l_st = sf_t;\n" : "") + spikeCode;
@@ -348,8 +395,35 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng,
     b.store =
         (keepsSt ? "if (sfWrite) " + st + "[(size_t)batch * sfN + sfId] = l_st;\n" : "") +
         (keepsPrev ? "if (sfWrite) " + prevSt + "[(size_t)batch * sfN + sfId] = l_prevSt;\n" : "") +
-        vars.stores(e) + historyStores(e, ng) + wuHistory;
+        vars.stores(e) + historyStores(e, ng) + wuHistory + eventFlags;
     return e.finish(name, std::move(b), ng.size());
+}
+
+LoweredGroup lowerEventDetection(const Model& m, const SynapseGroup& sg, bool pre) {
+    Lowerer e(m);
+    const std::string S = e.scalar();
+    const EventStream stream = eventsOf(sg, pre);
+    NeuronUpdateBody b;
+    b.numNeurons = e.env.number("numNeurons", "uint32_t", stream.neurons);
+    const SpikeQueue queue(e.env, stream, "", Use::Write, "sfN");
+    b.slot = queue.writeSlot();
+    b.queueRow = queue.row("sfSlot");
+    b.queueCount = queue.count("sfRow");
+    b.queueIds = queue.ids("sfRow");
+    b.nextQueueCount = queue.count(queue.row(queue.nextSlot()));
+    const SpikeRecording bits(e.env, stream);
+    b.stepWords = bits.stepWords();
+    b.recording = bits.recording();
+    b.recordWords = bits.recordWords();
+    const std::string flags =
+        e.env.array("evFlag", "uint32_t", sg.name() + "." + eventFlagArray(pre), Use::Read);
+    b.threshold = "(" + flags + "[(size_t)batch * sfN + sfId] != 0u)";
+    if (sg.eventTimeRequired(pre)) {
+        const std::string times =
+            e.env.array("seT", S, sg.name() + "." + eventTimeArray(pre), Use::Write);
+        b.onSpike = "if (sfWrite) " + times + "[(size_t)batch * sfN + sfId] = sf_t;\n";
+    }
+    return e.finish(sg.name(), std::move(b), stream.neurons);
 }
 
 LoweredGroup lowerNeuronInit(const Model& m, const NeuronGroup& ng) {

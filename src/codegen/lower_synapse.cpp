@@ -99,6 +99,12 @@ std::string bindSynapseNames(Lowerer& e, const SynapseGroup& sg, const snippet::
         e.subs["prev_st_pre"] =
             e.env.array("prevStPre", e.scalar(), sg.source().name() + ".prevSt", Use::Read) +
             "[(size_t)batch * sfNpre + id_pre]";
+    for (const bool pre : {true, false}) // the last spike-like event of this group's stream
+        if (used(pre ? "set_pre" : "set_post"))
+            e.subs[pre ? "set_pre" : "set_post"] =
+                e.env.array(pre ? "seTPre" : "seTPost", e.scalar(),
+                            sg.name() + "." + eventTimeArray(pre), Use::Read) +
+                (pre ? "[(size_t)batch * sfNpre + id_pre]" : "[(size_t)batch * sfNpost + id_post]");
     if (used("prev_st_post") && !delayed("prev_st_post"))
         e.subs["prev_st_post"] =
             e.env.array("prevStPost", e.scalar(), sg.target().name() + ".prevSt", Use::Read) +
@@ -124,9 +130,9 @@ std::string sizesSetup(Lowerer& e, const SynapseGroup& sg) {
 
 // The spike queue of `ng` (`neurons` its size in the body) read for spikes emitted
 // `1 + delay` steps ago.
-void spikeSource(Lowerer& e, PropagationBody& b, const NeuronGroup& ng, const std::string& prefix,
-                 unsigned delay, const std::string& neurons) {
-    const SpikeQueue queue(e.env, ng, prefix, Use::Read, neurons);
+void spikeSource(Lowerer& e, PropagationBody& b, const EventStream& stream,
+                 const std::string& prefix, unsigned delay, const std::string& neurons) {
+    const SpikeQueue queue(e.env, stream, prefix, Use::Read, neurons);
     b.slot = queue.readSlot(e.env.number(prefix + "Delay", "uint32_t", delay));
     b.spikeCount = queue.count(queue.row("sfSlot"));
     b.spikeIds = queue.ids(queue.row("sfSlot"));
@@ -268,24 +274,28 @@ void bindTargetInputs(Lowerer& e, const SynapseGroup& sg, const snippet::Scanned
 
 } // namespace
 
-LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg) {
+LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg, bool events) {
     Lowerer e(m);
     const std::string& n = sg.name();
-    const auto& scanned = analysis::of(m, n, "preSpikeSynCode");
+    const std::string field = events ? "preEventSynCode" : "preSpikeSynCode";
+    const auto& scanned = analysis::of(m, n, field);
     PropagationBody b;
     b.presynaptic = true;
     b.setup = sizesSetup(e, sg);
     std::string varPrefetch;
     const std::string synapseValues = bindSynapseNames(e, sg, scanned, &varPrefetch);
-    if (sg.axonalDelaySteps() > 0 && scanned.referencedNames.count("st_pre"))
-        e.subs["st_pre"] = emissionTime(e, sg.axonalDelaySteps());
-    bindTargetInputs(e, sg, scanned, b, "preSpikeSynCode");
-    spikeSource(e, b, sg.source(), "src", sg.axonalDelaySteps(), "sfNpre");
+    // The delivered spike's (event's) own time.
+    const std::string own = events ? "set_pre" : "st_pre";
+    if (sg.axonalDelaySteps() > 0 && scanned.referencedNames.count(own))
+        e.subs[own] = emissionTime(e, sg.axonalDelaySteps());
+    bindTargetInputs(e, sg, scanned, b, field);
+    spikeSource(e, b, events ? eventsOf(sg, true) : spikesOf(sg.source()), "src",
+                sg.axonalDelaySteps(), "sfNpre");
     b.spikeId = "id_pre";
     const auto conn = connectivityOf(sg);
     b.loop = conn->rowLoop(e);
     b.loop.perIter += synapseValues;
-    if (sg.matrixPropagation()) { // model/matrix.cpp chose it: the code only adds to targets
+    if (sg.matrixPropagation() && !events) { // model/matrix.cpp chose it for the spike code
         const std::string& source = sg.source().name();
         b.matrix.blockSize = sg.blockSparse()->blockSize;
         b.matrix.blockRows = e.env.number("blockRows", "uint32_t", sg.numBlockRows());
@@ -331,21 +341,25 @@ LoweredGroup lowerSynapseDynamics(const Model& m, const SynapseGroup& sg) {
     return e.finish(n, std::move(b), synapseCount(sg), synapseExtent(sg));
 }
 
-LoweredGroup lowerPostsynapticUpdate(const Model& m, const SynapseGroup& sg) {
+LoweredGroup lowerPostsynapticUpdate(const Model& m, const SynapseGroup& sg, bool events) {
     Lowerer e(m);
     const std::string& n = sg.name();
+    const std::string field = events ? "postEventSynCode" : "postSpikeSynCode";
     PropagationBody b;
     b.presynaptic = false;
     b.setup = sizesSetup(e, sg);
-    const auto& scanned = analysis::of(m, n, "postSpikeSynCode");
+    const auto& scanned = analysis::of(m, n, field);
     if (!bindSynapseNames(e, sg, scanned).empty())
         throw InternalError("synapse group '" + n + "': postsynaptic learning without storage");
+    // The delivered spike's (event's) own time, bound before the code is rendered.
+    const std::string own = events ? "set_post" : "st_post";
+    if (sg.backPropDelaySteps() > 0 && scanned.referencedNames.count(own))
+        e.subs[own] = emissionTime(e, sg.backPropDelaySteps());
     bindAddToPre(e, sg, scanned, b);
-    b.perSynapse = e.render(n, "postSpikeSynCode");
+    b.perSynapse = e.render(n, field);
     setWrites(b, writesOf(sg, scanned, false));
-    if (sg.backPropDelaySteps() > 0 && scanned.referencedNames.count("st_post"))
-        e.subs["st_post"] = emissionTime(e, sg.backPropDelaySteps());
-    spikeSource(e, b, sg.target(), "tgt", sg.backPropDelaySteps(), "sfNpost");
+    spikeSource(e, b, events ? eventsOf(sg, false) : spikesOf(sg.target()), "tgt",
+                sg.backPropDelaySteps(), "sfNpost");
     b.spikeId = "id_post";
     b.loop = connectivityOf(sg)->columnLoop(e.env);
     return e.finish(n, std::move(b), synapseCount(sg), synapseExtent(sg));

@@ -116,8 +116,16 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng,
                                const NeuronNeighbours& neighbours);
 LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng); // finds the neighbours
 LoweredGroup lowerNeuronInit(const Model& m, const NeuronGroup& ng);
-LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg);
-LoweredGroup lowerPostsynapticUpdate(const Model& m, const SynapseGroup& sg);
+// Spike-like events of one side of a synapse group: the flags the neuron update set become the
+// event queue, bits and recording (the spike path's compaction, reused: a NeuronUpdateBody
+// whose threshold is the flag), and the last event time where read.
+LoweredGroup lowerEventDetection(const Model& m, const SynapseGroup& sg, bool pre);
+// Spike propagation (preSpikeSynCode) or, with `events`, spike-like event propagation
+// (preEventSynCode) of a group.
+LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg, bool events = false);
+// Postsynaptic learning (postSpikeSynCode) or, with `events`, postsynaptic event code
+// (postEventSynCode).
+LoweredGroup lowerPostsynapticUpdate(const Model& m, const SynapseGroup& sg, bool events = false);
 // Synapse dynamics (synapseDynamicsCode): every synapse, every step.
 LoweredGroup lowerSynapseDynamics(const Model& m, const SynapseGroup& sg);
 LoweredGroup lowerSynapseInit(const Model& m, const SynapseGroup& sg);

@@ -66,15 +66,17 @@ inline size_t snippetErrorWord(size_t synapseGroups, size_t fieldSlot) {
 }
 
 // When a kernel runs: the runtime launches the kernels of a phase in plan order.
-// A step runs SynapseDynamics, PresynapticUpdate (spike propagation), PostsynapticUpdate
-// (postsynaptic learning), then NeuronUpdate. BlockPrune: one kernel per prunable synapse group,
-// run by Simulation::pruneBlocks.
+// A step runs SynapseDynamics, PresynapticUpdate (spike and spike-like event propagation),
+// PostsynapticUpdate (postsynaptic learning, postsynaptic event code), NeuronUpdate, then
+// EventDetection (the spike-like events the neuron update flagged, into their queues).
+// BlockPrune: one kernel per prunable synapse group, run by Simulation::pruneBlocks.
 enum class KernelPhase {
     Initialise,
     SynapseDynamics,
     PresynapticUpdate,
     PostsynapticUpdate,
     NeuronUpdate,
+    EventDetection,
     CustomUpdate,
     BlockPrune
 };
@@ -119,8 +121,8 @@ struct Plan {
 };
 
 // The kernels of one time step in the order they run (indices into Plan::kernels): every
-// SynapseDynamics, PresynapticUpdate, PostsynapticUpdate, then NeuronUpdate kernel, each phase in
-// plan order. One definition for
+// SynapseDynamics, PresynapticUpdate, PostsynapticUpdate, NeuronUpdate, then EventDetection
+// kernel, each phase in plan order. One definition for
 // the runtime and for a device that runs many steps at once (backends::Device::runSteps).
 std::vector<size_t> stepKernels(const Plan& plan);
 

@@ -132,8 +132,10 @@ snippet::Context synapseContext(const Model& m, const SynapseGroup& sg, const st
     addVars(c.names, sg.target().model().vars, sg.target().name(), "_post", true);
     addTime(c.names);
     addBuiltins(c.names, {"id_pre", "id_post", "num_pre", "num_post"}, Type::U32);
-    addBuiltins(c.names, {"st_pre", "st_post", "prev_st_pre", "prev_st_post"}, Type::Scalar);
-    if (kind == "preSpikeSynCode" || kind == "synapseDynamicsCode") {
+    addBuiltins(c.names,
+                {"st_pre", "st_post", "prev_st_pre", "prev_st_post", "set_pre", "set_post"},
+                Type::Scalar);
+    if (kind == "preSpikeSynCode" || kind == "preEventSynCode" || kind == "synapseDynamicsCode") {
         c.names["addToPost"] = NameKind::Function;
         c.names["addToPostDelay"] = NameKind::Function;
     }
@@ -141,6 +143,23 @@ snippet::Context synapseContext(const Model& m, const SynapseGroup& sg, const st
     // EventProp propagates adjoints from targets to sources this way.
     // Synapse dynamics: gap junctions add to both sides.
     c.names["addToPre"] = NameKind::Function;
+    return c;
+}
+
+snippet::Context eventConditionContext(const Model& m, const SynapseGroup& sg, bool pre) {
+    auto c = makeContext(
+        m, sg.name(), pre ? "preEventThresholdConditionCode" : "postEventThresholdConditionCode");
+    const auto& wu = sg.wu().model;
+    const NeuronGroup& ng = pre ? sg.source() : sg.target();
+    addParams(c.names, wu, sg.name());
+    addVars(c.names, pre ? wu.preVars : wu.postVars, sg.name(), "", true);
+    addVars(c.names, ng.model().vars, ng.name(), pre ? "_pre" : "_post", true);
+    addTime(c.names);
+    if (pre)
+        addBuiltins(c.names, {"id_pre", "num_pre"}, Type::U32);
+    else
+        addBuiltins(c.names, {"id_post", "num_post"}, Type::U32);
+    c.expression = true; // a condition: it changes nothing
     return c;
 }
 
@@ -265,6 +284,14 @@ void addSynapseFields(FieldLister& l, const Model& m, const SynapseGroup& sg) {
           [&] { return synapseContext(m, sg, "postSpikeSynCode"); });
     l.add(g, "synapseDynamicsCode", &wu.synapseDynamicsCode,
           [&] { return synapseContext(m, sg, "synapseDynamicsCode"); });
+    l.add(g, "preEventThresholdConditionCode", &wu.preEventThresholdConditionCode,
+          [&] { return eventConditionContext(m, sg, true); });
+    l.add(g, "preEventSynCode", &wu.preEventSynCode,
+          [&] { return synapseContext(m, sg, "preEventSynCode"); });
+    l.add(g, "postEventThresholdConditionCode", &wu.postEventThresholdConditionCode,
+          [&] { return eventConditionContext(m, sg, false); });
+    l.add(g, "postEventSynCode", &wu.postEventSynCode,
+          [&] { return synapseContext(m, sg, "postEventSynCode"); });
     for (const char* f : {"preSpikeCode", "preDynamicsCode", "postSpikeCode", "postDynamicsCode"}) {
         const std::string field = f;
         const bool pre = field.rfind("pre", 0) == 0;

@@ -18,8 +18,12 @@ snippet::Context neuronContext(const Model& m, const NeuronGroup& ng, const std:
 snippet::Context thresholdContext(const Model& m, const NeuronGroup& ng);
 snippet::Context postsynapticContext(const Model& m, const SynapseGroup& sg);
 snippet::Context currentSourceContext(const Model& m, const CurrentSource& cs);
-// kind: "preSpikeSynCode", "postSpikeSynCode" or "synapseDynamicsCode"
+// kind: "preSpikeSynCode", "postSpikeSynCode", "synapseDynamicsCode", "preEventSynCode" or
+// "postEventSynCode"
 snippet::Context synapseContext(const Model& m, const SynapseGroup& sg, const std::string& kind);
+// A spike-like event condition of the presynaptic (pre) or postsynaptic neuron: an expression
+// of its variables (V_pre or V_post), the weight update's pre (post) variables and parameters.
+snippet::Context eventConditionContext(const Model& m, const SynapseGroup& sg, bool pre);
 // pre = true: preSpikeCode / preDynamicsCode; false: the post versions
 snippet::Context wuNeuronContext(const Model& m, const SynapseGroup& sg, bool pre,
                                  const std::string& field);

@@ -17,6 +17,32 @@ namespace spikeforge {
 
 namespace {
 
+// The field that makes a group learn by target (SynapseGroup::learnsPost), for messages.
+std::string postLearningField(const SynapseGroup& sg) {
+    return sg.wu().model.postSpikeSynCode.empty() ? "postEventSynCode" : "postSpikeSynCode";
+}
+
+// Spike-like event code needs its condition (GeNN's rule): without one no event ever happens.
+void checkEventCode(const SynapseGroup& sg) {
+    const auto& wu = sg.wu().model;
+    for (const bool pre : {true, false}) {
+        const std::string& code = pre ? wu.preEventSynCode : wu.postEventSynCode;
+        const std::string& condition =
+            pre ? wu.preEventThresholdConditionCode : wu.postEventThresholdConditionCode;
+        const bool recorded = pre ? sg.preEventRecording() : sg.postEventRecording();
+        const std::string side = pre ? "pre" : "post";
+        if (!code.empty() && condition.empty())
+            throw ModelError("synapse group '" + sg.name() + "', " + side +
+                             "EventSynCode: runs on spike-like events, but the weight update "
+                             "model '" +
+                             wu.name + "' has no " + side + "EventThresholdConditionCode");
+        if (recorded && condition.empty())
+            throw ModelError("synapse group '" + sg.name() + "': " + side +
+                             "-event recording is on, but the weight update model '" + wu.name +
+                             "' has no " + side + "EventThresholdConditionCode");
+    }
+}
+
 std::string where(const std::string& group, const std::string& field) {
     return "group '" + group + "', " + field + ": ";
 }
@@ -488,8 +514,8 @@ void Model::checkBlockSparse(SynapseGroup& sg) {
                             ? uint64_t(sg.numBlockRows()) * sg.m_blocksPerRow
                             : sg.m_hostBuiltTiles.size();
     // Postsynaptic learning walks a target's column as tiles x b iterations (32-bit).
-    if (!sg.wu().model.postSpikeSynCode.empty() && sg.m_numTiles * b.blockSize > UINT32_MAX)
-        throw ModelError(where(sg.name(), "postSpikeSynCode") +
+    if (sg.learnsPost() && sg.m_numTiles * b.blockSize > UINT32_MAX)
+        throw ModelError(where(sg.name(), postLearningField(sg)) +
                          "postsynaptic learning on a BlockSparse group of more than 2^32 "
                          "synapse slots is not supported");
     if (!b.prunedBy.empty()) checkPrunedBy(sg, at);
@@ -548,13 +574,17 @@ void Model::markDelayedReaders() {
     // The code that runs for (or beside) a delayed spike; code run by the neuron update (the
     // weight update's pre/post code, the postsynaptic model) sees the present.
     static const char* const fields[] = {"preSpikeSynCode", "postSpikeSynCode",
-                                         "synapseDynamicsCode"};
+                                         "synapseDynamicsCode", "preEventSynCode",
+                                         "postEventSynCode"};
     for (auto& sg : m_synapseGroups) {
         sg->m_delayedNames.clear();
+        sg->m_preEventTimeRead = sg->m_postEventTimeRead = false;
         for (const char* field : fields) {
             const auto slot = m_analysis->slots.find({sg->name(), field});
             if (slot == m_analysis->slots.end()) continue;
             const auto& refs = m_analysis->fields[slot->second].referencedNames;
+            sg->m_preEventTimeRead = sg->m_preEventTimeRead || refs.count("set_pre");
+            sg->m_postEventTimeRead = sg->m_postEventTimeRead || refs.count("set_post");
             for (const bool pre : {true, false}) {
                 if ((pre ? sg->axonalDelaySteps() : sg->backPropDelaySteps()) == 0) continue;
                 NeuronGroup& ng = pre ? *sg->m_source : *sg->m_target;
@@ -611,6 +641,7 @@ void Model::finalise() {
                              "apply to the presynaptic span, but the span type is postsynaptic");
         if (sg->maxDendriticDelaySteps() == 0)
             throw ModelError(where(sg->name(), "max dendritic delay") + "must be at least 1");
+        checkEventCode(*sg);
         auto& src = *sg->m_source;
         src.m_numDelaySlots =
             std::max(src.m_numDelaySlots,
@@ -637,15 +668,15 @@ void Model::finalise() {
         if (sg->toeplitz()) {
             sg->m_convGeometry = toeplitzGeometry(sg->name(), *sg->toeplitz(), sg->source().size(),
                                                   sg->target().size());
-            if (!sg->wu().model.postSpikeSynCode.empty())
-                throw ModelError(where(sg->name(), "postSpikeSynCode") +
+            if (sg->learnsPost())
+                throw ModelError(where(sg->name(), postLearningField(*sg)) +
                                  "a Toeplitz group has no postsynaptic learning: its weights are "
                                  "shared by every position of the kernel");
         }
         if (sg->blockSparse()) checkBlockSparse(*sg);
         if (matrixTraits(sg->matrixType()).procedural) {
-            if (!sg->wu().model.postSpikeSynCode.empty())
-                throw ModelError(where(sg->name(), "postSpikeSynCode") +
+            if (sg->learnsPost())
+                throw ModelError(where(sg->name(), postLearningField(*sg)) +
                                  "a Procedural group has no postsynaptic learning: it stores no "
                                  "synapses to walk by target");
             for (const auto& [var, init] : sg->wu().varInits)

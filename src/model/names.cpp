@@ -310,8 +310,27 @@ void checkSynapseGroup(const SynapseGroup& sg) {
     checkInits(sg.name(), sg.wuPreVarInits());
     checkInits(sg.name(), sg.wuPostVarInits());
     checkInits(sg.name(), sg.ps().varInits);
-    Storage st(sg.name(), {"inSyn", "outPre", "error", "denDelay", "rowLength", "ind",
-                           "preCalcRowLength", "colStart", "colSyn"});
+    Storage st(sg.name(), {"inSyn",
+                           "outPre",
+                           "error",
+                           "denDelay",
+                           "rowLength",
+                           "ind",
+                           "preCalcRowLength",
+                           "colStart",
+                           "colSyn",
+                           "preEvFlag",
+                           "preEvCnt",
+                           "preEv",
+                           "preEvBits",
+                           "preRecordEv",
+                           "preSeT",
+                           "postEvFlag",
+                           "postEvCnt",
+                           "postEv",
+                           "postEvBits",
+                           "postRecordEv",
+                           "postSeT"});
     st.stored(wu.vars, wu.egps, "weight update ", wu.name);
     st.stored(wu.preVars, {}, "weight update presynaptic ", wu.name);
     st.stored(wu.postVars, {}, "weight update postsynaptic ", wu.name);

@@ -40,9 +40,8 @@ Simulation::Simulation(Model& model, const BackendPreferences& prefs)
         s.allocate(s.arrays.at(d.name), d.count);
     }
     std::vector<runtime::SpikeRecorder::Group> recorded;
-    for (const auto& ng : model.neuronGroups())
-        if (ng->spikeRecording())
-            recorded.push_back({ng->name(), ng->size(), &s.arrays.at(ng->name() + ".recordSpk")});
+    for (const auto& r : s.recordedStreams())
+        recorded.push_back({r.name, r.neurons, &s.arrays.at(r.buffer)});
     s.recorder = std::make_unique<runtime::SpikeRecorder>(*s.device, std::move(recorded),
                                                           model.batchSize(), model.dt());
     s.errors = std::make_unique<runtime::DeviceErrors>(model, *s.device,
@@ -269,29 +268,37 @@ template void Simulation::setEGP<int8_t>(const std::string&, const std::string&,
 template void Simulation::setEGP<uint8_t>(const std::string&, const std::string&,
                                           std::span<const uint8_t>);
 
-std::vector<std::vector<uint32_t>> Simulation::currentSpikes(const std::string& group) {
-    auto& s = *m_impl;
-    const auto& ng = s.model.neuronGroup(group);
+namespace {
+
+// The events of the last step in a stream's queue, per batch element, sorted.
+std::vector<std::vector<uint32_t>> currentEventsOf(Simulation::Impl& s,
+                                                   const codegen::EventStream& e) {
     // Copied into temporaries: reading spikes does not keep host mirrors of the spike queue.
     auto copy = [&](const std::string& var) {
-        const auto& a = s.array(group, var);
+        const auto& a = s.array(e.owner, var);
         std::vector<uint32_t> out(a.decl.count);
         s.device->copyFromDevice(out.data(), a.device, a.bytes());
         return out;
     };
-    const auto cnt = copy("spkCnt");
-    const auto spk = copy("spk");
-    const unsigned D = ng.numDelaySlots();
+    const auto cnt = copy(e.count);
+    const auto spk = copy(e.ids);
+    const unsigned D = e.slots;
     const size_t slot = s.step == 0 ? 0 : (s.step - 1) % D;
     std::vector<std::vector<uint32_t>> out(s.model.batchSize());
     for (unsigned b = 0; b < s.model.batchSize(); b++) {
-        const size_t base = (size_t(b) * D + slot) * ng.size();
+        const size_t base = (size_t(b) * D + slot) * e.neurons;
         out[b].assign(spk.begin() + base, spk.begin() + base + cnt[size_t(b) * D + slot]);
         // GPU kernels emit spikes in the order work-groups finish; the API's order is one.
         std::sort(out[b].begin(), out[b].end());
     }
     s.errors->check(s.step);
     return out;
+}
+
+} // namespace
+
+std::vector<std::vector<uint32_t>> Simulation::currentSpikes(const std::string& group) {
+    return currentEventsOf(*m_impl, codegen::spikesOf(m_impl->model.neuronGroup(group)));
 }
 
 void Simulation::setRecordingWindow(uint64_t steps) {
@@ -322,6 +329,30 @@ std::vector<SpikeEvent> Simulation::spikes(const std::string& group) const {
                          "' does not record spikes "
                          "(NeuronGroup::setSpikeRecording(true) before building)");
     return s.recorder->events(group);
+}
+
+std::vector<SpikeEvent> Simulation::spikeEvents(const std::string& synapseGroup,
+                                                bool presynaptic) const {
+    auto& s = *m_impl;
+    const auto& sg = s.model.synapseGroup(synapseGroup);
+    const std::string name = Impl::eventStreamName(synapseGroup, presynaptic);
+    const bool on = presynaptic ? sg.preEventRecording() : sg.postEventRecording();
+    if (!on || !s.recorder->records(name))
+        throw ModelError("synapse group '" + synapseGroup + "' does not record " +
+                         (presynaptic ? "pre" : "post") +
+                         "synaptic spike-like events (SynapseGroup::set" +
+                         (presynaptic ? "Pre" : "Post") + "EventRecording(true) before building)");
+    return s.recorder->events(name);
+}
+
+std::vector<std::vector<uint32_t>> Simulation::currentSpikeEvents(const std::string& synapseGroup,
+                                                                  bool presynaptic) {
+    auto& s = *m_impl;
+    const auto& sg = s.model.synapseGroup(synapseGroup);
+    if (!codegen::hasEventCondition(sg, presynaptic))
+        throw ModelError("synapse group '" + synapseGroup + "' has no " +
+                         (presynaptic ? "pre" : "post") + "EventThresholdConditionCode");
+    return currentEventsOf(s, codegen::eventsOf(sg, presynaptic));
 }
 
 size_t Simulation::deviceBytes(const std::string& group) const {
@@ -388,6 +419,8 @@ std::string kernelTimeName(const codegen::Kernel& k) {
         return "postsynaptic_update";
     case codegen::KernelPhase::NeuronUpdate:
         return "neuron_update";
+    case codegen::KernelPhase::EventDetection:
+        return "event_detection";
     case codegen::KernelPhase::CustomUpdate:
         return "custom_update." + k.updateGroup;
     case codegen::KernelPhase::BlockPrune:

@@ -10,6 +10,7 @@
 #include "codegen/arrays.hpp"
 #include "codegen/connectivity.hpp"
 #include "codegen/ctype.hpp"
+#include "codegen/layouts/buffers.hpp"
 #include "codegen/lower.hpp"
 #include "model/validate.hpp"
 #include "runtime/device_errors.hpp"
@@ -157,6 +158,32 @@ struct Simulation::Impl {
 
     // Refuses, before anything is allocated, a model whose arrays together with the largest
     // recording chunk need more device memory than the device has.
+    // What is recorded: each recording neuron group's spikes (named as the group) and each
+    // recording synapse group's spike-like events ("<group>.preEvents", "<group>.postEvents":
+    // no group name holds a dot), with the array of its recording buffer.
+    struct RecordedStream {
+        std::string name;
+        unsigned neurons = 0;
+        std::string buffer;
+    };
+    std::vector<RecordedStream> recordedStreams() const {
+        std::vector<RecordedStream> out;
+        for (const auto& ng : model.neuronGroups())
+            if (ng->spikeRecording())
+                out.push_back({ng->name(), ng->size(), ng->name() + ".recordSpk"});
+        for (const auto& sg : model.synapseGroups())
+            for (const bool pre : {true, false})
+                if (pre ? sg->preEventRecording() : sg->postEventRecording()) {
+                    const auto events = codegen::eventsOf(*sg, pre);
+                    out.push_back({eventStreamName(sg->name(), pre), events.neurons,
+                                   sg->name() + "." + events.record});
+                }
+        return out;
+    }
+    static std::string eventStreamName(const std::string& synapseGroup, bool pre) {
+        return synapseGroup + (pre ? ".preEvents" : ".postEvents");
+    }
+
     void checkCapacity() const {
         std::vector<std::pair<size_t, std::string>> needs; // bytes, what
         for (const auto& d : plan.arrays) {
@@ -165,14 +192,13 @@ struct Simulation::Impl {
                 needs.emplace_back(needs.back().first, d.name + " (initial state copy)");
         }
         size_t perStep = 0; // [B] recording buffers of one step, all groups
-        for (const auto& ng : model.neuronGroups())
-            if (ng->spikeRecording())
-                perStep = codegen::checkedAdd(
-                    perStep,
-                    codegen::checkedProduct(
-                        {model.batchSize(), codegen::bitWords(ng->size()), sizeof(uint32_t)},
-                        "neuron group '" + ng->name() + "': recording buffer per step"),
-                    "recording buffers per step");
+        for (const RecordedStream& r : recordedStreams())
+            perStep = codegen::checkedAdd(
+                perStep,
+                codegen::checkedProduct(
+                    {model.batchSize(), codegen::bitWords(r.neurons), sizeof(uint32_t)},
+                    "'" + r.name + "': recording buffer per step"),
+                "recording buffers per step");
         if (perStep > 0) // a chunk holds as many steps as fit the budget, at least one
             needs.emplace_back(std::max<size_t>(1, runtime::kRecordingBudgetBytes / perStep) *
                                    perStep,
@@ -516,6 +542,7 @@ struct Simulation::Impl {
             case P::PresynapticUpdate:
             case P::PostsynapticUpdate:
             case P::NeuronUpdate:
+            case P::EventDetection:
                 break; // codegen::stepKernels orders them
             case P::CustomUpdate:
                 customKernels[kernel.updateGroup].push_back(k);

@@ -104,6 +104,27 @@ def test_a_gap_junction_in_synapse_dynamics_equalises_the_pair(cache_dir):
     assert v[1] - v[0] == pytest.approx(30.0 * (1.0 - 2 * 0.05 * 0.1) ** 100, abs=1e-9)
 
 
+def test_delayed_synapse_code_reads_the_values_of_the_emitting_step(cache_dir):
+    # The source spikes every step with V = t; a spike emitted at step e is delivered 3 steps
+    # late (step e + 4) and V_pre is e dt there, not the latest value (t - dt).
+    ramp = sf.create_neuron_model("RampT", vars=["V"], sim_code="V = t;",
+                                  threshold_condition_code="true")
+    acc = sf.create_neuron_model("AccD", vars=["acc"], sim_code="acc += Isyn;")
+    read = sf.create_weight_update_model("ReadV", pre_spike_syn_code="addToPost(V_pre);")
+    model = sf.Model("delayed_v", precision="double", dt=0.5)
+    model.add_neuron_population("Src", 1, ramp, {}, {"V": 0.0})
+    tgt = model.add_neuron_population("Tgt", 1, acc, {}, {"acc": 0.0})
+    syn = model.add_synapse_population("S", "dense", "Src", tgt, sf.init_weight_update(read),
+                                       sf.init_postsynaptic("DeltaCurr"), delay_steps=3)
+    assert syn.back_prop_delay_steps == 0
+    syn.back_prop_delay_steps = 2
+    assert syn.back_prop_delay_steps == 2
+    sim = sf.Simulation(model, cache_dir=cache_dir)
+    sim.run(10)  # deliveries in steps 4..9 of the spikes of steps 0..5
+    sim.pull("Tgt", "acc")
+    assert sim.view("Tgt", "acc")[0] == pytest.approx(0.5 * (0 + 1 + 2 + 3 + 4 + 5), abs=1e-12)
+
+
 def test_kernel_times_count_the_launches_of_each_kernel(cache_dir):
     acc = sf.create_neuron_model("Acc", vars=["acc"], sim_code="acc += 1.0;")
     model = sf.Model("timed")

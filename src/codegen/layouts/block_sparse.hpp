@@ -142,9 +142,7 @@ public:
                 {"tileRow", std::move(rows)}};
     }
     // Postsynaptic learning walks a target's column, and so does a SIMT backend's matrix form.
-    bool needsColumnIndex() const override {
-        return !m_sg.wu().model.postSpikeSynCode.empty() || m_sg.matrixPropagation();
-    }
+    bool needsColumnIndex() const override { return m_sg.learnsPost() || m_sg.matrixPropagation(); }
     std::vector<BuildStep> build(Lowerer& e) const override;
     bool buildReadsEarlierGroups() const override { return transposed(); }
     // The element, in `target` (the Transposed group mirroring this one), of the synapse

@@ -24,17 +24,34 @@ struct BufferArray {
 // written `delay` (an expression) steps late: (t - 1 - delay) mod slots.
 std::string delayedSlot(const std::string& slots, const std::string& delay);
 
-// The spike queue of a neuron group: numDelaySlots slots per batch element, each a count
-// (spkCnt[batch][slot]) and the ids of the spiking neurons (spk[batch][slot][neuron]). Step t
-// writes slot t mod slots; a synapse group with axonal delay d reads slot (t - 1 - d) mod slots.
+// Where a stream of events lives: the spikes of a neuron group (arrays "<ng>.spkCnt", "spk",
+// "spkBits", "recordSpk"), or the spike-like events of one side of a synapse group
+// ("<sg>.preEvCnt", "preEv", "preEvBits", "preRecordEv"; "post..." for the target's), with the
+// queue slots of the neurons' group (their delays) and whether the stream is recorded.
+struct EventStream {
+    std::string owner;
+    std::string count, ids, bits, record; // array variable names
+    unsigned slots = 0, neurons = 0;
+    bool recorded = false;
+};
+EventStream spikesOf(const NeuronGroup& ng);
+EventStream eventsOf(const SynapseGroup& sg, bool pre);
+
+// The spike queue of a neuron group (or any EventStream): numDelaySlots slots per batch element,
+// each a count (spkCnt[batch][slot]) and the ids of the spiking neurons (spk[batch][slot][neuron]).
+// Step t writes slot t mod slots; a synapse group with axonal delay d reads slot (t - 1 - d) mod
+// slots.
 class SpikeQueue {
 public:
-    static std::vector<BufferArray> arrays(const NeuronGroup& ng, unsigned batch);
+    static std::vector<BufferArray> arrays(const EventStream& s, unsigned batch);
     // The queue as one kernel body sees it: its arrays bound through `env` as fields
     // `<prefix>SpkCnt`, `<prefix>Spk` (used as `use`), `neurons` an expression for the group's
     // size in the body.
-    SpikeQueue(Env& env, const NeuronGroup& ng, const std::string& prefix, Use use,
+    SpikeQueue(Env& env, const EventStream& s, const std::string& prefix, Use use,
                const std::string& neurons);
+    SpikeQueue(Env& env, const NeuronGroup& ng, const std::string& prefix, Use use,
+               const std::string& neurons)
+        : SpikeQueue(env, spikesOf(ng), prefix, use, neurons) {}
     std::string writeSlot() const; // the slot step a->step writes
     // The slot propagation reads this step for spikes `axonalDelay` (an expression) steps late.
     std::string readSlot(const std::string& axonalDelay) const;
@@ -53,8 +70,9 @@ private:
 // recording window (recordSpk, sized by Simulation::setRecordingWindow).
 class SpikeRecording {
 public:
-    static std::vector<BufferArray> arrays(const NeuronGroup& ng, unsigned batch);
-    SpikeRecording(Env& env, const NeuronGroup& ng);
+    static std::vector<BufferArray> arrays(const EventStream& s, unsigned batch);
+    SpikeRecording(Env& env, const EventStream& s);
+    SpikeRecording(Env& env, const NeuronGroup& ng) : SpikeRecording(env, spikesOf(ng)) {}
     // The words of batch element `batch` this step (pointer), sfWords of them.
     std::string stepWords() const;
     // Whether this step is recorded (a bool expression; "" when the group records nothing),

@@ -73,7 +73,7 @@ public:
                "); (void)id_pre;\nconst uint32_t id_post = " + ind(env) + "[id]; (void)id_post;\n";
     }
     std::string paddingSkip(Env& env) const override { return paddingSkip(env, "i"); }
-    bool needsColumnIndex() const override { return !m_sg.wu().model.postSpikeSynCode.empty(); }
+    bool needsColumnIndex() const override { return m_sg.learnsPost(); }
     std::vector<BuildStep> build(Lowerer& e) const override;
     std::vector<std::string> codecArrays() const override { return {"rowLength", "ind"}; }
     uint64_t countSynapses(const HostArrayReader& read) const override {

@@ -3,16 +3,31 @@
 
 namespace spikeforge::codegen {
 
-std::vector<BufferArray> SpikeQueue::arrays(const NeuronGroup& ng, unsigned batch) {
-    return {{"spkCnt", "uint32_t", {batch, ng.numDelaySlots()}},
-            {"spk", "uint32_t", {batch, ng.numDelaySlots(), ng.size()}}};
+EventStream spikesOf(const NeuronGroup& ng) {
+    return {ng.name(),   "spkCnt",           "spk",     "spkBits",
+            "recordSpk", ng.numDelaySlots(), ng.size(), ng.spikeRecording()};
 }
 
-SpikeQueue::SpikeQueue(Env& env, const NeuronGroup& ng, const std::string& prefix, Use use,
+EventStream eventsOf(const SynapseGroup& sg, bool pre) {
+    const NeuronGroup& ng = pre ? sg.source() : sg.target();
+    const std::string side = pre ? "pre" : "post";
+    return {sg.name(),         side + "EvCnt",
+            side + "Ev",       side + "EvBits",
+            side + "RecordEv", ng.numDelaySlots(),
+            ng.size(),         pre ? sg.preEventRecording() : sg.postEventRecording()};
+}
+
+std::vector<BufferArray> SpikeQueue::arrays(const EventStream& s, unsigned batch) {
+    return {{s.count, "uint32_t", {batch, s.slots}},
+            {s.ids, "uint32_t", {batch, s.slots, s.neurons}}};
+}
+
+SpikeQueue::SpikeQueue(Env& env, const EventStream& s, const std::string& prefix, Use use,
                        const std::string& neurons)
-    : m_slots(env.number(prefix + "DelaySlots", "uint32_t", ng.numDelaySlots())),
-      m_count(env.array(prefix + "SpkCnt", "uint32_t", ng.name() + ".spkCnt", use)),
-      m_ids(env.array(prefix + "Spk", "uint32_t", ng.name() + ".spk", use)), m_neurons(neurons) {}
+    : m_slots(env.number(prefix + "DelaySlots", "uint32_t", s.slots)),
+      m_count(env.array(prefix + "SpkCnt", "uint32_t", s.owner + "." + s.count, use)),
+      m_ids(env.array(prefix + "Spk", "uint32_t", s.owner + "." + s.ids, use)), m_neurons(neurons) {
+}
 
 std::string SpikeQueue::writeSlot() const {
     return "(uint32_t)(a->step % " + m_slots + ")";

@@ -5,15 +5,15 @@
 
 namespace spikeforge::codegen {
 
-std::vector<BufferArray> SpikeRecording::arrays(const NeuronGroup& ng, unsigned batch) {
-    return {{"spkBits", "uint32_t", {batch, bitWords(ng.size())}, true},
-            {"recordSpk", "uint32_t", {0}, false}}; // sized by the recording window
+std::vector<BufferArray> SpikeRecording::arrays(const EventStream& s, unsigned batch) {
+    return {{s.bits, "uint32_t", {batch, bitWords(s.neurons)}, true},
+            {s.record, "uint32_t", {0}, false}}; // sized by the recording window
 }
 
-SpikeRecording::SpikeRecording(Env& env, const NeuronGroup& ng)
-    : m_bits(env.array("spkBits", "uint32_t", ng.name() + ".spkBits", Use::ReadWrite)) {
-    if (ng.spikeRecording())
-        m_record = env.array("recordSpk", "uint32_t", ng.name() + ".recordSpk", Use::Write);
+SpikeRecording::SpikeRecording(Env& env, const EventStream& s)
+    : m_bits(env.array("spkBits", "uint32_t", s.owner + "." + s.bits, Use::ReadWrite)) {
+    if (s.recorded)
+        m_record = env.array("recordSpk", "uint32_t", s.owner + "." + s.record, Use::Write);
 }
 
 std::string SpikeRecording::stepWords() const {

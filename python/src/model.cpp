@@ -64,6 +64,10 @@ void bindPopulations(nb::module_& m) {
                      &SynapseGroup::setMaxDendriticDelaySteps)
         .def_prop_rw("back_prop_delay_steps", &SynapseGroup::backPropDelaySteps,
                      &SynapseGroup::setBackPropDelaySteps)
+        .def_prop_rw("pre_event_recording_enabled", &SynapseGroup::preEventRecording,
+                     &SynapseGroup::setPreEventRecording)
+        .def_prop_rw("post_event_recording_enabled", &SynapseGroup::postEventRecording,
+                     &SynapseGroup::setPostEventRecording)
         .def("set_wu_param_dynamic", &SynapseGroup::setWUParamDynamic, nb::arg("param"),
              nb::arg("dynamic") = true)
         .def("set_ps_param_dynamic", &SynapseGroup::setPSParamDynamic, nb::arg("param"),

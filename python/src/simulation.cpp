@@ -200,6 +200,16 @@ void bindSimulation(nb::module_& m) {
             [](Simulation& s, const std::string& group) { return spikeArrays(s.spikes(group)); },
             nb::arg("group"),
             "Recorded spikes as (times [ms], neuron ids, batch elements) numpy arrays.")
+        .def(
+            "spike_events",
+            [](Simulation& s, const std::string& group, bool pre) {
+                return spikeArrays(s.spikeEvents(group, pre));
+            },
+            nb::arg("synapse_group"), nb::arg("pre") = true,
+            "Recorded spike-like events of a synapse group's presynaptic (pre=False: "
+            "postsynaptic) neurons as (times [ms], neuron ids, batch elements) numpy arrays.")
+        .def("current_spike_events", &Simulation::currentSpikeEvents, nb::arg("synapse_group"),
+             nb::arg("pre") = true)
         .def("prune_blocks", &Simulation::pruneBlocks, nb::arg("group"), nb::arg("count"))
         .def_prop_ro("cache_hit", [](const Simulation& s) { return s.buildInfo().cacheHit; });
     m.def("available_backends", [] {

@@ -222,7 +222,9 @@ void bindSnippets(nb::module_& m) {
            const std::string& postSpikeSyn, const std::string& preSpike,
            const std::string& postSpike, const std::string& preDynamics,
            const std::string& postDynamics, nb::handle derived, nb::handle egps,
-           const std::string& synapseDynamics) {
+           const std::string& synapseDynamics, const std::string& preEventCondition,
+           const std::string& preEventSyn, const std::string& postEventCondition,
+           const std::string& postEventSyn) {
             WeightUpdateModel w;
             fillBase(w, name, params, derived, egps);
             w.vars = varDecls(vars, name);
@@ -235,6 +237,10 @@ void bindSnippets(nb::module_& m) {
             w.preDynamicsCode = preDynamics;
             w.postDynamicsCode = postDynamics;
             w.synapseDynamicsCode = synapseDynamics;
+            w.preEventThresholdConditionCode = preEventCondition;
+            w.preEventSynCode = preEventSyn;
+            w.postEventThresholdConditionCode = postEventCondition;
+            w.postEventSynCode = postEventSyn;
             return w;
         },
         nb::arg("name"), nb::arg("params") = std::vector<std::string>{},
@@ -243,7 +249,9 @@ void bindSnippets(nb::module_& m) {
         nb::arg("post_spike_syn_code") = "", nb::arg("pre_spike_code") = "",
         nb::arg("post_spike_code") = "", nb::arg("pre_dynamics_code") = "",
         nb::arg("post_dynamics_code") = "", nb::arg("derived_params") = nb::list(),
-        nb::arg("extra_global_params") = nb::list(), nb::arg("synapse_dynamics_code") = "");
+        nb::arg("extra_global_params") = nb::list(), nb::arg("synapse_dynamics_code") = "",
+        nb::arg("pre_event_threshold_condition_code") = "", nb::arg("pre_event_syn_code") = "",
+        nb::arg("post_event_threshold_condition_code") = "", nb::arg("post_event_syn_code") = "");
     m.def(
         "create_postsynaptic_model",
         [](const std::string& name, const std::vector<std::string>& params, nb::handle vars,

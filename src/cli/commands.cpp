@@ -211,6 +211,8 @@ RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps,
     bool anyRecorded = false;
     for (const auto& group : cfg.model->neuronGroups())
         anyRecorded = anyRecorded || group->spikeRecording();
+    for (const auto& group : cfg.model->synapseGroups()) // spike-like events
+        anyRecorded = anyRecorded || group->preEventRecording() || group->postEventRecording();
     // Recorded spikes go to `output` (the CSV, and the counts) chunk by chunk as the run goes,
     // so memory does not grow with the duration.
     if (anyRecorded) {

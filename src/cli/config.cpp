@@ -274,7 +274,8 @@ void readProjection(const Reader& r, const toml::table& t, const std::string& wh
                     const UserModels& models, Model& model, GroupNames& names) {
     r.checkKeys(t, where,
                 {"name", "source", "target", "matrix", "delay_steps", "max_dendritic_delay_steps",
-                 "back_prop_delay_steps", "connectivity", "weight_update", "postsynaptic"});
+                 "back_prop_delay_steps", "record_pre_events", "record_post_events",
+                 "connectivity", "weight_update", "postsynaptic"});
     const toml::node& nameNode = r.require(t, "name", where);
     const std::string name = r.identifier(nameNode, where + ": name");
     const std::string source = populationRef(r, t, "source", where, model);
@@ -318,6 +319,10 @@ void readProjection(const Reader& r, const toml::table& t, const std::string& wh
     if (const toml::node* d = t.get("back_prop_delay_steps"))
         group.setBackPropDelaySteps(static_cast<unsigned>(
             r.count(*d, where + ": back_prop_delay_steps", 0, maxUnsigned)));
+    if (const toml::node* e = t.get("record_pre_events"))
+        group.setPreEventRecording(r.boolean(*e, where + ": record_pre_events"));
+    if (const toml::node* e = t.get("record_post_events"))
+        group.setPostEventRecording(r.boolean(*e, where + ": record_post_events"));
 }
 
 void readCurrentSource(const Reader& r, const toml::table& t, const std::string& where,

@@ -113,7 +113,9 @@ WeightUpdateModel readWeightUpdateModel(const Reader& r, const toml::table& t,
     r.checkKeys(t, where,
                 {"params", "vars", "pre_vars", "post_vars", "pre_spike_syn_code",
                  "post_spike_syn_code", "synapse_dynamics_code", "pre_spike_code",
-                 "post_spike_code", "pre_dynamics_code", "post_dynamics_code"});
+                 "post_spike_code", "pre_dynamics_code", "post_dynamics_code",
+                 "pre_event_threshold_condition_code", "pre_event_syn_code",
+                 "post_event_threshold_condition_code", "post_event_syn_code"});
     DeclaredNames declared(r, where);
     WeightUpdateModel m;
     m.params = readParamNames(r, t, where, declared);
@@ -127,6 +129,11 @@ WeightUpdateModel readWeightUpdateModel(const Reader& r, const toml::table& t,
     m.postSpikeCode = readCode(r, t, "post_spike_code", where);
     m.preDynamicsCode = readCode(r, t, "pre_dynamics_code", where);
     m.postDynamicsCode = readCode(r, t, "post_dynamics_code", where);
+    m.preEventThresholdConditionCode = readCode(r, t, "pre_event_threshold_condition_code", where);
+    m.preEventSynCode = readCode(r, t, "pre_event_syn_code", where);
+    m.postEventThresholdConditionCode =
+        readCode(r, t, "post_event_threshold_condition_code", where);
+    m.postEventSynCode = readCode(r, t, "post_event_syn_code", where);
     return m;
 }
 

@@ -133,7 +133,7 @@ const std::set<std::string>& builtinNames() {
         "t",           "dt",        "id",          "batch",       "Isyn",        "st",
         "num_neurons", "id_pre",    "id_post",     "st_pre",      "st_post",     "num_pre",
         "num_post",    "num_batch", "inSyn",       "value",       "updateCount", "preCalcRowLength",
-        "addToPre",    "prev_st",   "prev_st_pre", "prev_st_post"};
+        "addToPre",    "prev_st",   "prev_st_pre", "prev_st_post", "set_pre",   "set_post"};
     return names;
 }
 

@@ -220,6 +220,39 @@ TEST_P(DelayedVariables, PushBeforeTheFirstStepRefillsTheHistory) {
     expectReaders(sim, {{2.0, -3.0, 7.0}}, batch());
 }
 
+// st_post in postsynaptic learning with a back-propagation delay is the delivered spike's own
+// time also where no code keeps a history of the target's spike times (here nothing else reads
+// them): Ramp neuron 0 spikes every second step, so its latest spike is always a later one.
+TEST_P(DelayedVariables, BackPropagatedStPostIsTheDeliveredSpikesTime) {
+    Model m("st_post_delayed");
+    m.setDT(kDt);
+    m.setBatchSize(batch());
+    m.setPrecision(Precision::Double);
+    m.addNeuronGroup("Ramp", kSources, ramp(), {}, {{"n", 0.0}, {"V", 0.0}});
+    m.addNeuronGroup("Pre", 2, sftest::accumulate(), {}, {{"acc", 0.0}});
+    WeightUpdateModel learn;
+    learn.name = "LearnTime";
+    learn.vars = {{"b"}};
+    learn.postSpikeSynCode = "b += st_post;";
+    m.addSynapseGroup("Back", MatrixType::Dense, 0, "Pre", "Ramp",
+                      {learn, {}, {{"b", 0.0}}, {}, {}}, {models::DeltaCurr(), {}, {}})
+        .setBackPropDelaySteps(kBack);
+    Simulation sim(m, prefs());
+    EXPECT_TRUE(m.neuronGroup("Ramp").delayedNames().empty());
+    sim.run(kSteps);
+    const Trajectory r{{0.0, 0.0, 0.0}};
+    for (unsigned b = 0; b < batch(); b++) {
+        const auto bv = sim.synapseValues("Back", "b", b);
+        for (unsigned p = 0; p < 2; p++)
+            for (unsigned j = 0; j < kSources; j++) {
+                double sumT = 0;
+                for (unsigned e = 0; e + 1 + kBack < kSteps; e++)
+                    if (r.spikes(j, e)) sumT += e * kDt;
+                EXPECT_NEAR(bv[p * kSources + j], sumT, 1e-9) << "batch " << b << ", " << j;
+            }
+    }
+}
+
 TEST_P(DelayedVariables, ABackPropagationDelayTooLargeForTheQueueIsAModelError) {
     Model m("delayed_huge");
     build(m, 0.0);

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 namespace fs = std::filesystem;
 using namespace exe;
 
@@ -120,6 +122,52 @@ TEST(CliExe, KernelTimingIsPrintedPerKernel) {
     const Result plain = run("simulate '" + config.string() + "' --json");
     ASSERT_EQ(plain.exitCode, 0) << plain.err;
     EXPECT_EQ(lastLine(plain.out).find("kernel_s"), std::string::npos) << plain.out;
+    fs::remove(config);
+}
+
+// Spike-like events from TOML: a user weight update's event condition, recorded with
+// record_pre_events and written by --record as population "S.preEvents". The expected events
+// follow the Ramp in float arithmetic: v grows by rate * dt each step, an event where v > 0.55
+// (before the reset), a spike and reset to 0 where v > 1.
+TEST(CliExe, SpikeLikeEventsAreRecordedFromToml) {
+    const fs::path config = writeConfig(tiny + R"(
+[weight_update_models.W]
+pre_event_threshold_condition_code = "v_pre > 0.55"
+pre_event_syn_code = "addToPost(1.0);"
+
+[[projections]]
+name = "S"
+source = "R"
+target = "R"
+matrix = "dense"
+record_pre_events = true
+weight_update = { model = "W" }
+postsynaptic = { model = "DeltaCurr" }
+)");
+    const fs::path csv = tempPath(".csv");
+    const Result r = run("simulate " + quoted(config) + " --record " + quoted(csv));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    size_t events = 0, spikes = 0;
+    std::istringstream lines(readFile(csv));
+    std::string line;
+    while (std::getline(lines, line)) {
+        events += line.find(",S.preEvents,") != std::string::npos;
+        spikes += line.find(",R,") != std::string::npos;
+    }
+    size_t wantEvents = 0, wantSpikes = 0;
+    float v = 0.0f;
+    for (int step = 0; step < 50; step++) {
+        v += 1.0f * 0.1f;
+        wantEvents += v > 0.55f;
+        if (v > 1.0f) {
+            wantSpikes++;
+            v = 0.0f;
+        }
+    }
+    EXPECT_GT(wantEvents, 0u);
+    EXPECT_EQ(events, 10 * wantEvents) << readFile(csv).substr(0, 400);
+    EXPECT_EQ(spikes, 10 * wantSpikes);
+    fs::remove(csv);
     fs::remove(config);
 }
 

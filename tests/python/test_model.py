@@ -125,6 +125,36 @@ def test_delayed_synapse_code_reads_the_values_of_the_emitting_step(cache_dir):
     assert sim.view("Tgt", "acc")[0] == pytest.approx(0.5 * (0 + 1 + 2 + 3 + 4 + 5), abs=1e-12)
 
 
+def test_spike_like_events_fire_where_the_condition_holds(cache_dir):
+    # V = step number + 1 (mod 4); the event condition V_pre > 1.5 holds at 2 and 3; each event
+    # adds 1 to the two targets one step later. Recorded events come back as arrays.
+    wave = sf.create_neuron_model("Wave4", vars=["V"], sim_code="V = fmod(V + 1.0, 4.0);")
+    acc = sf.create_neuron_model("AccE", vars=["acc"], sim_code="acc += Isyn;")
+    count = sf.create_weight_update_model(
+        "CountEvents", params=["theta"],
+        pre_event_threshold_condition_code="V_pre > theta",
+        pre_event_syn_code="addToPost(1.0);")
+    model = sf.Model("events", precision="double", dt=1.0)
+    model.add_neuron_population("W", 1, wave, {}, {"V": 0.0})
+    tgt = model.add_neuron_population("T", 2, acc, {}, {"acc": 0.0})
+    syn = model.add_synapse_population("E", "dense", "W", tgt,
+                                       sf.init_weight_update(count, {"theta": 1.5}),
+                                       sf.init_postsynaptic("DeltaCurr"))
+    syn.pre_event_recording_enabled = True
+    sim = sf.Simulation(model, cache_dir=cache_dir)
+    sim.set_recording_window(10)
+    sim.run(10)
+    times, ids, batch = sim.spike_events("E")
+    # V after step k is (k + 1) mod 4: events at k = 1, 2, 5, 6, 9.
+    np.testing.assert_allclose(times, [1.0, 2.0, 5.0, 6.0, 9.0])
+    assert list(ids) == [0] * 5 and list(batch) == [0] * 5
+    sim.pull("T", "acc")
+    np.testing.assert_allclose(sim.view("T", "acc"), [4.0, 4.0])  # the last one not yet delivered
+    assert sim.current_spike_events("E") == [[0]]
+    with pytest.raises(sf.ModelError, match="does not record postsynaptic"):
+        sim.spike_events("E", pre=False)
+
+
 def test_kernel_times_count_the_launches_of_each_kernel(cache_dir):
     acc = sf.create_neuron_model("Acc", vars=["acc"], sim_code="acc += 1.0;")
     model = sf.Model("timed")

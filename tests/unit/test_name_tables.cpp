@@ -76,6 +76,10 @@ WeightUpdateModel weightUpdate() {
     wu.preDynamicsCode = "a *= 0.5;";
     wu.postSpikeCode = "b += 1.0;";
     wu.postDynamicsCode = "b *= 0.5;";
+    wu.preEventThresholdConditionCode = "V_pre > a";
+    wu.preEventSynCode = "addToPost(g);";
+    wu.postEventThresholdConditionCode = "V_post > b";
+    wu.postEventSynCode = "g -= 0.0;";
     return wu;
 }
 
@@ -144,6 +148,10 @@ std::string rowOf(const contexts::CodeField& f) {
         {"S.preSpikeSynCode", "weight update `preSpikeSynCode`"},
         {"S.postSpikeSynCode", "weight update `postSpikeSynCode`"},
         {"S.synapseDynamicsCode", "weight update `synapseDynamicsCode`"},
+        {"S.preEventThresholdConditionCode", "weight update `preEventThresholdConditionCode`"},
+        {"S.preEventSynCode", "weight update `preEventSynCode`"},
+        {"S.postEventThresholdConditionCode", "weight update `postEventThresholdConditionCode`"},
+        {"S.postEventSynCode", "weight update `postEventSynCode`"},
         {"S.preSpikeCode", "weight update `preSpikeCode`"},
         {"S.preDynamicsCode", "weight update `preDynamicsCode`"},
         {"S.postSpikeCode", "weight update `postSpikeCode`"},

@@ -185,4 +185,88 @@ TEST_P(SpikeEvents, UnrecordedEventsAreAModelErrorToRead) {
 
 SF_INSTANTIATE_BACKEND_BATCH_TESTS(SpikeEvents, 1u, 3u);
 
+// Event propagation runs each layout's own row loop: every event of a source adds g of each of
+// its synapses to the synapse's target, one step later.
+class SpikeEventLayouts : public ::testing::TestWithParam<std::tuple<std::string, MatrixType>> {};
+
+TEST_P(SpikeEventLayouts, EveryLayoutDeliversEachEventToEachSynapse) {
+    const auto& [backend, type] = GetParam();
+    const bool kernel = type == MatrixType::Toeplitz;
+    const unsigned pre = kernel ? 16 : 20, post = kernel ? 8 : 24;
+    Model m("event_layouts");
+    m.setDT(kDt);
+    m.setBatchSize(2);
+    m.setPrecision(Precision::Double);
+    m.addNeuronGroup("Wave", pre, wave(), {}, {{"n", 0.0}, {"V", 0.0}});
+    m.addNeuronGroup("Post", post, sftest::accumulate(), {}, {{"acc", 0.0}});
+    WeightUpdateModel w;
+    w.name = "EventWeights";
+    w.vars = {{"g", "scalar", VarAccess::ReadOnly}};
+    w.preEventThresholdConditionCode = "V_pre > 2.5";
+    w.preEventSynCode = "addToPost(g);";
+    InitSnippet weights;
+    weights.name = kernel ? "KernelWeights" : "PairWeights";
+    weights.code = kernel ? "value = 0.1 * (1 + id % 7);"
+                          : "value = 0.1 * (1 + (id_pre * 7 + id_post * 3) % 11);";
+    const WeightUpdateInit wu{w, {}, {{"g", VarInit(weights, {})}}, {}, {}};
+    const PostsynapticInit ps{models::DeltaCurr(), {}, {}};
+    switch (type) {
+    case MatrixType::Dense:
+        m.addSynapseGroup("Syn", type, 0, "Wave", "Post", wu, ps);
+        break;
+    case MatrixType::Sparse:
+    case MatrixType::Procedural:
+        m.addSynapseGroup("Syn", type, 0, "Wave", "Post", wu, ps, init::FixedProbability(0.5));
+        break;
+    case MatrixType::BlockSparse: {
+        BlockSparseInit b;
+        b.blockSize = 8;
+        b.density = 0.5;
+        m.addSynapseGroup("Syn", type, 0, "Wave", "Post", wu, ps, b);
+        break;
+    }
+    case MatrixType::Toeplitz: // 4x4x1 image, 3x3 kernel, 2 output channels: 2x2x2
+        m.addSynapseGroup("Syn", type, 0, "Wave", "Post", wu, ps,
+                          init::Conv2D({{"conv_kh", 3},
+                                        {"conv_kw", 3},
+                                        {"conv_oc", 2},
+                                        {"conv_sh", 1},
+                                        {"conv_sw", 1},
+                                        {"conv_padh", 0},
+                                        {"conv_padw", 0},
+                                        {"conv_oh", 2},
+                                        {"conv_ow", 2},
+                                        {"conv_ih", 4},
+                                        {"conv_iw", 4},
+                                        {"conv_ic", 1}}));
+        break;
+    }
+    Simulation sim(m, sftest::preferencesFor(backend));
+    const auto synapses = sim.synapses("Syn");
+    ASSERT_FALSE(synapses.empty());
+    const auto g = sim.synapseValues("Syn", "g");
+    sim.run(kSteps);
+    sim.pull("Post", "acc");
+    const auto acc = sim.view<double>("Post", "acc");
+    for (unsigned b = 0; b < 2; b++) {
+        std::vector<double> expected(post, 0.0);
+        for (size_t x = 0; x < synapses.size(); x++)
+            for (unsigned k = 0; k + 1 < kSteps; k++)
+                if (event(b, synapses[x].pre, k)) expected[synapses[x].post] += g[x];
+        for (unsigned j = 0; j < post; j++)
+            EXPECT_NEAR(acc[b * post + j], expected[j], 1e-9) << "batch " << b << ", target " << j;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, SpikeEventLayouts,
+                         ::testing::Combine(::testing::ValuesIn(sftest::suiteBackends()),
+                                            ::testing::Values(MatrixType::Dense, MatrixType::Sparse,
+                                                              MatrixType::Procedural,
+                                                              MatrixType::BlockSparse,
+                                                              MatrixType::Toeplitz)),
+                         [](const auto& info) {
+                             return std::get<0>(info.param) + "_" +
+                                    std::string(matrixTypeName(std::get<1>(info.param)));
+                         });
+
 } // namespace

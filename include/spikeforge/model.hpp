@@ -96,14 +96,13 @@ public:
     void setParamDynamic(const std::string& param, bool dynamic = true);
 
     // Slots of the spike queue, filled in by Model::finalise: the longest axonal delay of its
-    // outgoing synapse groups [steps] + 2. Step t writes slot t mod numDelaySlots; the slot after
-    // it is never read during step t, so a device may clear it for step t + 1 while step t's
-    // spikes are still being emitted (the SIMT kernels do, saving a launch per step).
+    // outgoing synapse groups or back-propagation delay of its incoming ones [steps] + 2. Step t
+    // writes slot t mod numDelaySlots; the slot after it is never read during step t, so a device
+    // may clear it for step t + 1 while step t's spikes are still being emitted (the SIMT kernels
+    // do, saving a launch per step).
     unsigned numDelaySlots() const { return m_numDelaySlots; }
-    // The slots a queue needs for spikes read `axonalDelaySteps` steps late.
-    static constexpr uint64_t slotsForDelay(uint64_t axonalDelaySteps) {
-        return axonalDelaySteps + 2;
-    }
+    // The slots a queue needs for spikes read `delaySteps` steps late.
+    static constexpr uint64_t slotsForDelay(uint64_t delaySteps) { return delaySteps + 2; }
     // The names whose past values the group keeps, one copy per queue slot ([batch][slot]
     // [neuron], written by each step's neuron update at the slot its spikes go to): its
     // variables, "st" and "prev_st" that synapse code of an outgoing group with an axonal delay

@@ -70,6 +70,8 @@ inline constexpr const char* kPresynapticUpdateEntry = "sf_presynaptic_update";
 inline constexpr const char* kPostsynapticUpdateEntry = "sf_postsynaptic_update";
 inline constexpr const char* kNeuronUpdateEntry = "sf_neuron_update";
 inline constexpr const char* kEventDetectionEntry = "sf_event_detection";
+inline constexpr const char* kPresynapticEventUpdateEntry = "sf_presynaptic_event_update";
+inline constexpr const char* kPostsynapticEventUpdateEntry = "sf_postsynaptic_event_update";
 inline constexpr const char* kCustomUpdatePrefix = "sf_custom_update_";
 // Block pruning of a prunable synapse group: kBlockPrunePrefix + the group's name.
 inline constexpr const char* kBlockPrunePrefix = "sf_prune_blocks_";

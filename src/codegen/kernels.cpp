@@ -85,6 +85,7 @@ Plan lowerModel(const Model& m) {
     plan.arrays = planArrays(m);
 
     std::vector<LoweredGroup> nInit, sInit, cInit, cuInit, dyn, pre, post, nUpd, detect;
+    std::vector<LoweredGroup> preEvents, postEvents;
     const auto neighbours = neuronNeighbours(m);
     for (const auto& ng : m.neuronGroups()) {
         nInit.push_back(lowerNeuronInit(m, *ng));
@@ -102,9 +103,9 @@ Plan lowerModel(const Model& m) {
         for (const bool side : {true, false})
             if (hasEventCondition(*sg, side)) detect.push_back(lowerEventDetection(m, *sg, side));
         if (!sg->wu().model.preEventSynCode.empty())
-            pre.push_back(lowerPresynapticUpdate(m, *sg, true));
+            preEvents.push_back(lowerPresynapticUpdate(m, *sg, true));
         if (!sg->wu().model.postEventSynCode.empty())
-            post.push_back(lowerPostsynapticUpdate(m, *sg, true));
+            postEvents.push_back(lowerPostsynapticUpdate(m, *sg, true));
     }
     for (const auto& cs : m.currentSources())
         cInit.push_back(lowerCurrentSourceInit(m, *cs));
@@ -126,6 +127,19 @@ Plan lowerModel(const Model& m) {
         auto dynamics = builder(plan, abi::kSynapseDynamicsEntry, KernelPhase::SynapseDynamics);
         dynamics.add("SynapseDynamics", std::move(dyn));
         plan.kernels.push_back(dynamics.done());
+    }
+    // Spike-like event code: kernels of their own (KernelPhase), before the spikes' as in GeNN.
+    if (!preEvents.empty()) {
+        auto k =
+            builder(plan, abi::kPresynapticEventUpdateEntry, KernelPhase::PresynapticEventUpdate);
+        k.add("PresynapticEventUpdate", std::move(preEvents));
+        plan.kernels.push_back(k.done());
+    }
+    if (!postEvents.empty()) {
+        auto k =
+            builder(plan, abi::kPostsynapticEventUpdateEntry, KernelPhase::PostsynapticEventUpdate);
+        k.add("PostsynapticEventUpdate", std::move(postEvents));
+        plan.kernels.push_back(k.done());
     }
     // Spike propagation always has its kernel (empty without synapse groups); postsynaptic
     // learning one where some group learns. Apart, so each is timed apart (kernel timing).
@@ -164,14 +178,20 @@ Plan lowerModel(const Model& m) {
 }
 
 std::vector<size_t> stepKernels(const Plan& plan) {
-    std::vector<size_t> dynamics, pre, post, neuron, detection;
+    std::vector<size_t> dynamics, preEvents, pre, postEvents, post, neuron, detection;
     for (size_t k = 0; k < plan.kernels.size(); k++) {
         switch (plan.kernels[k].phase) {
         case KernelPhase::SynapseDynamics:
             dynamics.push_back(k);
             break;
+        case KernelPhase::PresynapticEventUpdate:
+            preEvents.push_back(k);
+            break;
         case KernelPhase::PresynapticUpdate:
             pre.push_back(k);
+            break;
+        case KernelPhase::PostsynapticEventUpdate:
+            postEvents.push_back(k);
             break;
         case KernelPhase::PostsynapticUpdate:
             post.push_back(k);
@@ -188,7 +208,7 @@ std::vector<size_t> stepKernels(const Plan& plan) {
             break;
         }
     }
-    for (const auto* phase : {&pre, &post, &neuron, &detection})
+    for (const auto* phase : {&preEvents, &pre, &postEvents, &post, &neuron, &detection})
         dynamics.insert(dynamics.end(), phase->begin(), phase->end());
     return dynamics;
 }

@@ -56,19 +56,24 @@ std::string bindSynapseNames(Lowerer& e, const SynapseGroup& sg, const snippet::
         if (delay == 0) continue;
         const std::string side = pre ? "src" : "tgt", suffix = pre ? "_pre" : "_post";
         const std::string n = pre ? "sfNpre" : "sfNpost", id = pre ? "id_pre" : "id_post";
-        const std::string delayField = e.env.number(side + "Delay", "uint32_t", delay);
+        // Bound on first use: a body reading nothing delayed gains no field.
+        std::string delayField;
+        auto slotOf = [&](const VariableHistory& h) {
+            if (delayField.empty()) delayField = e.env.number(side + "Delay", "uint32_t", delay);
+            return h.readSlot(delayField);
+        };
         const VariableHistory neuron(e.env,
                                      historyOf(pre ? sg.source() : sg.target(), m.precision()),
                                      side + "Hist_", side + "DelaySlots", Use::Read, n);
         for (const auto& [name, type] : neuron.keeps().types)
             if (used(name + suffix) && fromHistory.insert(name + suffix).second)
-                e.subs[name + suffix] = neuron.element(name, neuron.readSlot(delayField), id);
+                e.subs[name + suffix] = neuron.element(name, slotOf(neuron), id);
         const VariableHistory wuVars(e.env, wuHistoryOf(sg, pre, m.precision()),
                                      pre ? "preHist_" : "postHist_", side + "DelaySlots", Use::Read,
                                      n);
         for (const auto& [name, type] : wuVars.keeps().types)
             if (used(name) && fromHistory.insert(name).second)
-                e.subs[name] = wuVars.element(name, wuVars.readSlot(delayField), id);
+                e.subs[name] = wuVars.element(name, slotOf(wuVars), id);
     }
     auto delayed = [&](const std::string& name) { return fromHistory.count(name) > 0; };
     auto bindNeuronVars = [&](const std::vector<VarDecl>& vars, const std::string& owner,
@@ -128,8 +133,8 @@ std::string sizesSetup(Lowerer& e, const SynapseGroup& sg) {
            " sf_t = (" + S + ")a->t; (void)sf_t;\n";
 }
 
-// The spike queue of `ng` (`neurons` its size in the body) read for spikes emitted
-// `1 + delay` steps ago.
+// The queue of `stream` (a neuron group's spikes or a synapse group's spike-like events;
+// `neurons` its size in the body) read for what was emitted `1 + delay` steps ago.
 void spikeSource(Lowerer& e, PropagationBody& b, const EventStream& stream,
                  const std::string& prefix, unsigned delay, const std::string& neurons) {
     const SpikeQueue queue(e.env, stream, prefix, Use::Read, neurons);
@@ -394,6 +399,18 @@ LoweredGroup lowerSynapseInit(const Model& m, const SynapseGroup& sg) {
     neuronShaped(wu.preVars, sg.wuPreVarInits(), "(size_t)sfNpre");
     neuronShaped(wu.postVars, sg.wuPostVarInits(), "(size_t)sfNpost");
     neuronShaped(sg.ps().model.vars, sg.ps().varInits, "(size_t)sfNpost");
+    // The last spike-like event times start before any event (set_pre, set_post).
+    for (const bool pre : {true, false}) {
+        if (!sg.eventTimeRequired(pre)) continue;
+        VarInitLoop loop;
+        loop.ctype = e.scalar();
+        loop.array = e.env.array(pre ? "seTPre" : "seTPost", e.scalar(),
+                                 sg.name() + "." + eventTimeArray(pre), Use::Write);
+        loop.count = pre ? "(size_t)sfNpre" : "(size_t)sfNpost";
+        loop.batch = m.batchSize();
+        loop.body = std::string("arr[(size_t)batch * n + i] = ") + hookName(Hook::TimeMin) + ";\n";
+        b.vars.push_back(loop);
+    }
     // Every slot of a delayed pre (post) variable's history starts at its initial value
     // (VariableHistory), which the same work-item just stored.
     for (const bool pre : {true, false}) {

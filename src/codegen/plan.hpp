@@ -66,14 +66,19 @@ inline size_t snippetErrorWord(size_t synapseGroups, size_t fieldSlot) {
 }
 
 // When a kernel runs: the runtime launches the kernels of a phase in plan order.
-// A step runs SynapseDynamics, PresynapticUpdate (spike and spike-like event propagation),
-// PostsynapticUpdate (postsynaptic learning, postsynaptic event code), NeuronUpdate, then
-// EventDetection (the spike-like events the neuron update flagged, into their queues).
-// BlockPrune: one kernel per prunable synapse group, run by Simulation::pruneBlocks.
+// A step runs SynapseDynamics, PresynapticEventUpdate (spike-like event propagation, as GeNN
+// before spikes), PresynapticUpdate (spike propagation), PostsynapticEventUpdate (postsynaptic
+// event code), PostsynapticUpdate (postsynaptic learning), NeuronUpdate, then EventDetection (the
+// spike-like events the neuron update flagged, into their queues). Event and spike code are
+// separate kernels: a group's two codes may write the same synapses and targets, which a SIMT
+// device would otherwise run at once. BlockPrune: one kernel per prunable synapse group, run by
+// Simulation::pruneBlocks.
 enum class KernelPhase {
     Initialise,
     SynapseDynamics,
+    PresynapticEventUpdate,
     PresynapticUpdate,
+    PostsynapticEventUpdate,
     PostsynapticUpdate,
     NeuronUpdate,
     EventDetection,
@@ -120,9 +125,8 @@ struct Plan {
     std::vector<Kernel> kernels;
 };
 
-// The kernels of one time step in the order they run (indices into Plan::kernels): every
-// SynapseDynamics, PresynapticUpdate, PostsynapticUpdate, NeuronUpdate, then EventDetection
-// kernel, each phase in plan order. One definition for
+// The kernels of one time step in the order they run (indices into Plan::kernels): the phases
+// in KernelPhase's step order, each in plan order. One definition for
 // the runtime and for a device that runs many steps at once (backends::Device::runSteps).
 std::vector<size_t> stepKernels(const Plan& plan);
 

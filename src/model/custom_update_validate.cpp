@@ -263,7 +263,8 @@ void checkBufferReferences(const Model& m, const analysis::Results& results) {
             if (ref.var != "denDelay") continue;
             for (const auto& sg : m.synapseGroups())
                 if (sg->name() == ref.group && !addsDelayed(*sg, "preSpikeSynCode") &&
-                    !addsDelayed(*sg, "synapseDynamicsCode"))
+                    !addsDelayed(*sg, "synapseDynamicsCode") &&
+                    !addsDelayed(*sg, "preEventSynCode"))
                     throw ModelError(where(*cu) + "reference '" + name + "': synapse group '" +
                                      ref.group +
                                      "' has no dendritic-delay buffer (its code never calls "

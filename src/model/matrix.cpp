@@ -91,7 +91,7 @@ void checkLayoutUses(const Model& m, const analysis::Results& results) {
     for (const auto& sg : m.synapseGroups()) {
         const MatrixTraits traits = matrixTraits(sg->matrixType());
         if (!traits.kernelShaped && !traits.procedural) continue;
-        for (const char* field : {"preSpikeSynCode", "synapseDynamicsCode"}) {
+        for (const char* field : {"preSpikeSynCode", "synapseDynamicsCode", "preEventSynCode"}) {
             const auto* code = scanned(sg->name(), field);
             for (const auto& v : sg->wu().model.vars)
                 if (code && code->assignedNames.count(v.name))

@@ -583,8 +583,19 @@ void Model::markDelayedReaders() {
             const auto slot = m_analysis->slots.find({sg->name(), field});
             if (slot == m_analysis->slots.end()) continue;
             const auto& refs = m_analysis->fields[slot->second].referencedNames;
-            sg->m_preEventTimeRead = sg->m_preEventTimeRead || refs.count("set_pre");
-            sg->m_postEventTimeRead = sg->m_postEventTimeRead || refs.count("set_post");
+            for (const bool pre : {true, false}) {
+                if (!refs.count(pre ? "set_pre" : "set_post")) continue;
+                const auto& wu = sg->wu().model;
+                if ((pre ? wu.preEventThresholdConditionCode : wu.postEventThresholdConditionCode)
+                        .empty())
+                    throw ModelError(where(sg->name(), field) + "reads " +
+                                     (pre ? "set_pre" : "set_post") +
+                                     ", the time of a spike-like event, but the weight update "
+                                     "model '" +
+                                     wu.name + "' has no " + (pre ? "pre" : "post") +
+                                     "EventThresholdConditionCode");
+                (pre ? sg->m_preEventTimeRead : sg->m_postEventTimeRead) = true;
+            }
             for (const bool pre : {true, false}) {
                 if ((pre ? sg->axonalDelaySteps() : sg->backPropDelaySteps()) == 0) continue;
                 NeuronGroup& ng = pre ? *sg->m_source : *sg->m_target;

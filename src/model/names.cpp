@@ -129,11 +129,18 @@ namespace names {
 // Names with a meaning in some code field (src/model/contexts.cpp): one list for every field,
 // so a name is never a built-in in one place and the user's in another.
 const std::set<std::string>& builtinNames() {
-    static const std::set<std::string> names = {
-        "t",           "dt",        "id",          "batch",       "Isyn",        "st",
-        "num_neurons", "id_pre",    "id_post",     "st_pre",      "st_post",     "num_pre",
-        "num_post",    "num_batch", "inSyn",       "value",       "updateCount", "preCalcRowLength",
-        "addToPre",    "prev_st",   "prev_st_pre", "prev_st_post", "set_pre",   "set_post"};
+    static const std::set<std::string> names = {"t",           "dt",
+                                                "id",          "batch",
+                                                "Isyn",        "st",
+                                                "num_neurons", "id_pre",
+                                                "id_post",     "st_pre",
+                                                "st_post",     "num_pre",
+                                                "num_post",    "num_batch",
+                                                "inSyn",       "value",
+                                                "updateCount", "preCalcRowLength",
+                                                "addToPre",    "prev_st",
+                                                "prev_st_pre", "prev_st_post",
+                                                "set_pre",     "set_post"};
     return names;
 }
 

@@ -126,7 +126,7 @@ void Simulation::push(const std::string& group, const std::string& var) {
 }
 
 void Simulation::Impl::refillHistory(const std::string& group, const std::string& var) {
-    const auto found = arrays.find(group + "." + codegen::VariableHistory::arrayVar(var));
+    const auto found = arrays.find(group + "." + codegen::VariableHistory::arrayVarOfStored(var));
     if (found == arrays.end()) return;
     runtime::HostArray& history = found->second;
     runtime::HostArray& values = array(group, var);
@@ -413,8 +413,12 @@ std::string kernelTimeName(const codegen::Kernel& k) {
         return "initialise";
     case codegen::KernelPhase::SynapseDynamics:
         return "synapse_dynamics";
+    case codegen::KernelPhase::PresynapticEventUpdate:
+        return "presynaptic_event_update";
     case codegen::KernelPhase::PresynapticUpdate:
         return "presynaptic_update";
+    case codegen::KernelPhase::PostsynapticEventUpdate:
+        return "postsynaptic_event_update";
     case codegen::KernelPhase::PostsynapticUpdate:
         return "postsynaptic_update";
     case codegen::KernelPhase::NeuronUpdate:

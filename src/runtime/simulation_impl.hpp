@@ -156,8 +156,6 @@ struct Simulation::Impl {
                                   codegen::humanBytes(capacity) + " available");
     }
 
-    // Refuses, before anything is allocated, a model whose arrays together with the largest
-    // recording chunk need more device memory than the device has.
     // What is recorded: each recording neuron group's spikes (named as the group) and each
     // recording synapse group's spike-like events ("<group>.preEvents", "<group>.postEvents":
     // no group name holds a dot), with the array of its recording buffer.
@@ -184,6 +182,8 @@ struct Simulation::Impl {
         return synapseGroup + (pre ? ".preEvents" : ".postEvents");
     }
 
+    // Refuses, before anything is allocated, a model whose arrays together with the largest
+    // recording chunk need more device memory than the device has.
     void checkCapacity() const {
         std::vector<std::pair<size_t, std::string>> needs; // bytes, what
         for (const auto& d : plan.arrays) {
@@ -505,6 +505,12 @@ struct Simulation::Impl {
                                      "state, extra global parameters and scratch neuron arrays "
                                      "keep their values)");
                 out.push_back(entry);
+                // A variable's history goes with it (VariableHistory): its past is the trial's.
+                const size_t dot = entry.find('.');
+                const std::string history =
+                    entry.substr(0, dot + 1) +
+                    codegen::VariableHistory::arrayVarOfStored(entry.substr(dot + 1));
+                if (dot != std::string::npos && arrays.count(history)) out.push_back(history);
                 continue;
             }
             size_t before = out.size();
@@ -539,7 +545,9 @@ struct Simulation::Impl {
                 initKernels.push_back(k);
                 break;
             case P::SynapseDynamics:
+            case P::PresynapticEventUpdate:
             case P::PresynapticUpdate:
+            case P::PostsynapticEventUpdate:
             case P::PostsynapticUpdate:
             case P::NeuronUpdate:
             case P::EventDetection:

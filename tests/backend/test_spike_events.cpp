@@ -1,7 +1,8 @@
 // Spike-like events (GeNN's): a condition on the presynaptic (postsynaptic) neuron, tested after
 // its simCode and before its reset; preEventSynCode (postEventSynCode) runs once per event and
-// synapse, through the same propagation as spikes, with axonal and back-propagation delays;
-// events are recorded and counted like spikes, and set_pre is the event's time. Every expected
+// synapse, through the same propagation as spikes, with axonal and back-propagation delays, and
+// beside spike code of the same group; events are recorded and counted like spikes, and set_pre
+// is the event's time (the last event's elsewhere, -1e30 before the first). Every expected
 // value comes from the closed form of the source's trajectory, on every backend at batch 1 and 3.
 #include "backend_fixture.hpp"
 #include "probe_models.hpp"
@@ -35,6 +36,12 @@ bool event(unsigned batch, unsigned i, unsigned k) {
     return (k + 1 + i + batch) % 5 >= 3;
 }
 
+bool spike(unsigned batch, unsigned i, unsigned k) {
+    return (k + 1 + i + batch) % 5 == 4;
+}
+
+constexpr unsigned kBack = 1; // back-propagation delay of P [steps]
+
 class SpikeEvents : public ::testing::TestWithParam<std::tuple<std::string, unsigned>> {
 protected:
     unsigned batch() const { return std::get<1>(GetParam()); }
@@ -54,7 +61,7 @@ protected:
         m.setBatchSize(batch());
         m.setPrecision(Precision::Double);
         m.addNeuronGroup("Wave", kWave, wave(), {}, {{"n", 0.0}, {"V", 0.0}});
-        for (const char* t : {"Count", "Times"})
+        for (const char* t : {"Count", "Times", "TimesNow", "Before", "Both"})
             m.addNeuronGroup(t, 2, sftest::accumulate(), {}, {{"acc", 0.0}});
         const auto delta = PostsynapticInit{models::DeltaCurr(), {}, {}};
         auto& e = m.addSynapseGroup(
@@ -64,7 +71,23 @@ protected:
         m.addSynapseGroup(
             "ED", MatrixType::Dense, kDelay, "Wave", "Times",
             {preEvents("EventTimes", "addToPost(set_pre);"), {{"theta", 2.5}}, {}, {}, {}}, delta);
-        // Postsynaptic events on Wave: every synapse from Src counts its target's events.
+        m.addSynapseGroup(
+            "ES", MatrixType::Dense, 0, "Wave", "TimesNow",
+            {preEvents("EventTimesNow", "addToPost(set_pre);"), {{"theta", 2.5}}, {}, {}, {}},
+            delta);
+        // set_pre outside event code: the last event's time, -1e30 before the first.
+        WeightUpdateModel before = preEvents("BeforeFirst", "");
+        before.synapseDynamicsCode = "if (set_pre < -1.0e29) {\n    addToPost(1.0);\n}";
+        m.addSynapseGroup("B", MatrixType::Dense, 0, "Wave", "Before",
+                          {before, {{"theta", 2.5}}, {}, {}, {}}, delta);
+        // Spike and event code of one group: both add to the targets and count per synapse.
+        WeightUpdateModel both = preEvents("Both", "addToPost(1.0);\nc += 1.0;");
+        both.vars = {{"c"}};
+        both.preSpikeSynCode = "addToPost(10.0);\nc += 1.0;";
+        m.addSynapseGroup("SE", MatrixType::Dense, 0, "Wave", "Both",
+                          {both, {{"theta", 2.5}}, {{"c", 0.0}}, {}, {}}, delta);
+        // Postsynaptic events on Wave: every synapse from Src counts its target's events, kBack
+        // steps late.
         m.addNeuronGroup("Src", 2, sftest::accumulate(), {}, {{"acc", 0.0}});
         WeightUpdateModel post;
         post.name = "PostEvents";
@@ -80,24 +103,45 @@ protected:
             m.addSynapseGroup("P", learner, 0, "Src", "Wave",
                               {post, {{"theta", 2.5}}, {{"w", 0.0}}, {}, {}}, delta);
         m.synapseGroup("P").setPostEventRecording(true);
+        m.synapseGroup("P").setBackPropDelaySteps(kBack);
     }
 
     void checkRun(Simulation& sim) {
         const unsigned B = batch();
         for (unsigned b = 0; b < B; b++) {
-            double count = 0, times = 0;
-            for (unsigned i = 0; i < kWave; i++)
-                for (unsigned k = 0; k < kSteps; k++) {
-                    if (!event(b, i, k)) continue;
-                    if (k + 1 < kSteps) count += 1;                // delivered at k + 1
-                    if (k + 1 + kDelay < kSteps) times += k * kDt; // delivered at k + 3
+            double count = 0, times = 0, timesNow = 0, before = 0, both = 0;
+            std::vector<double> bothPerSource(kWave, 0.0);
+            for (unsigned i = 0; i < kWave; i++) {
+                for (unsigned k = 0; k + 1 < kSteps; k++) { // delivered at k + 1
+                    bothPerSource[i] += (event(b, i, k) ? 1 : 0) + (spike(b, i, k) ? 1 : 0);
+                    both += (event(b, i, k) ? 1 : 0) + (spike(b, i, k) ? 10 : 0);
+                    count += event(b, i, k) ? 1 : 0;
+                    timesNow += event(b, i, k) ? k * kDt : 0.0;
                 }
-            sim.pull("Count", "acc");
-            sim.pull("Times", "acc");
-            for (unsigned j = 0; j < 2; j++) {
-                EXPECT_NEAR(sim.view<double>("Count", "acc")[b * 2 + j], count, 1e-9) << b;
-                EXPECT_NEAR(sim.view<double>("Times", "acc")[b * 2 + j], times, 1e-9) << b;
+                for (unsigned k = 0; k + 1 + kDelay < kSteps; k++) // delivered at k + 3
+                    times += event(b, i, k) ? k * kDt : 0.0;
+                for (unsigned t = 0; t < kSteps; t++) { // no event in the steps before t
+                    bool any = false;
+                    for (unsigned k = 0; k < t; k++)
+                        any = any || event(b, i, k);
+                    before += any ? 0 : 1;
+                }
             }
+            const std::pair<const char*, double> expected[] = {{"Count", count},
+                                                               {"Times", times},
+                                                               {"TimesNow", timesNow},
+                                                               {"Before", before},
+                                                               {"Both", both}};
+            for (const auto& [group, value] : expected) {
+                sim.pull(group, "acc");
+                for (unsigned j = 0; j < 2; j++)
+                    EXPECT_NEAR(sim.view<double>(group, "acc")[b * 2 + j], value, 1e-9)
+                        << group << ", batch " << b;
+            }
+            const auto c = sim.synapseValues("SE", "c", b);
+            const auto pairs = sim.synapses("SE");
+            for (size_t x = 0; x < pairs.size(); x++)
+                EXPECT_NEAR(c[x], bothPerSource[pairs[x].pre], 1e-9) << "batch " << b;
         }
         // Recording: every event of the run, in time, batch, neuron order; the pre and post
         // streams of Wave hold the same events.
@@ -129,7 +173,7 @@ protected:
             EXPECT_EQ(last[b], expected) << "batch " << b;
             for (size_t s = 0; s < synapses.size(); s++) {
                 double n = 0;
-                for (unsigned k = 0; k + 1 < kSteps; k++)
+                for (unsigned k = 0; k + 1 + kBack < kSteps; k++)
                     n += event(b, synapses[s].post, k) ? 1 : 0;
                 EXPECT_NEAR(w[s], n, 1e-9) << "batch " << b << ", synapse " << s;
             }
@@ -170,6 +214,19 @@ TEST_P(SpikeEvents, AConditionThatAssignsIsRefusedAtItsPosition) {
                       {models::DeltaCurr(), {}, {}});
     sftest::expectError<ModelError>([&] { Simulation sim(m, prefs()); },
                                     {"Bad.preEventThresholdConditionCode line 1, column"});
+}
+
+TEST_P(SpikeEvents, SetPreWithoutAConditionIsAModelError) {
+    Model m("set_pre_without_condition");
+    build(m, MatrixType::Dense);
+    WeightUpdateModel w;
+    w.name = "ReadsSetPre";
+    w.preSpikeSynCode = "addToPost(set_pre);";
+    m.addSynapseGroup("Bad", MatrixType::Dense, 0, "Wave", "Count", {w, {}, {}, {}, {}},
+                      {models::DeltaCurr(), {}, {}});
+    sftest::expectError<ModelError>(
+        [&] { Simulation sim(m, prefs()); },
+        {"Bad", "preSpikeSynCode", "set_pre", "preEventThresholdConditionCode"});
 }
 
 TEST_P(SpikeEvents, UnrecordedEventsAreAModelErrorToRead) {

@@ -132,8 +132,12 @@ public:
     static std::vector<BufferArray> arrays(const HistoryOf& h, unsigned batch);
     // The array's variable part ("delayed.V"): no variable name holds a dot, so it cannot clash.
     static std::string arrayVar(const std::string& name);
+    // The same for the group's stored array `var` ("V", "st", "prevSt"): where its history
+    // would be, if it has one.
+    static std::string arrayVarOfStored(const std::string& var);
     // The history as one body sees it: fields `<prefix><name>` and `slotsField` (the queue's,
-    // SpikeQueue, named alike), `neurons` the neuron count in the body.
+    // SpikeQueue, named alike; bound only where something is kept, so a body without delayed
+    // names gains no field), `neurons` the neuron count in the body.
     VariableHistory(Env& env, HistoryOf h, const std::string& prefix, const std::string& slotsField,
                     Use use, const std::string& neurons);
     const HistoryOf& keeps() const { return m_h; }

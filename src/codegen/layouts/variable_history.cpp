@@ -27,6 +27,10 @@ std::string VariableHistory::arrayVar(const std::string& name) {
     return "delayed." + name;
 }
 
+std::string VariableHistory::arrayVarOfStored(const std::string& var) {
+    return arrayVar(var == "prevSt" ? "prev_st" : var); // the array holding prev_st is "prevSt"
+}
+
 std::vector<BufferArray> VariableHistory::arrays(const HistoryOf& h, unsigned batch) {
     std::vector<BufferArray> out;
     for (const auto& [name, type] : h.types)
@@ -37,7 +41,8 @@ std::vector<BufferArray> VariableHistory::arrays(const HistoryOf& h, unsigned ba
 VariableHistory::VariableHistory(Env& env, HistoryOf h, const std::string& prefix,
                                  const std::string& slotsField, Use use, const std::string& neurons)
     : m_env(env), m_h(std::move(h)), m_prefix(prefix),
-      m_slots(env.number(slotsField, "uint32_t", m_h.slots)), m_neurons(neurons), m_use(use) {}
+      m_slots(m_h.types.empty() ? "" : env.number(slotsField, "uint32_t", m_h.slots)),
+      m_neurons(neurons), m_use(use) {}
 
 std::string VariableHistory::readSlot(const std::string& delay) const {
     return delayedSlot(m_slots, delay);

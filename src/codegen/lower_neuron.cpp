@@ -176,6 +176,22 @@ std::string wuNeuronBlock(Lowerer& e, const SynapseGroup& sg, size_t k, bool pre
     return "{\n" + b.loads + b.code + b.stores + "}\n";
 }
 
+// Where a neuron-shaped body emits: the size, the queue slot, row and count of `stream` this
+// step, and its bits and recording (SpikeQueue, SpikeRecording).
+void bindEmission(Lowerer& e, NeuronUpdateBody& b, const EventStream& stream) {
+    b.numNeurons = e.env.number("numNeurons", "uint32_t", stream.neurons);
+    const SpikeQueue queue(e.env, stream, "", Use::Write, "sfN");
+    b.slot = queue.writeSlot();
+    b.queueRow = queue.row("sfSlot");
+    b.queueCount = queue.count("sfRow");
+    b.queueIds = queue.ids("sfRow");
+    b.nextQueueCount = queue.count(queue.row(queue.nextSlot()));
+    const SpikeRecording bits(e.env, stream);
+    b.stepWords = bits.stepWords();
+    b.recording = bits.recording();
+    b.recordWords = bits.recordWords();
+}
+
 // The values this step leaves, kept at the slot its spikes go to for synapse code that reads
 // them delayed (VariableHistory): the neuron's locals after its update and reset.
 std::string historyStores(Lowerer& e, const NeuronGroup& ng) {
@@ -296,24 +312,14 @@ LoweredGroup lowerNeuronUpdate(const Model& m, const NeuronGroup& ng,
     const std::string& name = ng.name();
     const std::string S = e.scalar();
     NeuronUpdateBody b;
-    b.numNeurons = e.env.number("numNeurons", "uint32_t", ng.size());
     // The fixed code stores the spike count and queue, loads and stores spike times, and
     // compacts the spike bits it stored into the queue (NeuronUpdateBody).
-    const SpikeQueue queue(e.env, ng, "", Use::Write, "sfN");
-    b.slot = queue.writeSlot();
-    b.queueRow = queue.row("sfSlot");
-    b.queueCount = queue.count("sfRow");
-    b.queueIds = queue.ids("sfRow");
-    b.nextQueueCount = queue.count(queue.row(queue.nextSlot()));
+    bindEmission(e, b, spikesOf(ng));
     // The last spike time only where it is kept (NeuronGroup::spikeTimeRequired).
     const bool keepsSt = ng.spikeTimeRequired(), keepsPrev = ng.prevSpikeTimeRequired();
     const std::string st = keepsSt ? e.env.array("st", S, name + ".st", Use::ReadWrite) : "";
     const std::string prevSt =
         keepsPrev ? e.env.array("prevSt", S, name + ".prevSt", Use::ReadWrite) : "";
-    const SpikeRecording bits(e.env, ng);
-    b.stepWords = bits.stepWords();
-    b.recording = bits.recording();
-    b.recordWords = bits.recordWords();
     const std::string stream = e.env.number("stream", "uint32_t", streamId(name, "sim"));
 
     e.subs = {{"t", "sf_t"},
@@ -404,17 +410,7 @@ LoweredGroup lowerEventDetection(const Model& m, const SynapseGroup& sg, bool pr
     const std::string S = e.scalar();
     const EventStream stream = eventsOf(sg, pre);
     NeuronUpdateBody b;
-    b.numNeurons = e.env.number("numNeurons", "uint32_t", stream.neurons);
-    const SpikeQueue queue(e.env, stream, "", Use::Write, "sfN");
-    b.slot = queue.writeSlot();
-    b.queueRow = queue.row("sfSlot");
-    b.queueCount = queue.count("sfRow");
-    b.queueIds = queue.ids("sfRow");
-    b.nextQueueCount = queue.count(queue.row(queue.nextSlot()));
-    const SpikeRecording bits(e.env, stream);
-    b.stepWords = bits.stepWords();
-    b.recording = bits.recording();
-    b.recordWords = bits.recordWords();
+    bindEmission(e, b, stream);
     const std::string flags =
         e.env.array("evFlag", "uint32_t", sg.name() + "." + eventFlagArray(pre), Use::Read);
     b.threshold = "(" + flags + "[(size_t)batch * sfN + sfId] != 0u)";

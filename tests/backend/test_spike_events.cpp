@@ -282,20 +282,8 @@ TEST_P(SpikeEventLayouts, EveryLayoutDeliversEachEventToEachSynapse) {
         m.addSynapseGroup("Syn", type, 0, "Wave", "Post", wu, ps, b);
         break;
     }
-    case MatrixType::Toeplitz: // 4x4x1 image, 3x3 kernel, 2 output channels: 2x2x2
-        m.addSynapseGroup("Syn", type, 0, "Wave", "Post", wu, ps,
-                          init::Conv2D({{"conv_kh", 3},
-                                        {"conv_kw", 3},
-                                        {"conv_oc", 2},
-                                        {"conv_sh", 1},
-                                        {"conv_sw", 1},
-                                        {"conv_padh", 0},
-                                        {"conv_padw", 0},
-                                        {"conv_oh", 2},
-                                        {"conv_ow", 2},
-                                        {"conv_ih", 4},
-                                        {"conv_iw", 4},
-                                        {"conv_ic", 1}}));
+    case MatrixType::Toeplitz:
+        m.addSynapseGroup("Syn", type, 0, "Wave", "Post", wu, ps, sftest::conv4x4());
         break;
     }
     Simulation sim(m, sftest::preferencesFor(backend));

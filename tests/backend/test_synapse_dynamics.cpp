@@ -72,21 +72,6 @@ const std::vector<Layout>& layouts() {
     return all;
 }
 
-ToeplitzConnectivityInit conv4x4() { // 4x4x1 image, 3x3 kernel, 2 output channels: 2x2x2
-    return init::Conv2D({{"conv_kh", 3},
-                         {"conv_kw", 3},
-                         {"conv_oc", 2},
-                         {"conv_sh", 1},
-                         {"conv_sw", 1},
-                         {"conv_padh", 0},
-                         {"conv_padw", 0},
-                         {"conv_oh", 2},
-                         {"conv_ow", 2},
-                         {"conv_ih", 4},
-                         {"conv_iw", 4},
-                         {"conv_ic", 1}});
-}
-
 void addGraded(Model& m, const Layout& l) {
     const bool stores = l.type != MatrixType::Procedural && l.type != MatrixType::Toeplitz;
     const bool kernel = l.type == MatrixType::Toeplitz;
@@ -110,7 +95,7 @@ void addGraded(Model& m, const Layout& l) {
         break;
     }
     case MatrixType::Toeplitz:
-        m.addSynapseGroup("Syn", l.type, 0, "Pre", "Post", wu, ps, conv4x4());
+        m.addSynapseGroup("Syn", l.type, 0, "Pre", "Post", wu, ps, sftest::conv4x4());
         break;
     }
 }
@@ -310,7 +295,7 @@ TEST(SynapseDynamics, ProceduralAndToeplitzRefuseAssigningAPerSynapseValue) {
                               init::FixedProbability(0.5));
         else
             m.addSynapseGroup("Syn", type, 0, "Pre", "Post", init, {models::DeltaCurr(), {}, {}},
-                              conv4x4());
+                              sftest::conv4x4());
         expectError<ModelError>([&] { m.finalise(); },
                                 {"synapse group 'Syn'", "synapseDynamicsCode", "assigns 'g'"});
     }

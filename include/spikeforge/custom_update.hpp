@@ -147,4 +147,57 @@ private:
     const SynapseGroup* m_synapseGroup = nullptr;
 };
 
+// A custom connectivity update (structural plasticity, GeNN's CustomConnectivityUpdate): code run
+// by Simulation::customUpdate(updateGroup), after the group's custom updates, once per row (source
+// neuron `id_pre`) of a Sparse synapse group, all rows at once, once for every batch element (the
+// connectivity is shared by the batch). rowUpdateCode may:
+//  - walk the row: `for_each_synapse { … }` runs its body once per synapse, in order, with
+//    `id_post` (the target) and the per-synapse references (varRefs) and postVarRefs of that
+//    synapse; `remove_synapse();` removes the current synapse when the body ends (its iteration
+//    still sees it); `continue` ends the iteration, `break` the loop;
+//  - add synapses after the loop: `add_synapse(j, v1, v2, …)` appends target j with the values of
+//    the varRefs in declaration order; every other per-synapse variable of the group and of the
+//    custom updates over it starts at 0 in every batch copy (as in GeNN). A row that would
+//    outgrow the group's maximum row length (SynapseGroup::setMaxConnections) keeps its length
+//    and the update reports a row-overflow error naming the group.
+// Any number of synapses per row may be added and removed in one call. Every per-synapse variable
+// (all batch copies), the custom updates' per-synapse variables and the column index move with
+// their synapses; Simulation::synapses and friends read the new connectivity afterwards.
+// Also in scope: the parameters, dt, t, id_pre, num_pre, num_post, num_batch, the preVarRefs
+// (id_pre's element) and the random functions (a stream per row and call).
+struct CustomConnectivityUpdateModel : SnippetBase {
+    std::vector<VarRefDecl> varRefs;     // per synapse: a weight-update variable of the group or
+                                         // a variable of a WU-shaped custom update over it
+    std::vector<VarRefDecl> preVarRefs;  // a variable of the source neuron group (id_pre's)
+    std::vector<VarRefDecl> postVarRefs; // of the target neuron group, read-only (ReadOnly)
+    std::string rowUpdateCode;
+};
+
+class CustomConnectivityUpdate {
+public:
+    CustomConnectivityUpdate(std::string name, std::string updateGroup, std::string synapseGroup,
+                             CustomConnectivityUpdateModel model, ParamValues params,
+                             VarReferenceMap varRefs, VarReferenceMap preVarRefs,
+                             VarReferenceMap postVarRefs);
+
+    const std::string& name() const { return m_name; }
+    const std::string& updateGroup() const { return m_updateGroup; }
+    const std::string& synapseGroupName() const { return m_synapseGroupName; }
+    const CustomConnectivityUpdateModel& model() const { return m_model; }
+    const ParamValues& params() const { return m_params; }
+    const VarReferenceMap& varRefs() const { return m_varRefs; }
+    const VarReferenceMap& preVarRefs() const { return m_preVarRefs; }
+    const VarReferenceMap& postVarRefs() const { return m_postVarRefs; }
+    // Filled in by Model::finalise.
+    const SynapseGroup* synapseGroup() const { return m_synapseGroup; }
+
+private:
+    friend class Model;
+    std::string m_name, m_updateGroup, m_synapseGroupName;
+    CustomConnectivityUpdateModel m_model;
+    ParamValues m_params;
+    VarReferenceMap m_varRefs, m_preVarRefs, m_postVarRefs;
+    const SynapseGroup* m_synapseGroup = nullptr;
+};
+
 } // namespace spikeforge

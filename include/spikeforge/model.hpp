@@ -38,6 +38,7 @@ struct MatrixTraits {
     bool kernelShaped;       // its per-synapse variables hold a shared kernel (Toeplitz)
     bool procedural;         // nothing per synapse is stored: rows and values are regenerated
     bool blockTiled;         // synapses come in b x b tiles at positions of a block layout
+    bool editableRows;       // stored ragged rows a custom connectivity update may edit
 };
 MatrixTraits matrixTraits(MatrixType t);
 // "Dense", "Sparse", "Toeplitz", "Procedural", "BlockSparse"
@@ -351,6 +352,18 @@ public:
     const std::vector<std::unique_ptr<CustomUpdate>>& customUpdates() const {
         return m_customUpdates;
     }
+    // A custom connectivity update (structural plasticity) over Sparse synapse group
+    // `synapseGroup`, run by Simulation::customUpdate(updateGroup) (see custom_update.hpp).
+    // varRefs bind the model's per-synapse references, preVarRefs / postVarRefs its neuron ones.
+    CustomConnectivityUpdate& addCustomConnectivityUpdate(
+        const std::string& name, const std::string& updateGroup, const std::string& synapseGroup,
+        const CustomConnectivityUpdateModel& model, const ParamValues& params,
+        const VarReferenceMap& varRefs, const VarReferenceMap& preVarRefs = {},
+        const VarReferenceMap& postVarRefs = {});
+    const std::vector<std::unique_ptr<CustomConnectivityUpdate>>&
+    customConnectivityUpdates() const {
+        return m_connectivityUpdates;
+    }
 
     NeuronGroup& neuronGroup(const std::string& name);
     const NeuronGroup& neuronGroup(const std::string& name) const;
@@ -374,7 +387,8 @@ private:
     friend struct analysis::Access;
     void checkNameFree(const std::string& name, const char* what) const;
     NeuronGroup* findNeuronGroup(const std::string& name) const;
-    void finaliseCustomUpdates(); // custom_update.cpp
+    void finaliseCustomUpdates();       // custom_update.cpp
+    void finaliseConnectivityUpdates(); // custom_connectivity_update.cpp
     void markSpikeTimeReaders();
     void markDelayedReaders();
     void checkBlockSparse(SynapseGroup& sg);
@@ -389,6 +403,7 @@ private:
     std::vector<std::unique_ptr<SynapseGroup>> m_synapseGroups;
     std::vector<std::unique_ptr<CurrentSource>> m_currentSources;
     std::vector<std::unique_ptr<CustomUpdate>> m_customUpdates;
+    std::vector<std::unique_ptr<CustomConnectivityUpdate>> m_connectivityUpdates;
     // Every group's name (one namespace for all kinds), with the group where it is a neuron or
     // synapse group: name checks and lookups in log time (models of 10,000 groups).
     struct NamedGroup {

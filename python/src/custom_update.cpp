@@ -1,7 +1,8 @@
 // Custom updates from Python with PyGeNN's names: create_custom_update_model, create_var_ref,
-// create_wu_var_ref, create_egp_ref and Model.add_custom_update. Whether an update is
-// WU-shaped (over a synapse group's synapses) or neuron-shaped follows from its references, as
-// in PyGeNN: any reference made by create_wu_var_ref makes it WU-shaped.
+// create_wu_var_ref, create_egp_ref, Model.add_custom_update, and custom connectivity updates
+// (create_custom_connectivity_update_model, Model.add_custom_connectivity_update). Whether an
+// update is WU-shaped (over a synapse group's synapses) or neuron-shaped follows from its
+// references, as in PyGeNN: any reference made by create_wu_var_ref makes it WU-shaped.
 #include "bindings.hpp"
 #include "convert.hpp"
 
@@ -96,9 +97,66 @@ CustomUpdate& addCustomUpdate(Model& m, const std::string& name, const std::stri
               : m.addCustomUpdate(name, updateGroup, cu, params, vars, varRefs, egps);
 }
 
+VarReferenceMap referencesOf(const std::map<std::string, VarRef>& refs) {
+    VarReferenceMap out;
+    for (const auto& [slot, r] : refs)
+        out.emplace(slot, r.ref);
+    return out;
+}
+
+CustomConnectivityUpdate&
+addConnectivityUpdate(Model& m, const std::string& name, const std::string& updateGroup,
+                      nb::handle synapseGroup, const CustomConnectivityUpdateModel& model,
+                      const ParamValues& params, const std::map<std::string, VarRef>& varRefs,
+                      const std::map<std::string, VarRef>& preVarRefs,
+                      const std::map<std::string, VarRef>& postVarRefs) {
+    return m.addCustomConnectivityUpdate(name, updateGroup, groupName(synapseGroup), model, params,
+                                         referencesOf(varRefs), referencesOf(preVarRefs),
+                                         referencesOf(postVarRefs));
+}
+
+void bindConnectivityUpdates(nb::module_& m) {
+    nb::class_<CustomConnectivityUpdateModel>(m, "CustomConnectivityUpdateModel")
+        .def_ro("name", &CustomConnectivityUpdateModel::name)
+        .def_ro("params", &CustomConnectivityUpdateModel::params)
+        .def_ro("row_update_code", &CustomConnectivityUpdateModel::rowUpdateCode)
+        .def("__repr__", [](const CustomConnectivityUpdateModel& c) {
+            return "<CustomConnectivityUpdateModel '" + c.name + "'>";
+        });
+    nb::class_<CustomConnectivityUpdate>(m, "CustomConnectivityUpdate")
+        .def_prop_ro("name", &CustomConnectivityUpdate::name)
+        .def_prop_ro("update_group", &CustomConnectivityUpdate::updateGroup)
+        .def_prop_ro("synapse_group", &CustomConnectivityUpdate::synapseGroupName)
+        .def("__repr__", [](const CustomConnectivityUpdate& c) {
+            return "<CustomConnectivityUpdate '" + c.name() + "'>";
+        });
+    m.def(
+        "create_custom_connectivity_update_model",
+        [](const std::string& name, const std::vector<std::string>& params, nb::handle varRefs,
+           nb::handle preVarRefs, nb::handle postVarRefs, const std::string& rowUpdateCode,
+           nb::handle derived, nb::handle egps) {
+            CustomConnectivityUpdateModel c;
+            fillBase(c, name, params, derived, egps);
+            c.varRefs = customDecls<VarRefDecl>(varRefs, name);
+            c.preVarRefs = customDecls<VarRefDecl>(preVarRefs, name);
+            c.postVarRefs = customDecls<VarRefDecl>(postVarRefs, name);
+            c.rowUpdateCode = rowUpdateCode;
+            return c;
+        },
+        nb::arg("name"), nb::arg("params") = std::vector<std::string>{},
+        nb::arg("var_refs") = nb::list(), nb::arg("pre_var_refs") = nb::list(),
+        nb::arg("post_var_refs") = nb::list(), nb::arg("row_update_code") = "",
+        nb::arg("derived_params") = nb::list(), nb::arg("extra_global_params") = nb::list(),
+        "A custom connectivity update model (structural plasticity): row_update_code runs once "
+        "per row and may walk it with for_each_synapse { … }, remove_synapse() and "
+        "add_synapse(j, values of var_refs…). References are names or (name, type[, access]) "
+        "with access ReadWrite or ReadOnly (post_var_refs: ReadOnly).");
+}
+
 } // namespace
 
 void bindCustomUpdates(nb::module_& m) {
+    bindConnectivityUpdates(m);
     nb::class_<CustomUpdateModel>(m, "CustomUpdateModel")
         .def_ro("name", &CustomUpdateModel::name)
         .def_ro("params", &CustomUpdateModel::params)
@@ -184,6 +242,16 @@ void bindAddCustomUpdate(nb::class_<Model>& model) {
               nb::rv_policy::reference_internal,
               "A custom update run by Simulation.custom_update(update_group); WU-shaped when "
               "its references come from create_wu_var_ref.");
+    model.def("add_custom_connectivity_update", &addConnectivityUpdate, nb::arg("name"),
+              nb::arg("update_group"), nb::arg("synapse_group"), nb::arg("model"),
+              nb::arg("params") = ParamValues{},
+              nb::arg("var_refs") = std::map<std::string, VarRef>{},
+              nb::arg("pre_var_refs") = std::map<std::string, VarRef>{},
+              nb::arg("post_var_refs") = std::map<std::string, VarRef>{},
+              nb::rv_policy::reference_internal,
+              "A custom connectivity update over a Sparse synapse group, run by "
+              "Simulation.custom_update(update_group) after that group's custom updates: "
+              "var_refs from create_wu_var_ref, pre/post_var_refs from create_var_ref.");
 }
 
 } // namespace spikeforge::python

@@ -18,6 +18,10 @@ const char* errorMacro(ErrorBit b) {
         return "SF_ERROR_ROW_OVERFLOW";
     case ErrorBit::DendriticDelay:
         return "SF_ERROR_DENDRITIC_DELAY";
+    case ErrorBit::RowFull:
+        return "SF_ERROR_ROW_FULL";
+    case ErrorBit::TargetRange:
+        return "SF_ERROR_TARGET_RANGE";
     }
     return "SF_ERROR_UNKNOWN";
 }
@@ -28,6 +32,12 @@ const char* errorDescription(ErrorBit b) {
         return "connectivity initialiser produced a row longer than its maximum row length";
     case ErrorBit::DendriticDelay:
         return "addToPostDelay was given a delay >= the maximum dendritic delay";
+    case ErrorBit::RowFull:
+        return "a custom connectivity update's add_synapse found its row full (the synapse was "
+               "not added): the maximum row length is";
+    case ErrorBit::TargetRange:
+        return "a custom connectivity update's add_synapse was given a target outside the target "
+               "group (the synapse was not added): targets are below";
     }
     return "unknown device error";
 }

@@ -47,8 +47,11 @@ std::string stepArgsDeclaration();
 enum class ErrorBit : uint32_t {
     RowOverflow = 1u,    // connectivity initialiser built a row longer than maxRowLength
     DendriticDelay = 2u, // addToPostDelay got a delay >= the maximum dendritic delay
+    RowFull = 4u,        // add_synapse on a row at its maximum row length (connectivity update)
+    TargetRange = 8u,    // add_synapse named a target outside the target group
 };
-inline constexpr ErrorBit kErrorBits[] = {ErrorBit::RowOverflow, ErrorBit::DendriticDelay};
+inline constexpr ErrorBit kErrorBits[] = {ErrorBit::RowOverflow, ErrorBit::DendriticDelay,
+                                          ErrorBit::RowFull, ErrorBit::TargetRange};
 // The macro name of a bit in generated code ("SF_ERROR_ROW_OVERFLOW").
 const char* errorMacro(ErrorBit b);
 // `#define SF_ERROR_… <value>u` for every bit.
@@ -75,6 +78,8 @@ inline constexpr const char* kPostsynapticEventUpdateEntry = "sf_postsynaptic_ev
 inline constexpr const char* kCustomUpdatePrefix = "sf_custom_update_";
 // Block pruning of a prunable synapse group: kBlockPrunePrefix + the group's name.
 inline constexpr const char* kBlockPrunePrefix = "sf_prune_blocks_";
+// A custom connectivity update: kConnectivityUpdatePrefix + the update's name.
+inline constexpr const char* kConnectivityUpdatePrefix = "sf_connectivity_update_";
 // CPU only, where the plan's steps are batch-local (codegen::stepsAreBatchLocal): a stretch of
 // steps of every step kernel, run one batch element at a time (a thread per element).
 inline constexpr const char* kBatchStepsEntry = "sf_steps_by_batch";

@@ -202,6 +202,10 @@ std::vector<ArrayDecl> planArrays(const Model& m) {
             l.add(cu->name(), v.name, resolveType(v.type, p), {r.elements, r.batchDim ? B : 1u});
         }
     }
+    for (const auto& cc : m.customConnectivityUpdates()) {
+        l.add(cc->name(), "updateCount", "uint32_t", {1}); // keys the rows' random streams
+        l.addEGPs(cc->name(), cc->model(), p);
+    }
     for (const auto& cs : m.currentSources()) {
         l.addVars(cs->name(), cs->bound().model.vars, cs->target().size(), B, p, true);
         l.addEGPs(cs->name(), cs->bound().model, p);

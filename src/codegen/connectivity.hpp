@@ -73,6 +73,19 @@ public:
         std::string movedOnly, round;
     };
     virtual std::optional<PruneProgram> pruning(Lowerer&) const { return std::nullopt; }
+    // Structural plasticity (custom connectivity updates; MatrixTraits::editableRows): how row
+    // sfI (a ForEach step over the sources; InitBody::setup's names in scope) is edited in place.
+    // `setup` defines id_pre (uint32_t), sfStride (uint32_t: the most synapses a row holds),
+    // sfRow0 (size_t: the element of the row's first slot; slot k is element sfRow0 + k of a
+    // synapse-shaped variable), sfTargets (a pointer: sfTargets[k] is slot k's target, an
+    // lvalue) and sfLen (uint32_t, the row's length, which the edit changes); `finish` stores
+    // sfLen back; `after` rebuilds what the layout derives from its rows (the column index),
+    // once every row is edited. Nothing for a layout whose rows cannot be edited.
+    struct RowEditing {
+        std::string setup, finish;
+        std::vector<BuildStep> after;
+    };
+    virtual std::optional<RowEditing> rowEditing(Env&) const { return std::nullopt; }
 
     // ---- host codec ----
     // The descriptor's arrays the codec reads (ConnectivityArray::var), pulled to the host first.

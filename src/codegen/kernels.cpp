@@ -56,6 +56,24 @@ std::vector<std::string> updateGroups(const Model& m) {
     return out;
 }
 
+// The custom connectivity updates of each update group, one kernel per group (after the custom
+// updates' kernels, so Simulation::customUpdate runs them after the group's custom updates).
+// Updates over one synapse group edit the same rows: each gets a kernel of its own, in the
+// order they were added.
+std::vector<Kernel> connectivityKernels(Plan& plan, const Model& m) {
+    std::vector<Kernel> out;
+    for (const auto& cc : m.customConnectivityUpdates()) {
+        auto k = builder(plan, abi::kConnectivityUpdatePrefix + cc->name(),
+                         KernelPhase::ConnectivityUpdate);
+        k.kernel.updateGroup = cc->updateGroup();
+        std::vector<LoweredGroup> groups;
+        groups.push_back(lowerConnectivityUpdate(m, *cc));
+        k.add("ConnectivityUpdate" + cc->name(), std::move(groups), false);
+        out.push_back(k.done());
+    }
+    return out;
+}
+
 Kernel customKernel(Plan& plan, const Model& m, const std::string& group) {
     auto b = builder(plan, abi::kCustomUpdatePrefix + group, KernelPhase::CustomUpdate);
     b.kernel.updateGroup = group;
@@ -164,6 +182,8 @@ Plan lowerModel(const Model& m) {
     }
     for (auto& k : custom)
         plan.kernels.push_back(std::move(k));
+    for (auto& k : connectivityKernels(plan, m))
+        plan.kernels.push_back(std::move(k));
     for (const auto& sg : m.synapseGroups()) {
         if (!sg->blockSparse() || sg->blockSparse()->prunedBy.empty()) continue;
         auto prune = builder(plan, abi::kBlockPrunePrefix + sg->name(), KernelPhase::BlockPrune);
@@ -205,6 +225,7 @@ std::vector<size_t> stepKernels(const Plan& plan) {
         case KernelPhase::Initialise:
         case KernelPhase::CustomUpdate:
         case KernelPhase::BlockPrune:
+        case KernelPhase::ConnectivityUpdate:
             break;
         }
     }

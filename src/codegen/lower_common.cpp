@@ -19,6 +19,7 @@ std::string Lowerer::render(const std::string& group, const std::string& field, 
     o.precision = model.precision();
     o.lineLabel = group + "." + field;
     o.writeThrough = writeThrough;
+    o.synapseLoop = synapseLoop;
     for (const Subs* m : std::initializer_list<const Subs*>{&subs, &extra})
         for (const auto& [k, v] : *m)
             (k.rfind("#size:", 0) == 0 ? o.arraySizes[k.substr(6)] : o.substitutions[k]) = v;

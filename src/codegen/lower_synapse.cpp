@@ -125,14 +125,6 @@ std::string bindSynapseNames(Lowerer& e, const SynapseGroup& sg, const snippet::
     return evaluated;
 }
 
-std::string sizesSetup(Lowerer& e, const SynapseGroup& sg) {
-    const std::string S = e.scalar();
-    return "const uint32_t sfNpre = " + e.env.number("numPre", "uint32_t", sg.source().size()) +
-           ";\nconst uint32_t sfNpost = " +
-           e.env.number("numPost", "uint32_t", sg.target().size()) + ";\n" + "const " + S +
-           " sf_t = (" + S + ")a->t; (void)sf_t;\n";
-}
-
 // The queue of `stream` (a neuron group's spikes or a synapse group's spike-like events;
 // `neurons` its size in the body) read for what was emitted `1 + delay` steps ago.
 void spikeSource(Lowerer& e, PropagationBody& b, const EventStream& stream,
@@ -278,6 +270,14 @@ void bindTargetInputs(Lowerer& e, const SynapseGroup& sg, const snippet::Scanned
 }
 
 } // namespace
+
+std::string sizesSetup(Lowerer& e, const SynapseGroup& sg) {
+    const std::string S = e.scalar();
+    return "const uint32_t sfNpre = " + e.env.number("numPre", "uint32_t", sg.source().size()) +
+           ";\nconst uint32_t sfNpost = " +
+           e.env.number("numPost", "uint32_t", sg.target().size()) + ";\n" + "const " + S +
+           " sf_t = (" + S + ")a->t; (void)sf_t;\n";
+}
 
 LoweredGroup lowerPresynapticUpdate(const Model& m, const SynapseGroup& sg, bool events) {
     Lowerer e(m);

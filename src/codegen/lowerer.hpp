@@ -49,6 +49,8 @@ public:
     // Names some code rendered so far assigns with no store after the assignment (not written
     // through, or assigned inside an expression): such a variable is stored once at the end.
     std::set<std::string> writtenBack;
+    // How for_each_synapse is printed (custom connectivity updates' row code).
+    snippet::SynapseLoopText synapseLoop;
 
     std::string scalar() const {
         return model.precision() == Precision::Float ? "float" : "double";
@@ -133,6 +135,11 @@ LoweredGroup lowerSynapseInit(const Model& m, const SynapseGroup& sg);
 // moved tiles' per-synapse variables and its custom updates' per-synapse state initialised again.
 LoweredGroup lowerBlockPrune(const Model& m, const SynapseGroup& sg);
 LoweredGroup lowerCurrentSourceInit(const Model& m, const CurrentSource& cs);
+// A custom connectivity update: its row code over every row, moving the synapses it removes and
+// adds with all their per-synapse values, then the layout's derived index rebuilt.
+LoweredGroup lowerConnectivityUpdate(const Model& m, const CustomConnectivityUpdate& cc);
+// sfNpre, sfNpost and sf_t of a synapse group's body.
+std::string sizesSetup(Lowerer& e, const SynapseGroup& sg);
 // Custom updates of one update group that can share one pass over the elements (same shape, no
 // reductions or transposes) are fused: one loop runs all their bodies.
 bool fusable(const CustomUpdate& a, const CustomUpdate& b);

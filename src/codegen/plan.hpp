@@ -72,7 +72,8 @@ inline size_t snippetErrorWord(size_t synapseGroups, size_t fieldSlot) {
 // spike-like events the neuron update flagged, into their queues). Event and spike code are
 // separate kernels: a group's two codes may write the same synapses and targets, which a SIMT
 // device would otherwise run at once. BlockPrune: one kernel per prunable synapse group, run by
-// Simulation::pruneBlocks.
+// Simulation::pruneBlocks. ConnectivityUpdate: the custom connectivity updates of one update
+// group, run by Simulation::customUpdate after the group's CustomUpdate kernel.
 enum class KernelPhase {
     Initialise,
     SynapseDynamics,
@@ -83,7 +84,8 @@ enum class KernelPhase {
     NeuronUpdate,
     EventDetection,
     CustomUpdate,
-    BlockPrune
+    BlockPrune,
+    ConnectivityUpdate
 };
 
 // The shape of a synapse group, for backends that size their launches by it (the SIMT
@@ -105,7 +107,8 @@ struct KernelGroup {
 struct Kernel {
     std::string entry; // entry point (codegen/abi.hpp names)
     KernelPhase phase = KernelPhase::NeuronUpdate;
-    std::string updateGroup;         // CustomUpdate: the update group it runs; BlockPrune: the
+    std::string updateGroup;         // CustomUpdate, ConnectivityUpdate: the update group it
+                                     // runs; BlockPrune: the
                                      // synapse group it prunes
     std::vector<size_t> tables;      // merged groups it runs, in order (indices into mergedGroups)
     std::vector<KernelGroup> groups; // the same, with bodies

@@ -225,6 +225,31 @@ snippet::Context customUpdateContext(const Model& m, const CustomUpdate& cu) {
     return c;
 }
 
+snippet::Context connectivityUpdateContext(const Model& m, const CustomConnectivityUpdate& cc) {
+    auto c = makeContext(m, cc.name(), "rowUpdateCode");
+    const auto& model = cc.model();
+    addParams(c.names, model, cc.name());
+    addRandom(c.names);
+    addBuiltins(c.names, {"dt", "t"}, Type::Scalar);
+    addBuiltins(c.names, {"id_pre", "num_pre", "num_post", "num_batch"}, Type::U32);
+    auto refKind = [](CustomUpdateVarAccess a) {
+        return a == CustomUpdateVarAccess::ReadOnly ? NameKind::ReadOnly : NameKind::ReadWrite;
+    };
+    for (const auto& r : model.preVarRefs)
+        c.names[r.name] = Symbol(refKind(r.access), declaredType(r.type, cc.name(), r.name));
+    c.names["add_synapse"] = NameKind::Function;
+    c.arities["add_synapse"] = 1 + static_cast<int>(model.varRefs.size());
+    // The synapse being visited by for_each_synapse.
+    auto& loop = c.synapseLoopNames;
+    addBuiltins(loop, {"id_post"}, Type::U32);
+    for (const auto& r : model.varRefs)
+        loop[r.name] = Symbol(refKind(r.access), declaredType(r.type, cc.name(), r.name));
+    for (const auto& r : model.postVarRefs)
+        loop[r.name] = Symbol(NameKind::ReadOnly, declaredType(r.type, cc.name(), r.name));
+    loop["remove_synapse"] = NameKind::Function;
+    return c;
+}
+
 snippet::Context rowBuildContext(const Model& m, const SynapseGroup& sg) {
     auto c = makeContext(m, sg.name(), "connectivity.rowBuildCode");
     addParams(c.names, sg.connectivity()->snippet, sg.name(), false);
@@ -334,6 +359,11 @@ std::vector<CodeField> listCodeFields(const Model& m, bool withContexts) {
         l.add(c.name(), "updateCode", &c.model().updateCode,
               [&] { return customUpdateContext(m, c); });
         l.addInits(c.name(), c.varInits(), InitShape::Other);
+    }
+    for (const auto& cc : m.customConnectivityUpdates()) {
+        const CustomConnectivityUpdate& c = *cc;
+        l.add(c.name(), "rowUpdateCode", &c.model().rowUpdateCode,
+              [&] { return connectivityUpdateContext(m, c); });
     }
     for (const auto& cs : m.currentSources()) {
         const CurrentSource& c = *cs;

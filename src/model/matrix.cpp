@@ -13,15 +13,15 @@ namespace spikeforge {
 MatrixTraits matrixTraits(MatrixType t) {
     switch (t) {
     case MatrixType::Dense:
-        return {false, true, false, false, false};
+        return {false, true, false, false, false, false};
     case MatrixType::Sparse:
-        return {true, false, false, false, false};
+        return {true, false, false, false, false, true};
     case MatrixType::Toeplitz:
-        return {false, false, true, false, false};
+        return {false, false, true, false, false, false};
     case MatrixType::Procedural:
-        return {true, false, false, true, false};
+        return {true, false, false, true, false, false};
     case MatrixType::BlockSparse:
-        return {false, false, false, false, true};
+        return {false, false, false, false, true, false};
     }
     throw InternalError("unknown matrix type");
 }

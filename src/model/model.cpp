@@ -718,6 +718,7 @@ void Model::finalise() {
         checkDynamic(cs->name(), b.model, b.params, b.dynamicParams, m_dt);
     }
     finaliseCustomUpdates();
+    finaliseConnectivityUpdates();
     // Every code field is scanned here and only here; later passes read the kept results.
     m_analysis = analysis::analyse(*this);
     checkLayoutUses(*this, *m_analysis);

@@ -366,6 +366,18 @@ void checkCustomUpdate(const CustomUpdate& cu) {
     checkInits(cu.name(), cu.varInits());
 }
 
+void checkConnectivityUpdate(const CustomConnectivityUpdate& cc) {
+    const auto& m = cc.model();
+    Scope s(prefix(cc.name(), "custom connectivity update model '" + m.name + "'"));
+    s.snippet(m);
+    for (const auto& r : m.varRefs)
+        s.declare(r.name, "variable reference");
+    for (const auto& r : m.preVarRefs)
+        s.declare(r.name, "presynaptic variable reference");
+    for (const auto& r : m.postVarRefs)
+        s.declare(r.name, "postsynaptic variable reference");
+}
+
 } // namespace
 
 void checkModelNames(const Model& model) {
@@ -378,6 +390,8 @@ void checkModelNames(const Model& model) {
         checkCurrentSource(*cs);
     for (const auto& cu : model.customUpdates())
         checkCustomUpdate(*cu);
+    for (const auto& cc : model.customConnectivityUpdates())
+        checkConnectivityUpdate(*cc);
 }
 
 } // namespace names

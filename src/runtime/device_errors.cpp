@@ -101,6 +101,10 @@ static std::string detail(abi::ErrorBit bit, const SynapseGroup& sg) {
     case abi::ErrorBit::DendriticDelay:
         return " " + std::to_string(sg.maxDendriticDelaySteps()) +
                " steps (SynapseGroup::setMaxDendriticDelaySteps)";
+    case abi::ErrorBit::RowFull:
+        return " " + std::to_string(sg.maxRowLength()) + " (SynapseGroup::setMaxConnections)";
+    case abi::ErrorBit::TargetRange:
+        return " " + std::to_string(sg.target().size());
     }
     return "";
 }

@@ -429,6 +429,9 @@ std::string kernelTimeName(const codegen::Kernel& k) {
         return "custom_update." + k.updateGroup;
     case codegen::KernelPhase::BlockPrune:
         return "prune_blocks." + k.updateGroup;
+    case codegen::KernelPhase::ConnectivityUpdate: // one kernel per update: named by it
+        return "custom_connectivity_update." +
+               k.entry.substr(std::string(codegen::abi::kConnectivityUpdatePrefix).size());
     }
     throw InternalError("a kernel phase without a timer name");
 }

@@ -340,6 +340,8 @@ struct Simulation::Impl {
         std::vector<std::string> groups;
         for (const auto& cu : model.customUpdates())
             groups.push_back(cu->updateGroup());
+        for (const auto& cc : model.customConnectivityUpdates())
+            groups.push_back(cc->updateGroup());
         throw ModelError(where + "model '" + model.name() + "' has no custom update group '" +
                          updateGroup + "'" + didYouMean(updateGroup, groups));
     }
@@ -557,6 +559,9 @@ struct Simulation::Impl {
                 break;
             case P::BlockPrune:
                 pruneKernels[kernel.updateGroup] = k;
+                break;
+            case P::ConnectivityUpdate: // after the group's custom updates (plan order)
+                customKernels[kernel.updateGroup].push_back(k);
                 break;
             }
         }

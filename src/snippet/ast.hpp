@@ -93,7 +93,8 @@ enum class StmtKind {
     Default,
     Break,
     Continue,
-    Empty
+    Empty,
+    ForEachSynapse // for_each_synapse { body }: the synapses of the row (connectivity updates)
 };
 
 struct Stmt {
@@ -111,6 +112,9 @@ struct Stmt {
     std::vector<Declarator> decls;
     // Case
     ExprPtr caseValue;
+    // Break, Continue: set by the checker where it leaves an iteration of for_each_synapse
+    // itself (not of a loop or switch inside it); the printer prints the loop's own form.
+    bool leavesSynapseLoop = false;
 };
 
 // A local variable as declared by the snippet.

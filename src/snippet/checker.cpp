@@ -164,7 +164,10 @@ namespace {
 
 class Checker {
 public:
-    Checker(const Context& ctx, Scanned& out) : m_ctx(ctx), m_out(out) {}
+    Checker(const Context& ctx, Scanned& out) : m_ctx(ctx), m_out(out), m_loopNames(ctx.names) {
+        for (const auto& [n, sym] : ctx.synapseLoopNames)
+            m_loopNames[n] = sym;
+    }
 
     void run(Stmt& root) {
         if (m_ctx.expression) {
@@ -241,13 +244,37 @@ private:
         case StmtKind::Break:
             if (m_loops == 0 && m_switches.empty())
                 failAt(s.line, s.column, "'break' outside a loop or switch");
+            s.leavesSynapseLoop =
+                m_inSynapseLoop && m_loops == m_synapseLoopDepth && m_switches.empty();
             return;
         case StmtKind::Continue:
             if (m_loops == 0) failAt(s.line, s.column, "'continue' outside a loop");
+            s.leavesSynapseLoop = m_inSynapseLoop && m_loops == m_synapseLoopDepth;
             return;
         case StmtKind::Empty:
             return;
+        case StmtKind::ForEachSynapse:
+            synapseLoop(s);
+            return;
         }
+    }
+
+    // for_each_synapse { … }: once per synapse of the row, with the names only it sees.
+    void synapseLoop(Stmt& s) {
+        if (m_ctx.synapseLoopNames.empty())
+            failAt(s.line, s.column,
+                   "'for_each_synapse' is only available in the row code of a custom "
+                   "connectivity update");
+        if (m_inSynapseLoop)
+            failAt(s.line, s.column, "'for_each_synapse' cannot be nested in another");
+        m_inSynapseLoop = true;
+        m_synapseLoopDepth = m_loops + 1; // the loops around the body's own statements
+        loopBody(*s.body);
+        m_inSynapseLoop = false;
+    }
+
+    const std::map<std::string, Symbol>& names() const {
+        return m_inSynapseLoop ? m_loopNames : m_ctx.names;
     }
 
     void loopBody(Stmt& body) {
@@ -298,7 +325,7 @@ private:
     void declaration(Stmt& s) {
         s.declType = resolve(s.declType);
         for (Declarator& d : s.decls) {
-            if (m_ctx.names.contains(d.name))
+            if (m_loopNames.contains(d.name))
                 failAt(d.line, d.column,
                        "declaration of '" + d.name + "' shadows the model name '" + d.name +
                            "'; choose another name");
@@ -432,8 +459,8 @@ private:
             e.writable = !l.isConst;
             return arrayCheck(e, arrayBase);
         }
-        const auto it = m_ctx.names.find(e.name);
-        if (it == m_ctx.names.end()) {
+        const auto it = names().find(e.name);
+        if (it == names().end()) {
             if (functionInfo(e.name))
                 failAt(e, "function '" + e.name + "' must be called, as in " + e.name + "(...)");
             unknown(e);
@@ -464,7 +491,7 @@ private:
 
     [[noreturn]] void unknown(const Expr& e) const {
         std::vector<std::string> c;
-        for (const auto& [n, sym] : m_ctx.names)
+        for (const auto& [n, sym] : names())
             c.push_back(n);
         for (const auto& s : m_scopes)
             for (const auto& [n, i] : s)
@@ -484,18 +511,26 @@ private:
 
     void call(Expr& e) {
         if (isLocal(e.name)) failAt(e, "'" + e.name + "' is a local variable, not a function");
-        const auto it = m_ctx.names.find(e.name);
-        if (it != m_ctx.names.end() && it->second.kind != NameKind::Function)
+        const auto it = names().find(e.name);
+        if (it != names().end() && it->second.kind != NameKind::Function)
             failAt(e, "'" + e.name + "' is not a function");
         const FunctionInfo* f = functionInfo(e.name);
-        if (it != m_ctx.names.end() && !f)
+        if (it != names().end() && !f)
             throw InternalError("snippet: function '" + e.name + "' has no signature");
-        if (it == m_ctx.names.end() && !f) unknown(e);
-        if (it == m_ctx.names.end() && !f->maths)
+        if (it == names().end() && !f) unknown(e);
+        if (it == names().end() && !f->maths) {
+            if (m_ctx.synapseLoopNames.contains(e.name))
+                failAt(e, "'" + e.name + "' can only be called inside 'for_each_synapse { … }'");
             failAt(e, "'" + e.name + "' cannot be called in " + m_ctx.field);
-        if (static_cast<int>(e.kids.size()) != f->arity)
-            failAt(e, "'" + e.name + "' takes " + std::to_string(f->arity) + " argument" +
-                          (f->arity == 1 ? "" : "s") + ", not " + std::to_string(e.kids.size()));
+        }
+        if (m_inSynapseLoop && e.name == "add_synapse")
+            failAt(e, "'add_synapse' cannot be called inside 'for_each_synapse': add synapses "
+                      "after the loop (the row is being walked)");
+        const auto arity = m_ctx.arities.find(e.name);
+        const int wanted = arity == m_ctx.arities.end() ? f->arity : arity->second;
+        if (static_cast<int>(e.kids.size()) != wanted)
+            failAt(e, "'" + e.name + "' takes " + std::to_string(wanted) + " argument" +
+                          (wanted == 1 ? "" : "s") + ", not " + std::to_string(e.kids.size()));
         bool allFloat = true;
         for (size_t i = 0; i < e.kids.size(); i++) {
             value(*e.kids[i]);
@@ -530,7 +565,7 @@ private:
             e.type = promote(e.kids[0]->type);
             break;
         }
-        if (it != m_ctx.names.end()) m_out.referencedNames.insert(e.name);
+        if (it != names().end()) m_out.referencedNames.insert(e.name);
         m_out.calledFunctions.insert(e.name);
         m_out.usesRng = m_out.usesRng || f->rng;
         m_out.usesAddToPostDelay = m_out.usesAddToPostDelay || e.name == "addToPostDelay";
@@ -589,9 +624,9 @@ private:
     void rejectFunctionTarget(const Expr& target) const {
         const Expr& t = stripParens(target);
         if (t.kind != ExprKind::Name || isLocal(t.name)) return;
-        const auto it = m_ctx.names.find(t.name);
-        const bool fn = it != m_ctx.names.end() ? it->second.kind == NameKind::Function
-                                                : functionInfo(t.name) != nullptr;
+        const auto it = names().find(t.name);
+        const bool fn = it != names().end() ? it->second.kind == NameKind::Function
+                                            : functionInfo(t.name) != nullptr;
         if (fn) failAt(t, "cannot assign to function '" + t.name + "'");
     }
 
@@ -766,7 +801,10 @@ private:
     std::vector<SwitchState> m_switches;
     int m_loops = 0;
     uint32_t m_elements = 0;
-    const Expr* m_writeOnly = nullptr; // the name a plain `=` assigns: not a read
+    const Expr* m_writeOnly = nullptr;         // the name a plain `=` assigns: not a read
+    std::map<std::string, Symbol> m_loopNames; // the context's names and its synapse-loop names
+    bool m_inSynapseLoop = false;
+    int m_synapseLoopDepth = 0; // m_loops directly inside for_each_synapse's body
 };
 
 } // namespace

@@ -167,6 +167,11 @@ private:
                 return s;
             }
             if (t.text == "else") failAt(t, "'else' without a matching 'if'");
+            if (t.text == "for_each_synapse" && isOp("{", 1)) {
+                auto s = stmt(StmtKind::ForEachSynapse, take());
+                s->body = block();
+                return s;
+            }
         }
         if (isOp("{")) return block();
         if (isOp(";")) return stmt(StmtKind::Empty, take());

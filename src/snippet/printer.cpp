@@ -97,6 +97,9 @@ void collectOutside(const Stmt& s, std::set<std::string>& out) {
         for (const auto& c : s.stmts)
             collectOutside(*c, out);
         return;
+    case StmtKind::ForEachSynapse:
+        collectOutside(*s.body, out);
+        return;
     case StmtKind::If:
     case StmtKind::While:
     case StmtKind::DoWhile:
@@ -241,7 +244,7 @@ private:
             emit("default:");
             return;
         case StmtKind::Break:
-            emit("break;");
+            emit(s.leavesSynapseLoop ? synapseLoop().breakStatement : "break;");
             return;
         case StmtKind::Continue:
             emit("continue;");
@@ -249,7 +252,18 @@ private:
         case StmtKind::Empty:
             emit(";");
             return;
+        case StmtKind::ForEachSynapse:
+            emit(synapseLoop().begin);
+            statement(*s.body);
+            emit(synapseLoop().end);
+            return;
         }
+    }
+
+    const SynapseLoopText& synapseLoop() const {
+        if (m_o.synapseLoop.begin.empty())
+            throw InternalError("snippet render: for_each_synapse without its loop text");
+        return m_o.synapseLoop;
     }
 
     void declaration(const Stmt& s) {
@@ -526,6 +540,7 @@ bool hasLoop(const Stmt& s) {
     case StmtKind::For:
     case StmtKind::While:
     case StmtKind::DoWhile:
+    case StmtKind::ForEachSynapse:
         return true;
     case StmtKind::Block:
         return std::any_of(s.stmts.begin(), s.stmts.end(),

@@ -53,6 +53,12 @@ struct Context {
     // Built-in names of the language as a whole (names::builtinNames): one that this field lacks
     // is refused saying so, rather than as an unknown word.
     const std::set<std::string>* builtinsElsewhere = nullptr;
+    // Names seen only inside `for_each_synapse { … }` (custom connectivity updates: id_post,
+    // the per-synapse references, remove_synapse); the statement is refused where it is empty.
+    std::map<std::string, Symbol> synapseLoopNames;
+    // Functions whose argument count the context sets, overriding the table's (add_synapse: the
+    // target and one value per per-synapse reference).
+    std::map<std::string, int> arities;
 };
 
 // Limits, so no input can exhaust the stack, memory or the compiler.
@@ -106,6 +112,14 @@ Scanned scan(const std::string& code, const Context& ctx);
 // that Model::finalise scans each code field once and later passes never scan again.
 uint64_t scanCount();
 
+// How `for_each_synapse { body }` is printed (the lowering of a custom connectivity update
+// gives it; one line each, so the user's lines stay in place): begin, the body, end; a `break`
+// that leaves the loop itself is printed as breakStatement (a `continue` stays one: begin opens
+// a form in which it ends the synapse's iteration).
+struct SynapseLoopText {
+    std::string begin, end, breakStatement;
+};
+
 struct RenderOptions {
     std::map<std::string, std::string> substitutions; // context name → generated expression
     Precision precision = Precision::Float;
@@ -122,6 +136,7 @@ struct RenderOptions {
     // header) are not followed by a store: assignedOutsideStatements lists those names, which
     // the caller must store itself.
     std::map<std::string, std::string> writeThrough;
+    SynapseLoopText synapseLoop; // required when the code has for_each_synapse
 };
 
 // Context names the code assigns somewhere other than as a whole expression statement (see

@@ -23,6 +23,8 @@ constexpr std::array kFunctions = {
     FunctionInfo{"addToPre", 1, R::Void, 0, false, false},
     FunctionInfo{"injectCurrent", 1, R::Void, 0, false, false},
     FunctionInfo{"addSynapse", 1, R::Void, 1, false, false},
+    FunctionInfo{"add_synapse", 1, R::Void, 1, false, false}, // arity: Context::arities
+    FunctionInfo{"remove_synapse", 0, R::Void, 0, false, false},
     FunctionInfo{"exp", 1, R::Floating, 0, true, false},
     FunctionInfo{"exp2", 1, R::Floating, 0, true, false},
     FunctionInfo{"expm1", 1, R::Floating, 0, true, false},

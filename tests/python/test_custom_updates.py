@@ -133,3 +133,47 @@ def test_views_are_shared_through_dlpack(cache_dir):
     sim.view("N", "V")[0, 0] = 0.0
     sim.pull("N", "V")
     assert v[0, 0] == 42.0
+
+
+def test_a_connectivity_update_removes_and_adds_synapses(cache_dir):
+    """Rows lose the synapses whose weight is below 1 and gain one onto target 0 with weight 7;
+    the host reads the new rows through synapses() and synapse_values() (no stale view)."""
+    model = sf.Model("ccu", seed=3)
+    model.add_neuron_population("Pre", 4, "Poisson", {"rate": 0.0}, {"timeStepToSpike": 0.0})
+    model.add_neuron_population("Post", 5, "LeakyIntegrate",
+                                {"C": 1.0, "TauM": 10.0, "Vrest": 0.0}, {"V": 0.0})
+    model.add_synapse_population(
+        "S", "sparse", "Pre", "Post",
+        sf.init_weight_update("StaticPulse", {}, {"g": 0.5}),
+        sf.init_postsynaptic("DeltaCurr"),
+        sf.init_sparse_connectivity("FixedProbability", {"prob": 0.6}))
+    prune = sf.create_custom_connectivity_update_model(
+        "PruneGrow", params=["floor"], var_refs=[("g", "scalar", "ReadWrite")],
+        row_update_code="for_each_synapse {\n    if (g < floor && id_post != 0u) remove_synapse();\n"
+                        "}\nadd_synapse(0u, 7.0);")
+    ccu = model.add_custom_connectivity_update("P", "Rewire", "S", prune, {"floor": 1.0},
+                                               var_refs={"g": sf.create_wu_var_ref("S", "g")})
+    assert ccu.synapse_group == "S" and ccu.update_group == "Rewire"
+    sim = sf.Simulation(model, cache_dir=cache_dir)
+    pre0, post0 = sim.synapses("S")
+    sim.custom_update("Rewire")
+    pre, post = sim.synapses("S")
+    g = sim.synapse_values("S", "g")
+    want = []
+    for i in range(4):
+        row = [(int(i), int(j), 0.5) for p, j in zip(pre0, post0) if p == i and j == 0]
+        want += row + [(i, 0, 7.0)]
+    assert [(int(p), int(j), float(w)) for p, j, w in zip(pre, post, g)] == want
+
+
+def test_connectivity_update_mistakes_are_model_errors(cache_dir):
+    model = sf.Model("ccu_bad")
+    model.add_neuron_population("Pre", 2, "Poisson", {"rate": 0.0}, {"timeStepToSpike": 0.0})
+    model.add_neuron_population("Post", 2, "Poisson", {"rate": 0.0}, {"timeStepToSpike": 0.0})
+    model.add_synapse_population("D", "dense", "Pre", "Post",
+                                 sf.init_weight_update("StaticPulse", {}, {"g": 0.5}),
+                                 sf.init_postsynaptic("DeltaCurr"))
+    bad = sf.create_custom_connectivity_update_model("Bad", row_update_code="add_synapse(0u);")
+    model.add_custom_connectivity_update("B", "Rewire", "D", bad)
+    with pytest.raises(sf.ModelError, match="'D' is Dense"):
+        sf.Simulation(model, cache_dir=cache_dir)

@@ -133,6 +133,11 @@ std::unique_ptr<Model> everyField() {
     scale.updateCode = "x *= s;";
     m.addCustomUpdate("CUN", "Update", scale, {}, {{"s", u}}, {{"x", {"N", "V"}}});
     m.addCustomUpdate("CUS", "Update", scale, {}, {{"s", u}}, {{"x", {"S", "g"}}});
+    CustomConnectivityUpdateModel rewire;
+    rewire.name = "Rewire";
+    rewire.varRefs = {{"w"}};
+    rewire.rowUpdateCode = "for_each_synapse {\n    if (w < 0.1) remove_synapse();\n}";
+    m.addCustomConnectivityUpdate("CC", "Rewire", "S", rewire, {}, {{"w", {"S", "g"}}});
     m.finalise();
     return owned;
 }
@@ -169,6 +174,7 @@ std::string rowOf(const contexts::CodeField& f) {
         {"CUN.init.s", "initialiser of a custom-update variable"},
         {"CUS.updateCode", "custom update `updateCode` over synapses"},
         {"CUS.init.s", "initialiser of a custom-update variable"},
+        {"CC.rowUpdateCode", "custom connectivity update `rowUpdateCode`"},
     };
     // The three neuron groups have the same fields, and so have the two synapse groups but for
     // the Toeplitz group's kernel variable.

@@ -169,7 +169,8 @@ std::string generateSource(const codegen::Plan& plan) {
         for (const auto& g : k.groups)
             printFunction(w, plan.mergedGroups.at(g.table), g.body,
                           k.phase == codegen::KernelPhase::Initialise ||
-                              k.phase == codegen::KernelPhase::BlockPrune);
+                              k.phase == codegen::KernelPhase::BlockPrune ||
+                              k.phase == codegen::KernelPhase::ConnectivityUpdate);
     w << "extern \"C\" {\n";
     for (const auto& k : plan.kernels) {
         w << "void " + k.entry +

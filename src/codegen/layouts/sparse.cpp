@@ -75,6 +75,19 @@ public:
     std::string paddingSkip(Env& env) const override { return paddingSkip(env, "i"); }
     bool needsColumnIndex() const override { return m_sg.learnsPost(); }
     std::vector<BuildStep> build(Lowerer& e) const override;
+    std::optional<RowEditing> rowEditing(Env& env) const override {
+        RowEditing r;
+        r.setup =
+            "const uint32_t id_pre = (uint32_t)sfI;\nconst uint32_t sfStride = " + stride(env) +
+            ";\nconst size_t sfRow0 = (size_t)id_pre * sfStride;\n" + globalPointer(indType()) +
+            " sfTargets = " + ind(env, Use::ReadWrite) +
+            " + sfRow0;\nuint32_t sfLen = " + rowLength(env, Use::ReadWrite) + "[id_pre];\n";
+        r.finish = rowLength(env, Use::ReadWrite) + "[id_pre] = sfLen;\n";
+        if (needsColumnIndex())
+            r.after =
+                columnIndexBuild(env, rowLength(env, Use::ReadWrite), ind(env, Use::ReadWrite));
+        return r;
+    }
     std::vector<std::string> codecArrays() const override { return {"rowLength", "ind"}; }
     uint64_t countSynapses(const HostArrayReader& read) const override {
         uint64_t total = 0;
@@ -122,6 +135,8 @@ private:
     std::string ind(Env& env, Use use = Use::Read) const {
         return env.array("ind", indType(), m_sg.name() + ".ind", use);
     }
+    std::vector<BuildStep> columnIndexBuild(Env& env, const std::string& lengths,
+                                            const std::string& targets) const;
     std::string paddingSkip(Env& env, const std::string& i) const {
         const std::string s = stride(env);
         return "if (" + i + " % " + s + " >= " + rowLength(env) + "[" + i + " / " + s +
@@ -220,14 +235,24 @@ std::vector<BuildStep> Sparse::build(Lowerer& e) const {
                          "[id_pre] = sfLen;\n",
                      "", ""});
     if (!needsColumnIndex()) return steps;
+    for (Step& s : columnIndexBuild(e.env, lengths, targets))
+        steps.push_back(std::move(s));
+    return steps;
+}
+
+std::vector<BuildStep> Sparse::columnIndexBuild(Env& env, const std::string& lengths,
+                                                const std::string& targets) const {
+    using Step = BuildStep;
+    const std::string& n = m_sg.name();
+    const std::string S = stride(env);
+    std::vector<Step> steps;
     // The column index, a counting sort over colStart (numPost + 1 words): zero; count (column
     // j in colStart[j + 2]); an inclusive scan, leaving colStart[j + 1] = start of column j;
     // fill (each synapse takes colStart[its target + 1]++ as its place, which leaves
     // colStart[j] = start of column j); then each column sorted ascending, so the index is the
     // same whatever order the fill ran in. Counts, sums and places are read back.
-    const std::string colStart =
-        e.env.array("colStart", "uint32_t", n + ".colStart", Use::ReadWrite);
-    const std::string colSyn = e.env.array("colSyn", "uint32_t", n + ".colSyn", Use::ReadWrite);
+    const std::string colStart = env.array("colStart", "uint32_t", n + ".colStart", Use::ReadWrite);
+    const std::string colSyn = env.array("colSyn", "uint32_t", n + ".colSyn", Use::ReadWrite);
     const std::string slots = "(uint64_t)sfNpre * " + S;
     const std::string eachSynapse = "const uint32_t sfStride = " + S + ";\nif (sfI % sfStride < " +
                                     lengths + "[sfI / sfStride]) {\nconst uint32_t j = (uint32_t)" +

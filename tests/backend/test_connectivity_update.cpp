@@ -1,0 +1,387 @@
+// Custom connectivity updates (structural plasticity): a row code that removes several synapses
+// per row (by weight, by target), stops its walk with `break`, rescales some kept weights and
+// adds several synapses per row, run twice, against a host model of the same edits applied to
+// what the device held before: row lengths, targets and order, every per-synapse variable in
+// every batch copy (those the update names and those it does not), a custom update's
+// per-synapse state, and then spike propagation and postsynaptic learning through the new rows
+// (the column index rebuilt). On every backend at batch 1 and 4.
+#include "backend_fixture.hpp"
+
+#include "spikeforge/models.hpp"
+
+#include <cmath>
+#include <functional>
+
+namespace {
+
+using namespace spikeforge;
+
+constexpr unsigned kPre = 6, kPost = 10, kMaxRow = 14;
+constexpr double kThresh = 1.5;
+
+// Spikes every step; `rank` (its index, shared by the batch) is what the row code reads.
+NeuronModel always() {
+    NeuronModel m;
+    m.name = "Always";
+    m.vars = {{"acc"}, {"rank", "scalar", VarAccess::ReadOnly}};
+    m.simCode = "acc += Isyn;";
+    m.thresholdConditionCode = "true";
+    return m;
+}
+
+InitSnippet indexInit() {
+    InitSnippet s;
+    s.name = "Rank";
+    s.code = "value = (scalar)id;";
+    return s;
+}
+
+// Row i holds the targets j with (i + 2 j) % 3 == 0, in ascending order.
+SparseInitSnippet thirds() {
+    SparseInitSnippet s;
+    s.name = "Thirds";
+    s.rowBuildCode = "for (unsigned int j = 0u; j < num_post; j++) {\n"
+                     "    if ((id_pre + 2u * j) % 3u == 0u) addSynapse(j);\n}";
+    s.calcMaxRowLength = [](unsigned, unsigned, const ParamValues&) { return kMaxRow; };
+    return s;
+}
+
+InitSnippet pairInit(const std::string& name, const std::string& code) {
+    InitSnippet s;
+    s.name = name;
+    s.code = code;
+    return s;
+}
+
+WeightUpdateModel plastic() {
+    WeightUpdateModel w;
+    w.name = "Plastic";
+    w.vars = {{"g", "scalar", VarAccess::ReadOnly}, {"tag"}, {"hits"}};
+    w.preSpikeSynCode = "addToPost(g);";
+    w.postSpikeSynCode = "hits += 1.0;";
+    return w;
+}
+
+CustomConnectivityUpdateModel rewire() {
+    CustomConnectivityUpdateModel c;
+    c.name = "Rewire";
+    c.params = {"thresh"};
+    c.varRefs = {{"g", "scalar", CustomUpdateVarAccess::ReadWrite}};
+    c.preVarRefs = {{"rank", "scalar", CustomUpdateVarAccess::ReadOnly}};
+    c.postVarRefs = {{"prank", "scalar", CustomUpdateVarAccess::ReadOnly}};
+    c.rowUpdateCode = "unsigned int kept = 0u;\n"
+                      "for_each_synapse {\n"
+                      "    if (g < thresh || ((uint32_t)g + (uint32_t)rank) % 4u == 0u || "
+                      "id_post == 7u) {\n"
+                      "        remove_synapse();\n"
+                      "        continue;\n"
+                      "    }\n"
+                      "    if (prank > 8.5) break;\n"
+                      "    if ((id_post & 1u) == 0u) g *= 2.0;\n"
+                      "    kept++;\n"
+                      "}\n"
+                      "const unsigned int adds = id_pre % 3u + 1u;\n"
+                      "for (unsigned int k = 0u; k < adds; k++) {\n"
+                      "    add_synapse((id_pre * 7u + k * 3u + kept) % num_post, "
+                      "100.0 + (scalar)(id_pre * 10u + k));\n"
+                      "}\n";
+    return c;
+}
+
+// The host's copy of the group: each row's synapses with their values (batch copies of the
+// batched ones).
+struct HostSynapse {
+    uint32_t post;
+    double g;
+    std::vector<double> tag, hits, m; // per batch element
+};
+using HostRows = std::vector<std::vector<HostSynapse>>;
+
+// The row code above, on the host.
+void rewireOnHost(HostRows& rows, unsigned batch) {
+    for (uint32_t i = 0; i < kPre; i++) {
+        std::vector<HostSynapse> out;
+        unsigned kept = 0;
+        bool stop = false;
+        for (HostSynapse s : rows[i]) {
+            if (!stop) {
+                const bool remove =
+                    s.g < kThresh || (static_cast<uint32_t>(s.g) + i) % 4u == 0u || s.post == 7u;
+                if (remove) continue;
+                if (s.post > 8.5) {
+                    stop = true;
+                } else {
+                    if ((s.post & 1u) == 0u) s.g *= 2.0;
+                    kept++;
+                }
+            }
+            out.push_back(s);
+        }
+        for (unsigned k = 0; k < i % 3u + 1u; k++) {
+            const std::vector<double> zeros(batch, 0.0);
+            out.push_back(
+                {(i * 7u + k * 3u + kept) % kPost, 100.0 + (i * 10.0 + k), zeros, zeros, zeros});
+        }
+        rows[i] = std::move(out);
+    }
+}
+
+class ConnectivityUpdate : public ::testing::TestWithParam<std::tuple<std::string, unsigned>> {
+protected:
+    unsigned batch() const { return std::get<1>(GetParam()); }
+    BackendPreferences prefs() const { return sftest::preferencesFor(std::get<0>(GetParam())); }
+
+    void build(Model& m) {
+        m.setDT(1.0);
+        m.setBatchSize(batch());
+        m.setPrecision(Precision::Double);
+        const VarInitMap neurons = {{"acc", 0.0}, {"rank", VarInit(indexInit(), {})}};
+        m.addNeuronGroup("Pre", kPre, always(), {}, neurons);
+        m.addNeuronGroup("Post", kPost, always(), {}, neurons);
+        const VarInitMap wuInits = {
+            {"g", VarInit(pairInit("G", "value = (scalar)(id_pre * 10u + id_post);"), {})},
+            {"tag",
+             VarInit(pairInit("Tag", "value = (scalar)(id_pre * 100u + id_post) + 1000.0 * batch;"),
+                     {})},
+            {"hits", 0.0}};
+        m.addSynapseGroup("Syn", MatrixType::Sparse, 0, "Pre", "Post",
+                          {plastic(), {}, wuInits, {}, {}}, {models::DeltaCurr(), {}, {}},
+                          SparseConnectivityInit{thirds(), {}});
+        // Per-synapse state of a custom update over the group: m = tag + 0.5 per batch copy.
+        CustomUpdateModel tick;
+        tick.name = "Tick";
+        tick.vars = {{"m"}};
+        tick.varRefs = {{"tag", "scalar", CustomUpdateVarAccess::ReadOnly}};
+        tick.updateCode = "m = tag + 0.5;";
+        m.addCustomUpdateWU("Mom", "Tick", tick, {}, {{"m", 0.0}}, {{"tag", {"Syn", "tag"}}});
+        m.addCustomConnectivityUpdate("Edit", "Rewire", "Syn", rewire(), {{"thresh", kThresh}},
+                                      {{"g", {"Syn", "g"}}}, {{"rank", {"Pre", "rank"}}},
+                                      {{"prank", {"Post", "rank"}}});
+    }
+
+    // Everything the device holds for the group, row by row (Mom.m read raw from its rows).
+    HostRows read(Simulation& sim) {
+        const auto pairs = sim.synapses("Syn");
+        const auto g = sim.synapseValues("Syn", "g");
+        std::vector<std::vector<double>> tag, hits;
+        for (unsigned b = 0; b < batch(); b++) {
+            tag.push_back(sim.synapseValues("Syn", "tag", b));
+            hits.push_back(sim.synapseValues("Syn", "hits", b));
+        }
+        sim.pull("Mom", "m");
+        const auto m = sim.view<double>("Mom", "m");
+        const size_t stride = sim.rowStride("Syn"), slots = size_t(kPre) * stride;
+        EXPECT_EQ(m.size(), slots * batch());
+        HostRows rows(kPre);
+        for (size_t s = 0; s < pairs.size(); s++) {
+            HostSynapse h{pairs[s].post, g[s], {}, {}, {}};
+            const size_t slot = pairs[s].pre * stride + rows[pairs[s].pre].size();
+            for (unsigned b = 0; b < batch(); b++) {
+                h.tag.push_back(tag[b][s]);
+                h.hits.push_back(hits[b][s]);
+                h.m.push_back(m[b * slots + slot]);
+            }
+            rows[pairs[s].pre].push_back(h);
+        }
+        return rows;
+    }
+
+    static void expectSame(const HostRows& got, const HostRows& want, const std::string& when) {
+        ASSERT_EQ(got.size(), want.size());
+        for (size_t i = 0; i < want.size(); i++) {
+            ASSERT_EQ(got[i].size(), want[i].size()) << when << ": row " << i;
+            for (size_t k = 0; k < want[i].size(); k++) {
+                const auto &a = got[i][k], &b = want[i][k];
+                const std::string at =
+                    when + ": row " + std::to_string(i) + " slot " + std::to_string(k);
+                EXPECT_EQ(a.post, b.post) << at;
+                EXPECT_EQ(a.g, b.g) << at;
+                EXPECT_EQ(a.tag, b.tag) << at;
+                EXPECT_EQ(a.hits, b.hits) << at;
+                EXPECT_EQ(a.m, b.m) << at;
+            }
+        }
+    }
+};
+
+TEST_P(ConnectivityUpdate, EditsRowsAsTheHostModelAndTheNewRowsCarrySpikes) {
+    Model m;
+    build(m);
+    Simulation sim(m, prefs());
+    sim.customUpdate("Tick");
+    // Postsynaptic learning in a step runs for the target spikes of the step before, and every
+    // target spikes every step: two steps from the start give each synapse one hit, every two
+    // steps after that two.
+    sim.run(2);
+    HostRows host = read(sim);
+    const double c0 = 1.0;
+    size_t before = 0;
+    for (const auto& row : host) {
+        before += row.size();
+        for (const auto& s : row)
+            for (unsigned b = 0; b < batch(); b++) {
+                ASSERT_EQ(s.hits[b], c0);
+                ASSERT_EQ(s.m[b], s.tag[b] + 0.5);
+            }
+    }
+    ASSERT_GT(before, 0u);
+
+    for (int call = 1; call <= 2; call++) {
+        sim.customUpdate("Rewire");
+        rewireOnHost(host, batch());
+        expectSame(read(sim), host, "after call " + std::to_string(call));
+    }
+    // Both calls removed several synapses from some row and added several to others.
+    size_t after = 0;
+    for (const auto& row : host)
+        after += row.size();
+    EXPECT_NE(after, before);
+
+    // Through the new rows: each target's input is the sum of its synapses' g (every source
+    // spikes every step), and postsynaptic learning reaches exactly the synapses there are now.
+    sim.pull("Post", "acc");
+    const auto acc0 = std::vector<double>(sim.view<double>("Post", "acc").begin(),
+                                          sim.view<double>("Post", "acc").end());
+    sim.run(2);
+    std::vector<double> input(kPost, 0.0);
+    for (auto& row : host)
+        for (auto& s : row) {
+            input[s.post] += s.g;
+            for (auto& h : s.hits)
+                h += 2.0;
+        }
+    expectSame(read(sim), host, "after two more steps");
+    sim.pull("Post", "acc");
+    const auto acc = sim.view<double>("Post", "acc");
+    for (unsigned b = 0; b < batch(); b++)
+        for (unsigned j = 0; j < kPost; j++)
+            EXPECT_DOUBLE_EQ(acc[b * kPost + j] - acc0[b * kPost + j], 2.0 * input[j])
+                << "batch " << b << " target " << j;
+}
+
+TEST_P(ConnectivityUpdate, AFullRowOrATargetOutOfRangeIsReportedAndAddsNothing) {
+    for (const bool full : {true, false}) {
+        Model m;
+        m.setBatchSize(batch());
+        m.addNeuronGroup("Pre", 2, always(), {}, {{"acc", 0.0}, {"rank", 0.0}});
+        m.addNeuronGroup("Post", 4, always(), {}, {{"acc", 0.0}, {"rank", 0.0}});
+        auto& sg =
+            m.addSynapseGroup("Syn", MatrixType::Sparse, 0, "Pre", "Post",
+                              {plastic(), {}, {{"g", 1.0}, {"tag", 0.0}, {"hits", 0.0}}, {}, {}},
+                              {models::DeltaCurr(), {}, {}}, SparseConnectivityInit{thirds(), {}});
+        sg.setMaxConnections(3);
+        CustomConnectivityUpdateModel grow;
+        grow.name = "Grow";
+        grow.rowUpdateCode = full ? "for (unsigned int k = 0u; k < 5u; k++) add_synapse(k % 4u);"
+                                  : "add_synapse(num_post + id_pre);";
+        m.addCustomConnectivityUpdate("G", "Grow", "Syn", grow, {}, {});
+        Simulation sim(m, prefs());
+        const auto before = sim.synapses("Syn");
+        sim.customUpdate("Grow");
+        sftest::expectError<ModelError>([&] { sim.checkErrors(); },
+                                        {"synapse group 'Syn'", "add_synapse",
+                                         full ? "row full" : "outside the target group",
+                                         full ? "3" : "4"});
+        const auto after = sim.synapses("Syn");
+        if (full) {
+            ASSERT_EQ(after.size(), 6u); // both rows filled to 3, the rest refused
+        } else {
+            EXPECT_EQ(after, before);
+        }
+    }
+}
+
+SF_INSTANTIATE_BACKEND_BATCH_TESTS(ConnectivityUpdate, 1u, 4u);
+
+// ---- the model's checks (no backend) ----
+
+struct Refused {
+    std::string what;
+    std::function<void(Model&, CustomConnectivityUpdateModel&, VarReferenceMap&)> change;
+    std::vector<std::string> fragments;
+};
+
+TEST(ConnectivityUpdateModel, BadUpdatesAreClearErrors) {
+    const std::vector<Refused> cases = {
+        {"a Dense group",
+         [](Model& m, CustomConnectivityUpdateModel&, VarReferenceMap&) {
+             m.addSynapseGroup("Dense", MatrixType::Dense, 0, "Pre", "Post",
+                               {plastic(), {}, {{"g", 1.0}, {"tag", 0.0}, {"hits", 0.0}}, {}, {}},
+                               {models::DeltaCurr(), {}, {}});
+             m.addCustomConnectivityUpdate("OnDense", "X", "Dense", {}, {}, {});
+         },
+         {"custom connectivity update 'OnDense'", "Dense", "Sparse"}},
+        {"an unknown reference",
+         [](Model&, CustomConnectivityUpdateModel&, VarReferenceMap& refs) {
+             refs["gg"] = {"Syn", "g"};
+         },
+         {"varRefs", "no reference 'gg'", "did you mean 'g'"}},
+        {"a batched reference at batch 4",
+         [](Model& m, CustomConnectivityUpdateModel&, VarReferenceMap& refs) {
+             m.setBatchSize(4);
+             refs["g"] = {"Syn", "tag"};
+         },
+         {"varRefs 'g'", "Syn.tag", "copy per batch element"}},
+        {"a neuron variable as a per-synapse reference",
+         [](Model&, CustomConnectivityUpdateModel&, VarReferenceMap& refs) {
+             refs["g"] = {"Post", "acc"};
+         },
+         {"varRefs 'g'", "Post.acc", "not a per-synapse variable of synapse group 'Syn'"}},
+        {"a writable postsynaptic reference",
+         [](Model&, CustomConnectivityUpdateModel& c, VarReferenceMap&) {
+             c.postVarRefs = {{"prank", "scalar", CustomUpdateVarAccess::ReadWrite}};
+         },
+         {"postVarRefs 'prank'", "read-only"}},
+        {"add_synapse inside the loop",
+         [](Model&, CustomConnectivityUpdateModel& c, VarReferenceMap&) {
+             c.rowUpdateCode = "for_each_synapse {\n  add_synapse(0u, 1.0);\n}";
+         },
+         {"Edit.rowUpdateCode line 2", "'add_synapse' cannot be called inside"}},
+        {"remove_synapse outside the loop",
+         [](Model&, CustomConnectivityUpdateModel& c, VarReferenceMap&) {
+             c.rowUpdateCode = "remove_synapse();";
+         },
+         {"Edit.rowUpdateCode line 1", "only be called inside 'for_each_synapse"}},
+        {"a per-synapse name outside the loop",
+         [](Model&, CustomConnectivityUpdateModel& c, VarReferenceMap&) {
+             c.rowUpdateCode = "scalar x = g;";
+         },
+         {"Edit.rowUpdateCode line 1", "unknown identifier 'g'"}},
+        {"nested loops",
+         [](Model&, CustomConnectivityUpdateModel& c, VarReferenceMap&) {
+             c.rowUpdateCode = "for_each_synapse {\n  for_each_synapse { }\n}";
+         },
+         {"Edit.rowUpdateCode line 2", "cannot be nested"}},
+        {"add_synapse without the reference's value",
+         [](Model&, CustomConnectivityUpdateModel& c, VarReferenceMap&) {
+             c.rowUpdateCode = "add_synapse(1u);";
+         },
+         {"Edit.rowUpdateCode line 1", "'add_synapse' takes 2 arguments, not 1"}},
+        {"for_each_synapse in neuron code",
+         [](Model& m, CustomConnectivityUpdateModel&, VarReferenceMap&) {
+             NeuronModel n = always();
+             n.simCode = "for_each_synapse { }";
+             m.addNeuronGroup("Odd", 1, n, {}, {{"acc", 0.0}, {"rank", 0.0}});
+         },
+         {"Odd.simCode line 1", "only available in the row code of a custom connectivity update"}},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.what);
+        Model m;
+        m.addNeuronGroup("Pre", 2, always(), {}, {{"acc", 0.0}, {"rank", 0.0}});
+        m.addNeuronGroup("Post", 3, always(), {}, {{"acc", 0.0}, {"rank", 0.0}});
+        m.addSynapseGroup("Syn", MatrixType::Sparse, 0, "Pre", "Post",
+                          {plastic(), {}, {{"g", 1.0}, {"tag", 0.0}, {"hits", 0.0}}, {}, {}},
+                          {models::DeltaCurr(), {}, {}}, SparseConnectivityInit{thirds(), {}});
+        CustomConnectivityUpdateModel model = rewire();
+        VarReferenceMap refs = {{"g", {"Syn", "g"}}};
+        c.change(m, model, refs);
+        m.addCustomConnectivityUpdate("Edit", "Rewire", "Syn", model, {{"thresh", 1.0}}, refs,
+                                      {{"rank", {"Pre", "rank"}}}, {{"prank", {"Post", "rank"}}});
+        const std::string msg = sftest::errorOf<ModelError>([&] { m.finalise(); });
+        for (const auto& f : c.fragments)
+            EXPECT_NE(msg.find(f), std::string::npos) << "'" << f << "' not in: " << msg;
+    }
+}
+
+} // namespace

@@ -148,10 +148,10 @@ def test_a_connectivity_update_removes_and_adds_synapses(cache_dir):
         sf.init_postsynaptic("DeltaCurr"),
         sf.init_sparse_connectivity("FixedProbability", {"prob": 0.6}))
     prune = sf.create_custom_connectivity_update_model(
-        "PruneGrow", params=["floor"], var_refs=[("g", "scalar", "ReadWrite")],
-        row_update_code="for_each_synapse {\n    if (g < floor && id_post != 0u) remove_synapse();\n"
+        "PruneGrow", params=["cutoff"], var_refs=[("g", "scalar", "ReadWrite")],
+        row_update_code="for_each_synapse {\n    if (g < cutoff && id_post != 0u) remove_synapse();\n"
                         "}\nadd_synapse(0u, 7.0);")
-    ccu = model.add_custom_connectivity_update("P", "Rewire", "S", prune, {"floor": 1.0},
+    ccu = model.add_custom_connectivity_update("P", "Rewire", "S", prune, {"cutoff": 1.0},
                                                var_refs={"g": sf.create_wu_var_ref("S", "g")})
     assert ccu.synapse_group == "S" and ccu.update_group == "Rewire"
     sim = sf.Simulation(model, cache_dir=cache_dir)

@@ -165,12 +165,21 @@ private:
 // their synapses; Simulation::synapses and friends read the new connectivity afterwards.
 // Also in scope: the parameters, dt, t, id_pre, num_pre, num_post, num_batch, the preVarRefs
 // (id_pre's element) and the random functions (a stream per row and call).
+// columnUpdateCode (on request, after the row code) runs the same way once per column (target
+// neuron `id_post`, all columns at once): for_each_synapse walks the column's synapses by
+// source (`id_pre` inside, the preVarRefs read-only), remove_synapse removes one, and
+// add_synapse(i, v1, …) adds a synapse from source i onto id_post. The rows keep their kept
+// synapses in order and take the added ones after them, by ascending target (a column's own
+// adds in the order it made them), so the result is the same on every backend.
 struct CustomConnectivityUpdateModel : SnippetBase {
     std::vector<VarRefDecl> varRefs;     // per synapse: a weight-update variable of the group or
                                          // a variable of a WU-shaped custom update over it
-    std::vector<VarRefDecl> preVarRefs;  // a variable of the source neuron group (id_pre's)
-    std::vector<VarRefDecl> postVarRefs; // of the target neuron group, read-only (ReadOnly)
+    std::vector<VarRefDecl> preVarRefs;  // a variable of the source neuron group (id_pre's);
+                                         // ReadOnly where there is column code
+    std::vector<VarRefDecl> postVarRefs; // of the target neuron group (id_post's); ReadOnly
+                                         // where there is row code
     std::string rowUpdateCode;
+    std::string columnUpdateCode;
 };
 
 class CustomConnectivityUpdate {

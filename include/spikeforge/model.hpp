@@ -213,6 +213,9 @@ public:
     bool learnsPost() const {
         return !m_wu.model.postSpikeSynCode.empty() || !m_wu.model.postEventSynCode.empty();
     }
+    // Whether something walks the group's synapses by target: postsynaptic learning or a
+    // custom connectivity update's column code (filled in by Model::finalise).
+    bool walkedByColumns() const { return learnsPost() || m_columnEdited; }
     // The weight update's presynaptic (postsynaptic) variables its synapse code reads with an
     // axonal (back-propagation) delay: kept per queue slot of the source (target) and read as
     // they were when the delivered spike was emitted, as in GeNN (NeuronGroup::delayedNames).
@@ -271,6 +274,7 @@ private:
     uint64_t m_numTiles = 0;
     std::vector<std::pair<uint32_t, uint32_t>> m_hostBuiltTiles;
     bool m_matrixPropagation = false;
+    bool m_columnEdited = false; // a custom connectivity update has column code over it
     ConvGeometry m_convGeometry;
     unsigned m_maxDendriticDelaySteps = 1;
     unsigned m_backPropDelaySteps = 0;

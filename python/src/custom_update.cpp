@@ -120,6 +120,7 @@ void bindConnectivityUpdates(nb::module_& m) {
         .def_ro("name", &CustomConnectivityUpdateModel::name)
         .def_ro("params", &CustomConnectivityUpdateModel::params)
         .def_ro("row_update_code", &CustomConnectivityUpdateModel::rowUpdateCode)
+        .def_ro("column_update_code", &CustomConnectivityUpdateModel::columnUpdateCode)
         .def("__repr__", [](const CustomConnectivityUpdateModel& c) {
             return "<CustomConnectivityUpdateModel '" + c.name + "'>";
         });
@@ -134,23 +135,26 @@ void bindConnectivityUpdates(nb::module_& m) {
         "create_custom_connectivity_update_model",
         [](const std::string& name, const std::vector<std::string>& params, nb::handle varRefs,
            nb::handle preVarRefs, nb::handle postVarRefs, const std::string& rowUpdateCode,
-           nb::handle derived, nb::handle egps) {
+           const std::string& columnUpdateCode, nb::handle derived, nb::handle egps) {
             CustomConnectivityUpdateModel c;
             fillBase(c, name, params, derived, egps);
             c.varRefs = customDecls<VarRefDecl>(varRefs, name);
             c.preVarRefs = customDecls<VarRefDecl>(preVarRefs, name);
             c.postVarRefs = customDecls<VarRefDecl>(postVarRefs, name);
             c.rowUpdateCode = rowUpdateCode;
+            c.columnUpdateCode = columnUpdateCode;
             return c;
         },
         nb::arg("name"), nb::arg("params") = std::vector<std::string>{},
         nb::arg("var_refs") = nb::list(), nb::arg("pre_var_refs") = nb::list(),
         nb::arg("post_var_refs") = nb::list(), nb::arg("row_update_code") = "",
-        nb::arg("derived_params") = nb::list(), nb::arg("extra_global_params") = nb::list(),
+        nb::arg("column_update_code") = "", nb::arg("derived_params") = nb::list(),
+        nb::arg("extra_global_params") = nb::list(),
         "A custom connectivity update model (structural plasticity): row_update_code runs once "
         "per row and may walk it with for_each_synapse { … }, remove_synapse() and "
-        "add_synapse(j, values of var_refs…). References are names or (name, type[, access]) "
-        "with access ReadWrite or ReadOnly (post_var_refs: ReadOnly).");
+        "add_synapse(j, values of var_refs…); column_update_code the same per column "
+        "(add_synapse(i, …) from source i). References are names or (name, type[, access]) "
+        "with access ReadWrite or ReadOnly.");
 }
 
 } // namespace

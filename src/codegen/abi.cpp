@@ -36,8 +36,8 @@ const char* errorDescription(ErrorBit b) {
         return "a custom connectivity update's add_synapse found its row full (the synapse was "
                "not added): the maximum row length is";
     case ErrorBit::TargetRange:
-        return "a custom connectivity update's add_synapse was given a target outside the target "
-               "group (the synapse was not added): targets are below";
+        return "a custom connectivity update's add_synapse named a neuron outside its group (the "
+               "synapse was not added):";
     }
     return "unknown device error";
 }

@@ -48,7 +48,7 @@ enum class ErrorBit : uint32_t {
     RowOverflow = 1u,    // connectivity initialiser built a row longer than maxRowLength
     DendriticDelay = 2u, // addToPostDelay got a delay >= the maximum dendritic delay
     RowFull = 4u,        // add_synapse on a row at its maximum row length (connectivity update)
-    TargetRange = 8u,    // add_synapse named a target outside the target group
+    TargetRange = 8u,    // add_synapse named a target (a source, in column code) out of range
 };
 inline constexpr ErrorBit kErrorBits[] = {ErrorBit::RowOverflow, ErrorBit::DendriticDelay,
                                           ErrorBit::RowFull, ErrorBit::TargetRange};

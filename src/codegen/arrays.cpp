@@ -205,6 +205,12 @@ std::vector<ArrayDecl> planArrays(const Model& m) {
     for (const auto& cc : m.customConnectivityUpdates()) {
         l.add(cc->name(), "updateCount", "uint32_t", {1}); // keys the rows' random streams
         l.addEGPs(cc->name(), cc->model(), p);
+        if (cc->model().columnUpdateCode.empty()) continue;
+        // Column code: the synapses it removes (marks, per element) and each row's length
+        // before its adds.
+        const SynapseGroup& sg = *cc->synapseGroup();
+        l.add(cc->name(), "ccMark", "uint32_t", {sg.source().size(), sg.maxRowLength()});
+        l.add(cc->name(), "ccOldLen", "uint32_t", {sg.source().size()});
     }
     for (const auto& cs : m.currentSources()) {
         l.addVars(cs->name(), cs->bound().model.vars, cs->target().size(), B, p, true);

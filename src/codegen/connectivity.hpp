@@ -80,10 +80,13 @@ public:
     // synapse-shaped variable), sfTargets (a pointer: sfTargets[k] is slot k's target, an
     // lvalue) and sfLen (uint32_t, the row's length, which the edit changes); `finish` stores
     // sfLen back; `after` rebuilds what the layout derives from its rows (the column index),
-    // once every row is edited. Nothing for a layout whose rows cannot be edited.
+    // once every row is edited. For edits from the columns' side: `lengths` (uint32_t per row)
+    // and `targets` (per element) are the arrays themselves and `stride` the slots per row, slot
+    // k of row i being element i x stride + k. Nothing for a layout whose rows cannot be edited.
     struct RowEditing {
         std::string setup, finish;
         std::vector<BuildStep> after;
+        std::string lengths, targets, stride;
     };
     virtual std::optional<RowEditing> rowEditing(Env&) const { return std::nullopt; }
 

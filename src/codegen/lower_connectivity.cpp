@@ -1,9 +1,13 @@
 // Custom connectivity updates (structural plasticity): the row code of one update over every row
-// of its Sparse group, editing the rows in place. A row is walked once by for_each_synapse;
-// the synapses it keeps slide down over the removed ones (keeping their order), each with every
-// per-synapse value it owns (all batch copies of the group's variables and of the per-synapse
-// variables of the custom updates over the group); add_synapse then appends into the row's
-// padding. The layout gives the row's storage and rebuilds its derived index afterwards.
+// of its Sparse group, editing the rows in place, then its column code over every column. A row
+// is walked once by for_each_synapse; the synapses it keeps slide down over the removed ones
+// (keeping their order), each with every per-synapse value it owns (all batch copies of the
+// group's variables and of the per-synapse variables of the custom updates over the group);
+// add_synapse then appends into the row's padding. Columns run at once and share rows, so the
+// column code only marks what it removes and appends its adds with an atomic slot; a pass over
+// the rows then drops the marked synapses and orders each row's added ones by target (the same
+// result whatever order the adds ran in). The layout gives the row's storage and rebuilds its
+// derived index after each pass.
 #include "codegen/arrays.hpp"
 #include "codegen/connectivity.hpp"
 #include "codegen/lowerer.hpp"
@@ -24,6 +28,7 @@ constexpr const char* kRemoveMacro = "SF_CC_REMOVE_SYNAPSE";
 struct MovedArray {
     std::string array; // pointer expression
     std::string name;  // the array's plan name ("<group>.<var>")
+    std::string ctype;
     unsigned copies = 1;
 };
 
@@ -33,8 +38,9 @@ std::vector<MovedArray> movedArrays(Lowerer& e, const SynapseGroup& sg) {
     std::vector<MovedArray> out;
     for (const auto& v : sg.wu().model.vars) {
         const std::string name = sg.name() + "." + v.name;
-        out.push_back({e.env.array("sv_" + v.name, resolveType(v.type, p), name, Use::ReadWrite),
-                       name, hasBatchDim(v.access) ? m.batchSize() : 1u});
+        const std::string ctype = resolveType(v.type, p);
+        out.push_back({e.env.array("sv_" + v.name, ctype, name, Use::ReadWrite), name, ctype,
+                       hasBatchDim(v.access) ? m.batchSize() : 1u});
     }
     for (size_t k = 0; k < m.customUpdates().size(); k++) {
         const CustomUpdate& cu = *m.customUpdates()[k];
@@ -42,35 +48,40 @@ std::vector<MovedArray> movedArrays(Lowerer& e, const SynapseGroup& sg) {
         for (const auto& v : cu.model().vars) {
             const auto r = refs::ownVar(cu, v, m.batchSize());
             if (!r.elementDim) continue;
-            out.push_back({e.env.array("cu" + std::to_string(k) + "_" + v.name,
-                                       resolveType(v.type, p), r.array, Use::ReadWrite),
-                           r.array, r.batchDim ? m.batchSize() : 1u});
+            const std::string ctype = resolveType(v.type, p);
+            out.push_back({e.env.array("cu" + std::to_string(k) + "_" + v.name, ctype, r.array,
+                                       Use::ReadWrite),
+                           r.array, ctype, r.batchDim ? m.batchSize() : 1u});
         }
     }
     return out;
 }
 
-// Statements copying slot `from` of the row to slot `to`, every array and batch copy.
+// One line copying slot `from` of the row to slot `to`, every array and batch copy (a swap of
+// the two with `swap`).
 std::string moveSlot(const std::vector<MovedArray>& moved, const std::string& nSyn,
-                     const std::string& from, const std::string& to) {
-    std::string s = "sfTargets[" + to + "] = sfTargets[" + from + "];\n";
-    for (const auto& a : moved)
-        s += "for (uint32_t sfC = 0u; sfC < " + std::to_string(a.copies) + "u; sfC++) " + a.array +
-             "[(size_t)sfC * " + nSyn + " + sfRow0 + " + to + "] = " + a.array + "[(size_t)sfC * " +
-             nSyn + " + sfRow0 + " + from + "];\n";
+                     const std::string& from, const std::string& to, bool swap = false) {
+    auto one = [&](const std::string& a, const std::string& ctype, const std::string& x,
+                   const std::string& y) {
+        return swap ? "{ const " + ctype + " sfTmp = " + a + "[" + y + "]; " + a + "[" + y +
+                          "] = " + a + "[" + x + "]; " + a + "[" + x + "] = sfTmp; } "
+                    : a + "[" + y + "] = " + a + "[" + x + "]; ";
+    };
+    std::string s = one("sfTargets", "uint32_t", from, to);
+    for (const auto& a : moved) {
+        const std::string base = "(size_t)sfC * " + nSyn + " + sfRow0 + ";
+        s += "for (uint32_t sfC = 0u; sfC < " + std::to_string(a.copies) + "u; sfC++) " +
+             one(a.array, a.ctype, base + from, base + to);
+    }
     return s;
 }
 
-// The add_synapse macro: target j with the values of the references (in declaration order), the
-// other per-synapse values 0 in every copy; a full row or a target out of range is reported on
-// the group's error word and adds nothing.
-std::string addMacro(Lowerer& e, const CustomConnectivityUpdate& cc,
-                     const std::vector<MovedArray>& moved, const std::string& nSyn) {
-    const SynapseGroup& sg = *cc.synapseGroup();
+// Statements storing an added synapse's values at element `element`: the references' values
+// (the macro's parameters sfV<k>_, in declaration order), 0 for every other per-synapse value.
+std::string addedValues(Lowerer& e, const CustomConnectivityUpdate& cc,
+                        const std::vector<MovedArray>& moved, const std::string& nSyn,
+                        const std::string& element) {
     const auto& decls = cc.model().varRefs;
-    std::string params = "sfJ_";
-    for (size_t k = 0; k < decls.size(); k++)
-        params += ", sfV" + std::to_string(k) + "_";
     std::string stores;
     for (const auto& a : moved) {
         std::string value = "0";
@@ -79,20 +90,21 @@ std::string addMacro(Lowerer& e, const CustomConnectivityUpdate& cc,
                     .array == a.name)
                 value = "(sfV" + std::to_string(k) + "_)";
         stores += " for (uint32_t sfC = 0u; sfC < " + std::to_string(a.copies) + "u; sfC++) " +
-                  a.array + "[(size_t)sfC * " + nSyn + " + sfRow0 + sfLen] = " + value + ";";
+                  a.array + "[(size_t)sfC * " + nSyn + " + " + element + "] = " + value + ";";
     }
-    const std::string error = e.errorWord(sg);
-    const std::string report = hookName(Hook::ReportError);
-    return std::string("#define ") + kAddMacro + "(" + params +
-           ") do { const uint32_t sfJ = (uint32_t)(sfJ_); if (sfJ >= sfNpost) { " + report + "(" +
-           error + ", SF_ERROR_TARGET_RANGE); } else if (sfLen >= sfStride) { " + report + "(" +
-           error + ", SF_ERROR_ROW_FULL); } else { sfTargets[sfLen] = sfJ;" + stores +
-           " sfLen++; } } while (0)\n";
+    return stores;
 }
 
-// Binds the references: per-synapse ones to slot sfK of the row, neuron ones to id_pre / id_post.
+std::string macroParams(const CustomConnectivityUpdate& cc) {
+    std::string params = "sfJ_";
+    for (size_t k = 0; k < cc.model().varRefs.size(); k++)
+        params += ", sfV" + std::to_string(k) + "_";
+    return params;
+}
+
+// Binds the references: per-synapse ones at element `synapse`, neuron ones to id_pre / id_post.
 void bindReferences(Lowerer& e, const CustomConnectivityUpdate& cc, const snippet::Scanned& scanned,
-                    const std::vector<MovedArray>& moved) {
+                    const std::vector<MovedArray>& moved, const std::string& synapse) {
     const Model& m = e.model;
     const auto& model = cc.model();
     for (const auto& d : model.varRefs) {
@@ -103,7 +115,7 @@ void bindReferences(Lowerer& e, const CustomConnectivityUpdate& cc, const snippe
         if (found == moved.end())
             throw InternalError("connectivity update '" + cc.name() + "': " + r.array +
                                 " is not a per-synapse array of its group");
-        e.subs[d.name] = found->array + "[sfRow0 + sfK]"; // batch-shared: one copy
+        e.subs[d.name] = found->array + "[" + synapse + "]"; // batch-shared: one copy
     }
     auto neuronRefs = [&](const std::vector<VarRefDecl>& decls, const VarReferenceMap& bound,
                           const std::string& prefix, const std::string& index) {
@@ -119,63 +131,155 @@ void bindReferences(Lowerer& e, const CustomConnectivityUpdate& cc, const snippe
     neuronRefs(model.postVarRefs, cc.postVarRefs(), "post_", "id_post");
 }
 
+// What one pass lowers: the update, its group's row storage and per-synapse arrays.
+struct Pass {
+    Lowerer& e;
+    const CustomConnectivityUpdate& cc;
+    const Connectivity::RowEditing& editing;
+    const std::vector<MovedArray>& moved;
+    std::string nSyn;
+
+    // The field's substitutions (references bound at element `synapse`) and random stream.
+    std::string bind(const std::string& field, const std::string& synapse,
+                     const std::string& element) {
+        const Model& m = e.model;
+        const auto& scanned = analysis::of(m, cc.name(), field);
+        e.subs.clear();
+        e.bindParams(scanned, contexts::evaluateParams(cc.model(), cc.params(), m.dt()), {},
+                     cc.name(), "p_");
+        e.bindEGPs(scanned, cc.model(), cc.name(), "egp_");
+        e.subs["t"] = "sf_t";
+        e.subs["dt"] = e.lit(m.dt());
+        e.subs["num_pre"] = "sfNpre";
+        e.subs["num_post"] = "sfNpost";
+        e.subs["num_batch"] = std::to_string(m.batchSize()) + "u";
+        e.subs["add_synapse"] = kAddMacro;
+        e.subs["remove_synapse"] = kRemoveMacro;
+        bindReferences(e, cc, scanned, moved, synapse);
+        if (!scanned.usesRng) return "";
+        return std::string(hookName(Hook::RngState)) + " sfRng; " + hookName(Hook::RngInit) +
+               "(&sfRng, seed, " +
+               e.env.number(field == "rowUpdateCode" ? "streamRow" : "streamColumn", "uint32_t",
+                            streamId(cc.name(), field)) +
+               ", " + element + ", 0u, " +
+               e.env.array("updateCount", "uint32_t", cc.name() + ".updateCount", Use::Read) +
+               "[0]);\n";
+    }
+
+    std::string render(const std::string& field, const std::string& prologue) {
+        return prologue + "{\n" + e.render(cc.name(), field) + "}\n#undef " + kAddMacro +
+               "\n#undef " + kRemoveMacro + "\n";
+    }
+
+    // ForEach row: the walk slides kept synapses down to sfKeep; the body runs inside
+    // `do … while (0)`, so its `continue` ends the iteration, and a `break` leaving the walk
+    // stops the bodies but not the sliding.
+    std::string rows() {
+        const std::string rng = bind("rowUpdateCode", "sfRow0 + sfK", "id_pre");
+        e.synapseLoop.begin =
+            "{ uint32_t sfKeep = 0u; bool sfStop = false; for (uint32_t sfK = 0u; "
+            "sfK < sfLen; sfK++) { const uint32_t id_post = "
+            "(uint32_t)sfTargets[sfK]; (void)id_post; bool sfRemove = false; if "
+            "(!sfStop) do";
+        e.synapseLoop.end = "while (0); if (sfRemove) continue; if (sfKeep != sfK) { " +
+                            moveSlot(moved, nSyn, "sfK", "sfKeep") +
+                            "} sfKeep++; } sfLen = sfKeep; }";
+        e.synapseLoop.breakStatement = "{ sfStop = true; continue; }";
+        const std::string report = hookName(Hook::ReportError),
+                          error = e.errorWord(*cc.synapseGroup());
+        const std::string add =
+            std::string("#define ") + kAddMacro + "(" + macroParams(cc) +
+            ") do { const uint32_t sfJ = (uint32_t)(sfJ_); if (sfJ >= sfNpost) { " + report + "(" +
+            error + ", SF_ERROR_TARGET_RANGE); } else if (sfLen >= sfStride) { " + report + "(" +
+            error + ", SF_ERROR_ROW_FULL); } else { sfTargets[sfLen] = sfJ;" +
+            addedValues(e, cc, moved, nSyn, "sfRow0 + sfLen") + " sfLen++; } } while (0)\n" +
+            "#define " + kRemoveMacro + "() (sfRemove = true)\n";
+        return editing.setup + render("rowUpdateCode", add + rng) + editing.finish;
+    }
+
+    // ForEach column: removals marked, adds appended to their rows through an atomic length.
+    std::string columns(const std::string& mark) {
+        const SynapseGroup& sg = *cc.synapseGroup();
+        const SynapseLoop walk = connectivityOf(sg)->columnLoop(e.env);
+        const std::string rng = bind("columnUpdateCode", "sfSyn", "id_post");
+        std::string perIter = walk.perIter;
+        for (char& c : perIter)
+            if (c == '\n') c = ' ';
+        e.synapseLoop.begin = "{ bool sfStop = false; for (uint32_t sfK = " + walk.begin +
+                              "; sfK < " + walk.end + "; sfK++) { " + perIter +
+                              "bool sfRemove = false; if (!sfStop) do";
+        e.synapseLoop.end = "while (0); if (sfRemove) " + mark + "[sfSyn] = 1u; } }";
+        e.synapseLoop.breakStatement = "{ sfStop = true; continue; }";
+        const std::string report = hookName(Hook::ReportError), error = e.errorWord(sg);
+        const std::string add =
+            std::string("#define ") + kAddMacro + "(" + macroParams(cc) +
+            ") do { const uint32_t sfI_ = (uint32_t)(sfJ_); if (sfI_ >= sfNpre) { " + report + "(" +
+            error + ", SF_ERROR_TARGET_RANGE); } else { const uint32_t sfAt = " +
+            hookName(Hook::AtomicAddU32) + "(&" + editing.lengths +
+            "[sfI_], 1u); if (sfAt >= " + editing.stride + ") { " + report + "(" + error +
+            ", SF_ERROR_ROW_FULL); } else { const size_t sfE = (size_t)sfI_ * " + editing.stride +
+            " + sfAt; " + editing.targets + "[sfE] = id_post;" +
+            addedValues(e, cc, moved, nSyn, "sfE") + " } } } while (0)\n" + "#define " +
+            kRemoveMacro + "() (sfRemove = true)\n";
+        return "const uint32_t id_post = (uint32_t)sfI;\n" + walk.setup +
+               render("columnUpdateCode", add + rng);
+    }
+
+    // ForEach row after the columns: the marked synapses dropped, the kept ones slid down in
+    // order, the added ones (after the row's old length) sorted stably by target.
+    std::string compact(const std::string& mark, const std::string& oldLength) {
+        return editing.setup + "if (sfLen > sfStride) sfLen = sfStride; /* a full row's adds */\n" +
+               "const uint32_t sfOld = " + oldLength + "[id_pre];\nuint32_t sfKeep = 0u;\n" +
+               "for (uint32_t sfK = 0u; sfK < sfLen; sfK++) {\nif (sfK < sfOld && " + mark +
+               "[sfRow0 + sfK] != 0u) continue;\nif (sfKeep != sfK) { " +
+               moveSlot(moved, nSyn, "sfK", "sfKeep") +
+               "}\nsfKeep++;\n}\nconst uint32_t sfAdded = sfKeep - (sfLen - sfOld);\n" +
+               "for (uint32_t sfA = sfAdded + 1u; sfA < sfKeep; sfA++)\n" +
+               "for (uint32_t sfB = sfA; sfB > sfAdded && sfTargets[sfB - 1u] > sfTargets[sfB]; "
+               "sfB--) { " +
+               moveSlot(moved, nSyn, "sfB - 1u", "sfB", true) + "}\nsfLen = sfKeep;\n" +
+               editing.finish;
+    }
+};
+
 } // namespace
 
 LoweredGroup lowerConnectivityUpdate(const Model& m, const CustomConnectivityUpdate& cc) {
+    using Step = BuildStep;
     const SynapseGroup& sg = *cc.synapseGroup();
-    const std::string field = "rowUpdateCode";
     Lowerer e(m);
     const auto editing = connectivityOf(sg)->rowEditing(e.env);
     if (!editing)
         throw InternalError("synapse group '" + sg.name() + "': its rows cannot be edited");
-    const auto& scanned = analysis::of(m, cc.name(), field);
-    const std::string nSyn = e.env.number("numSyn", "uint64_t", synapseCount(sg));
     const auto moved = movedArrays(e, sg);
-
-    e.bindParams(scanned, contexts::evaluateParams(cc.model(), cc.params(), m.dt()), {}, cc.name(),
-                 "p_");
-    e.bindEGPs(scanned, cc.model(), cc.name(), "egp_");
-    e.subs["t"] = "sf_t";
-    e.subs["dt"] = e.lit(m.dt());
-    e.subs["num_pre"] = "sfNpre";
-    e.subs["num_post"] = "sfNpost";
-    e.subs["num_batch"] = std::to_string(m.batchSize()) + "u";
-    e.subs["add_synapse"] = kAddMacro;
-    e.subs["remove_synapse"] = kRemoveMacro;
-    bindReferences(e, cc, scanned, moved);
-    // The walk: a removed synapse is skipped when its iteration ends, a kept one slides down to
-    // sfKeep. The body runs inside `do … while (0)`, so its `continue` ends the iteration; a
-    // `break` leaving the loop stops the bodies but not the sliding.
-    e.synapseLoop.begin =
-        "{ uint32_t sfKeep = 0u; bool sfStop = false; for (uint32_t sfK = 0u; "
-        "sfK < sfLen; sfK++) { const uint32_t id_post = (uint32_t)sfTargets[sfK]; "
-        "(void)id_post; bool sfRemove = false; if (!sfStop) do";
-    std::string slide = moveSlot(moved, nSyn, "sfK", "sfKeep");
-    for (char& c : slide)
-        if (c == '\n') c = ' ';
-    e.synapseLoop.end = "while (0); if (sfRemove) continue; if (sfKeep != sfK) { " + slide +
-                        "} sfKeep++; } sfLen = sfKeep; }";
-    e.synapseLoop.breakStatement = "{ sfStop = true; continue; }";
-
-    std::string row = editing->setup + addMacro(e, cc, moved, nSyn) + "#define " + kRemoveMacro +
-                      "() (sfRemove = true)\n";
-    const std::string code = e.render(cc.name(), field);
-    if (scanned.usesRng)
-        row += std::string(hookName(Hook::RngState)) + " sfRng; " + hookName(Hook::RngInit) +
-               "(&sfRng, seed, " +
-               e.env.number("streamRow", "uint32_t", streamId(cc.name(), "rowUpdate")) +
-               ", id_pre, 0u, " +
-               e.env.array("updateCount", "uint32_t", cc.name() + ".updateCount", Use::Read) +
-               "[0]);\n";
-    row += "{\n" + code + "}\n" + editing->finish + "#undef " + kAddMacro + "\n#undef " +
-           kRemoveMacro + "\n";
-
-    using Step = BuildStep;
+    Pass pass{e, cc, *editing, moved, e.env.number("numSyn", "uint64_t", synapseCount(sg))};
     InitBody b;
     b.setup = sizesSetup(e, sg);
-    b.build.push_back({Step::Kind::ForEach, Step::Extent::Pre, "(uint64_t)sfNpre", row, "", ""});
-    for (const Step& s : editing->after)
-        b.build.push_back(s);
+    auto rebuild = [&] {
+        for (const Step& s : editing->after)
+            b.build.push_back(s);
+    };
+    if (!cc.model().rowUpdateCode.empty()) {
+        b.build.push_back(
+            {Step::Kind::ForEach, Step::Extent::Pre, "(uint64_t)sfNpre", pass.rows(), "", ""});
+        rebuild();
+    }
+    if (!cc.model().columnUpdateCode.empty()) {
+        const std::string mark =
+            e.env.array("ccMark", "uint32_t", cc.name() + ".ccMark", Use::ReadWrite);
+        const std::string old =
+            e.env.array("ccOldLen", "uint32_t", cc.name() + ".ccOldLen", Use::ReadWrite);
+        b.build.push_back({Step::Kind::ForEach, Step::Extent::RowSlots,
+                           "(uint64_t)sfNpre * " + editing->stride, mark + "[sfI] = 0u;\n", "",
+                           ""});
+        b.build.push_back({Step::Kind::ForEach, Step::Extent::Pre, "(uint64_t)sfNpre",
+                           old + "[sfI] = " + editing->lengths + "[sfI];\n", "", ""});
+        b.build.push_back({Step::Kind::ForEach, Step::Extent::Post, "(uint64_t)sfNpost",
+                           pass.columns(mark), "", ""});
+        b.build.push_back({Step::Kind::ForEach, Step::Extent::Pre, "(uint64_t)sfNpre",
+                           pass.compact(mark, old), "", ""});
+        rebuild();
+    }
     // A fresh random stream next call.
     b.build.push_back(
         {Step::Kind::Serial, Step::Extent::One, "1u",

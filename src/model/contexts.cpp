@@ -250,6 +250,33 @@ snippet::Context connectivityUpdateContext(const Model& m, const CustomConnectiv
     return c;
 }
 
+snippet::Context columnUpdateContext(const Model& m, const CustomConnectivityUpdate& cc) {
+    auto c = makeContext(m, cc.name(), "columnUpdateCode");
+    const auto& model = cc.model();
+    addParams(c.names, model, cc.name());
+    addRandom(c.names);
+    addBuiltins(c.names, {"dt", "t"}, Type::Scalar);
+    addBuiltins(c.names, {"id_post", "num_pre", "num_post", "num_batch"}, Type::U32);
+    for (const auto& r : model.postVarRefs)
+        c.names[r.name] = Symbol(r.access == CustomUpdateVarAccess::ReadOnly ? NameKind::ReadOnly
+                                                                             : NameKind::ReadWrite,
+                                 declaredType(r.type, cc.name(), r.name));
+    c.names["add_synapse"] = NameKind::Function;
+    c.arities["add_synapse"] = 1 + static_cast<int>(model.varRefs.size());
+    // The synapse being visited by for_each_synapse: its source's references are shared by the
+    // columns, so read-only.
+    auto& loop = c.synapseLoopNames;
+    addBuiltins(loop, {"id_pre"}, Type::U32);
+    for (const auto& r : model.varRefs)
+        loop[r.name] = Symbol(r.access == CustomUpdateVarAccess::ReadOnly ? NameKind::ReadOnly
+                                                                          : NameKind::ReadWrite,
+                              declaredType(r.type, cc.name(), r.name));
+    for (const auto& r : model.preVarRefs)
+        loop[r.name] = Symbol(NameKind::ReadOnly, declaredType(r.type, cc.name(), r.name));
+    loop["remove_synapse"] = NameKind::Function;
+    return c;
+}
+
 snippet::Context rowBuildContext(const Model& m, const SynapseGroup& sg) {
     auto c = makeContext(m, sg.name(), "connectivity.rowBuildCode");
     addParams(c.names, sg.connectivity()->snippet, sg.name(), false);
@@ -364,6 +391,8 @@ std::vector<CodeField> listCodeFields(const Model& m, bool withContexts) {
         const CustomConnectivityUpdate& c = *cc;
         l.add(c.name(), "rowUpdateCode", &c.model().rowUpdateCode,
               [&] { return connectivityUpdateContext(m, c); });
+        l.add(c.name(), "columnUpdateCode", &c.model().columnUpdateCode,
+              [&] { return columnUpdateContext(m, c); });
     }
     for (const auto& cs : m.currentSources()) {
         const CurrentSource& c = *cs;

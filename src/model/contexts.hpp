@@ -36,6 +36,7 @@ snippet::Context varInitContext(const Model& m, const std::string& group, const 
                                 const VarInit& init, InitShape shape);
 snippet::Context customUpdateContext(const Model& m, const CustomUpdate& cu);
 snippet::Context connectivityUpdateContext(const Model& m, const CustomConnectivityUpdate& cc);
+snippet::Context columnUpdateContext(const Model& m, const CustomConnectivityUpdate& cc);
 snippet::Context rowBuildContext(const Model& m, const SynapseGroup& sg);
 snippet::Context preCalcRowLengthContext(const Model& m, const SynapseGroup& sg);
 

@@ -80,9 +80,14 @@ void checkRefs(const Model& m, const CustomConnectivityUpdate& cc, const Synapse
         if (d.access != A::ReadWrite && d.access != A::ReadOnly)
             throw ModelError(at + "access " + toString(d.access) +
                              " is not available here; use ReadWrite or ReadOnly");
-        if (kind == RefKind::Post && d.access != A::ReadOnly)
-            throw ModelError(at + "a postsynaptic reference is read-only (ReadOnly): the rows "
-                                  "run at once and share their targets");
+        if (kind == RefKind::Post && d.access != A::ReadOnly && !cc.model().rowUpdateCode.empty())
+            throw ModelError(at + "a postsynaptic reference of an update with row code is "
+                                  "read-only (ReadOnly): the rows run at once and share their "
+                                  "targets");
+        if (kind == RefKind::Pre && d.access != A::ReadOnly && !cc.model().columnUpdateCode.empty())
+            throw ModelError(at + "a presynaptic reference of an update with column code is "
+                                  "read-only (ReadOnly): the columns run at once and share their "
+                                  "sources");
         const auto it = given.find(d.name);
         if (it == given.end()) throw ModelError(at + "not bound to a variable");
         const auto target = refs::resolve(m, it->second, cc.name(), d.name);
@@ -117,6 +122,8 @@ void checkRefs(const Model& m, const CustomConnectivityUpdate& cc, const Synapse
 } // namespace
 
 void Model::finaliseConnectivityUpdates() {
+    for (auto& sg : m_synapseGroups)
+        sg->m_columnEdited = false;
     for (auto& ccPtr : m_connectivityUpdates) {
         CustomConnectivityUpdate& cc = *ccPtr;
         const auto found = m_groupsByName.find(cc.synapseGroupName());
@@ -128,6 +135,7 @@ void Model::finaliseConnectivityUpdates() {
                              matrixTypeName(sg.matrixType()) +
                              "; a connectivity update edits the rows of a Sparse group");
         cc.m_synapseGroup = &sg;
+        if (!cc.model().columnUpdateCode.empty()) found->second.synapseGroup->m_columnEdited = true;
         checkParams(cc.name(), "params", cc.model(), cc.params(), {m_dt, m_precision});
         for (const RefKind k : {RefKind::Synapse, RefKind::Pre, RefKind::Post})
             checkRefs(*this, cc, sg, k);

@@ -104,7 +104,8 @@ static std::string detail(abi::ErrorBit bit, const SynapseGroup& sg) {
     case abi::ErrorBit::RowFull:
         return " " + std::to_string(sg.maxRowLength()) + " (SynapseGroup::setMaxConnections)";
     case abi::ErrorBit::TargetRange:
-        return " " + std::to_string(sg.target().size());
+        return " sources are below " + std::to_string(sg.source().size()) + ", targets below " +
+               std::to_string(sg.target().size());
     }
     return "";
 }

@@ -263,8 +263,8 @@ private:
     void synapseLoop(Stmt& s) {
         if (m_ctx.synapseLoopNames.empty())
             failAt(s.line, s.column,
-                   "'for_each_synapse' is only available in the row code of a custom "
-                   "connectivity update");
+                   "'for_each_synapse' is only available in the row or column code of a "
+                   "custom connectivity update");
         if (m_inSynapseLoop)
             failAt(s.line, s.column, "'for_each_synapse' cannot be nested in another");
         m_inSynapseLoop = true;

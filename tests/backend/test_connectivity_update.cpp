@@ -1,14 +1,16 @@
 // Custom connectivity updates (structural plasticity): a row code that removes several synapses
 // per row (by weight, by target), stops its walk with `break`, rescales some kept weights and
-// adds several synapses per row, run twice, against a host model of the same edits applied to
-// what the device held before: row lengths, targets and order, every per-synapse variable in
-// every batch copy (those the update names and those it does not), a custom update's
-// per-synapse state, and then spike propagation and postsynaptic learning through the new rows
-// (the column index rebuilt). On every backend at batch 1 and 4.
+// adds several synapses per row, and a column code that does the like from the targets' side,
+// each run twice, against a host model of the same edits applied to what the device held
+// before: row lengths, targets and order, every per-synapse variable in every batch copy (those
+// the update names and those it does not), a custom update's per-synapse state, and then spike
+// propagation and postsynaptic learning through the new rows (the column index rebuilt). On
+// every backend at batch 1 and 4.
 #include "backend_fixture.hpp"
 
 #include "spikeforge/models.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -88,6 +90,32 @@ CustomConnectivityUpdateModel rewire() {
     return c;
 }
 
+// Column code: in each column, remove the first two synapses (by source) whose weight and
+// source rank meet a condition, stop at source 4, raise the other weights; even targets add a
+// synapse from two sources.
+CustomConnectivityUpdateModel thin() {
+    CustomConnectivityUpdateModel c;
+    c.name = "Thin";
+    c.varRefs = {{"g", "scalar", CustomUpdateVarAccess::ReadWrite}};
+    c.preVarRefs = {{"rank", "scalar", CustomUpdateVarAccess::ReadOnly}};
+    c.postVarRefs = {{"prank", "scalar", CustomUpdateVarAccess::ReadOnly}};
+    c.columnUpdateCode = "unsigned int seen = 0u;\n"
+                         "for_each_synapse {\n"
+                         "    if (((uint32_t)g + (uint32_t)rank) % 3u == 1u && seen < 2u) {\n"
+                         "        remove_synapse();\n"
+                         "        seen++;\n"
+                         "        continue;\n"
+                         "    }\n"
+                         "    if (id_pre == 4u) break;\n"
+                         "    g += 0.25;\n"
+                         "}\n"
+                         "if (id_post % 2u == 0u) {\n"
+                         "    add_synapse((uint32_t)prank % num_pre, 50.0 + prank);\n"
+                         "    add_synapse((id_post + 1u) % num_pre, 60.0 + prank);\n"
+                         "}\n";
+    return c;
+}
+
 // The host's copy of the group: each row's synapses with their values (batch copies of the
 // batched ones).
 struct HostSynapse {
@@ -126,12 +154,55 @@ void rewireOnHost(HostRows& rows, unsigned batch) {
     }
 }
 
+// The column code above, on the host: each column walks its synapses by (source, slot); the rows
+// then keep their unremoved synapses in order and take the added ones by ascending target.
+void thinOnHost(HostRows& rows, unsigned batch) {
+    std::vector<std::vector<bool>> removed(kPre);
+    std::vector<std::vector<HostSynapse>> added(kPre);
+    for (size_t i = 0; i < kPre; i++)
+        removed[i].assign(rows[i].size(), false);
+    for (uint32_t j = 0; j < kPost; j++) {
+        unsigned seen = 0;
+        bool stop = false;
+        for (uint32_t i = 0; i < kPre && !stop; i++)
+            for (size_t k = 0; k < rows[i].size() && !stop; k++) {
+                HostSynapse& s = rows[i][k];
+                if (s.post != j) continue;
+                if ((static_cast<uint32_t>(s.g) + i) % 3u == 1u && seen < 2u) {
+                    removed[i][k] = true;
+                    seen++;
+                    continue;
+                }
+                if (i == 4u) {
+                    stop = true;
+                    break;
+                }
+                s.g += 0.25;
+            }
+        if (j % 2u == 0u) {
+            const std::vector<double> zeros(batch, 0.0);
+            added[j % kPre].push_back({j, 50.0 + j, zeros, zeros, zeros});
+            added[(j + 1u) % kPre].push_back({j, 60.0 + j, zeros, zeros, zeros});
+        }
+    }
+    for (size_t i = 0; i < kPre; i++) {
+        std::vector<HostSynapse> out;
+        for (size_t k = 0; k < rows[i].size(); k++)
+            if (!removed[i][k]) out.push_back(rows[i][k]);
+        std::stable_sort(
+            added[i].begin(), added[i].end(),
+            [](const HostSynapse& a, const HostSynapse& b) { return a.post < b.post; });
+        out.insert(out.end(), added[i].begin(), added[i].end());
+        rows[i] = std::move(out);
+    }
+}
+
 class ConnectivityUpdate : public ::testing::TestWithParam<std::tuple<std::string, unsigned>> {
 protected:
     unsigned batch() const { return std::get<1>(GetParam()); }
     BackendPreferences prefs() const { return sftest::preferencesFor(std::get<0>(GetParam())); }
 
-    void build(Model& m) {
+    void build(Model& m, bool columns) {
         m.setDT(1.0);
         m.setBatchSize(batch());
         m.setPrecision(Precision::Double);
@@ -154,9 +225,14 @@ protected:
         tick.varRefs = {{"tag", "scalar", CustomUpdateVarAccess::ReadOnly}};
         tick.updateCode = "m = tag + 0.5;";
         m.addCustomUpdateWU("Mom", "Tick", tick, {}, {{"m", 0.0}}, {{"tag", {"Syn", "tag"}}});
-        m.addCustomConnectivityUpdate("Edit", "Rewire", "Syn", rewire(), {{"thresh", kThresh}},
-                                      {{"g", {"Syn", "g"}}}, {{"rank", {"Pre", "rank"}}},
-                                      {{"prank", {"Post", "rank"}}});
+        if (columns)
+            m.addCustomConnectivityUpdate("Edit", "Rewire", "Syn", thin(), {},
+                                          {{"g", {"Syn", "g"}}}, {{"rank", {"Pre", "rank"}}},
+                                          {{"prank", {"Post", "rank"}}});
+        else
+            m.addCustomConnectivityUpdate("Edit", "Rewire", "Syn", rewire(), {{"thresh", kThresh}},
+                                          {{"g", {"Syn", "g"}}}, {{"rank", {"Pre", "rank"}}},
+                                          {{"prank", {"Post", "rank"}}});
     }
 
     // Everything the device holds for the group, row by row (Mom.m read raw from its rows).
@@ -202,11 +278,22 @@ protected:
             }
         }
     }
+
+    // Runs the update twice against `onHost`, then two steps through the new rows.
+    void editAndCompare(bool columns, void (*onHost)(HostRows&, unsigned));
 };
 
 TEST_P(ConnectivityUpdate, EditsRowsAsTheHostModelAndTheNewRowsCarrySpikes) {
+    editAndCompare(false, rewireOnHost);
+}
+
+TEST_P(ConnectivityUpdate, EditsColumnsAsTheHostModelAndTheNewRowsCarrySpikes) {
+    editAndCompare(true, thinOnHost);
+}
+
+void ConnectivityUpdate::editAndCompare(bool columns, void (*onHost)(HostRows&, unsigned)) {
     Model m;
-    build(m);
+    build(m, columns);
     Simulation sim(m, prefs());
     sim.customUpdate("Tick");
     // Postsynaptic learning in a step runs for the target spikes of the step before, and every
@@ -228,7 +315,7 @@ TEST_P(ConnectivityUpdate, EditsRowsAsTheHostModelAndTheNewRowsCarrySpikes) {
 
     for (int call = 1; call <= 2; call++) {
         sim.customUpdate("Rewire");
-        rewireOnHost(host, batch());
+        onHost(host, batch());
         expectSame(read(sim), host, "after call " + std::to_string(call));
     }
     // Both calls removed several synapses from some row and added several to others.
@@ -259,8 +346,10 @@ TEST_P(ConnectivityUpdate, EditsRowsAsTheHostModelAndTheNewRowsCarrySpikes) {
                 << "batch " << b << " target " << j;
 }
 
-TEST_P(ConnectivityUpdate, AFullRowOrATargetOutOfRangeIsReportedAndAddsNothing) {
-    for (const bool full : {true, false}) {
+TEST_P(ConnectivityUpdate, AFullRowOrANeuronOutOfRangeIsReportedAndAddsNothing) {
+    for (const int kind : {0, 1, 2, 3}) { // full row, target out of range; from rows, columns
+        const bool full = kind % 2 == 0, columns = kind >= 2;
+        SCOPED_TRACE(std::string(columns ? "column" : "row") + (full ? " full" : " out of range"));
         Model m;
         m.setBatchSize(batch());
         m.addNeuronGroup("Pre", 2, always(), {}, {{"acc", 0.0}, {"rank", 0.0}});
@@ -272,19 +361,29 @@ TEST_P(ConnectivityUpdate, AFullRowOrATargetOutOfRangeIsReportedAndAddsNothing) 
         sg.setMaxConnections(3);
         CustomConnectivityUpdateModel grow;
         grow.name = "Grow";
-        grow.rowUpdateCode = full ? "for (unsigned int k = 0u; k < 5u; k++) add_synapse(k % 4u);"
-                                  : "add_synapse(num_post + id_pre);";
+        if (columns)
+            grow.columnUpdateCode =
+                full ? "add_synapse(0u);\nadd_synapse(1u);" : "add_synapse(num_pre + id_post);";
+        else
+            grow.rowUpdateCode = full
+                                     ? "for (unsigned int k = 0u; k < 5u; k++) add_synapse(k % 4u);"
+                                     : "add_synapse(num_post + id_pre);";
         m.addCustomConnectivityUpdate("G", "Grow", "Syn", grow, {}, {});
         Simulation sim(m, prefs());
         const auto before = sim.synapses("Syn");
         sim.customUpdate("Grow");
         sftest::expectError<ModelError>([&] { sim.checkErrors(); },
                                         {"synapse group 'Syn'", "add_synapse",
-                                         full ? "row full" : "outside the target group",
-                                         full ? "3" : "4"});
+                                         full ? "row full" : "outside its group",
+                                         full ? "3" : "sources are below 2, targets below 4"});
         const auto after = sim.synapses("Syn");
         if (full) {
-            ASSERT_EQ(after.size(), 6u); // both rows filled to 3, the rest refused
+            // Rows: both rows filled to 3, the rest refused. Columns: every target adds one
+            // synapse to each row; the first to come take the free slots (row 0 holds 2, row 1
+            // holds 1), so rows end full with their old synapses first.
+            ASSERT_EQ(after.size(), 6u);
+            for (size_t k = 0; k < before.size(); k++)
+                EXPECT_TRUE(std::find(after.begin(), after.end(), before[k]) != after.end());
         } else {
             EXPECT_EQ(after, before);
         }
@@ -332,6 +431,18 @@ TEST(ConnectivityUpdateModel, BadUpdatesAreClearErrors) {
              c.postVarRefs = {{"prank", "scalar", CustomUpdateVarAccess::ReadWrite}};
          },
          {"postVarRefs 'prank'", "read-only"}},
+        {"a writable presynaptic reference with column code",
+         [](Model&, CustomConnectivityUpdateModel& c, VarReferenceMap&) {
+             c.columnUpdateCode = "add_synapse(0u, 1.0);";
+             c.preVarRefs = {{"rank", "scalar", CustomUpdateVarAccess::ReadWrite}};
+         },
+         {"preVarRefs 'rank'", "column code is read-only"}},
+        {"a source outside the loop of column code",
+         [](Model&, CustomConnectivityUpdateModel& c, VarReferenceMap&) {
+             c.rowUpdateCode = "";
+             c.columnUpdateCode = "scalar x = (scalar)id_pre;";
+         },
+         {"Edit.columnUpdateCode line 1", "'id_pre'"}},
         {"add_synapse inside the loop",
          [](Model&, CustomConnectivityUpdateModel& c, VarReferenceMap&) {
              c.rowUpdateCode = "for_each_synapse {\n  add_synapse(0u, 1.0);\n}";
@@ -363,7 +474,8 @@ TEST(ConnectivityUpdateModel, BadUpdatesAreClearErrors) {
              n.simCode = "for_each_synapse { }";
              m.addNeuronGroup("Odd", 1, n, {}, {{"acc", 0.0}, {"rank", 0.0}});
          },
-         {"Odd.simCode line 1", "only available in the row code of a custom connectivity update"}},
+         {"Odd.simCode line 1",
+          "only available in the row or column code of a custom connectivity update"}},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c.what);

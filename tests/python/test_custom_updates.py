@@ -177,3 +177,33 @@ def test_connectivity_update_mistakes_are_model_errors(cache_dir):
     model.add_custom_connectivity_update("B", "Rewire", "D", bad)
     with pytest.raises(sf.ModelError, match="'D' is Dense"):
         sf.Simulation(model, cache_dir=cache_dir)
+
+
+def test_column_code_edits_a_group_without_postsynaptic_learning(cache_dir):
+    """Column code removes every synapse onto target 1 and gives even targets one from source 0;
+    the group has no postsynaptic learning, so its column index exists for the update alone."""
+    model = sf.Model("ccu_col", seed=5)
+    model.add_neuron_population("Pre", 3, "Poisson", {"rate": 0.0}, {"timeStepToSpike": 0.0})
+    model.add_neuron_population("Post", 4, "Poisson", {"rate": 0.0}, {"timeStepToSpike": 0.0})
+    model.add_synapse_population(
+        "S", "sparse", "Pre", "Post",
+        sf.init_weight_update("StaticPulse", {}, {"g": 0.5}),
+        sf.init_postsynaptic("DeltaCurr"),
+        sf.init_sparse_connectivity("FixedProbability", {"prob": 0.7}))
+    cols = sf.create_custom_connectivity_update_model(
+        "Cols", var_refs=[("g", "scalar", "ReadWrite")],
+        column_update_code="for_each_synapse {\n    if (id_post == 1u) remove_synapse();\n}\n"
+                           "if (id_post % 2u == 0u) add_synapse(0u, 2.0 + (scalar)id_post);")
+    model.add_custom_connectivity_update("C", "Cols", "S", cols,
+                                         var_refs={"g": sf.create_wu_var_ref("S", "g")})
+    sim = sf.Simulation(model, cache_dir=cache_dir)
+    pre0, post0 = sim.synapses("S")
+    sim.custom_update("Cols")
+    pre, post = sim.synapses("S")
+    g = sim.synapse_values("S", "g")
+    want = []
+    for i in range(3):
+        want += [(i, int(j), 0.5) for p, j in zip(pre0, post0) if p == i and j != 1]
+        if i == 0:
+            want += [(0, 0, 2.0), (0, 2, 4.0)]
+    assert [(int(p), int(j), float(w)) for p, j, w in zip(pre, post, g)] == want

@@ -175,6 +175,7 @@ std::string rowOf(const contexts::CodeField& f) {
         {"CUS.updateCode", "custom update `updateCode` over synapses"},
         {"CUS.init.s", "initialiser of a custom-update variable"},
         {"CC.rowUpdateCode", "custom connectivity update `rowUpdateCode`"},
+        {"CC.columnUpdateCode", "custom connectivity update `columnUpdateCode`"},
     };
     // The three neuron groups have the same fields, and so have the two synapse groups but for
     // the Toeplitz group's kernel variable.

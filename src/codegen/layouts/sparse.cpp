@@ -73,7 +73,7 @@ public:
                "); (void)id_pre;\nconst uint32_t id_post = " + ind(env) + "[id]; (void)id_post;\n";
     }
     std::string paddingSkip(Env& env) const override { return paddingSkip(env, "i"); }
-    bool needsColumnIndex() const override { return m_sg.learnsPost(); }
+    bool needsColumnIndex() const override { return m_sg.walkedByColumns(); }
     std::vector<BuildStep> build(Lowerer& e) const override;
     std::optional<RowEditing> rowEditing(Env& env) const override {
         RowEditing r;
@@ -83,6 +83,9 @@ public:
             " sfTargets = " + ind(env, Use::ReadWrite) +
             " + sfRow0;\nuint32_t sfLen = " + rowLength(env, Use::ReadWrite) + "[id_pre];\n";
         r.finish = rowLength(env, Use::ReadWrite) + "[id_pre] = sfLen;\n";
+        r.lengths = rowLength(env, Use::ReadWrite);
+        r.targets = ind(env, Use::ReadWrite);
+        r.stride = stride(env);
         if (needsColumnIndex())
             r.after =
                 columnIndexBuild(env, rowLength(env, Use::ReadWrite), ind(env, Use::ReadWrite));

@@ -156,8 +156,9 @@ private:
 //    synapse; `remove_synapse();` removes the current synapse when the body ends (its iteration
 //    still sees it); `continue` ends the iteration, `break` the loop;
 //  - add synapses after the loop: `add_synapse(j, v1, v2, …)` appends target j with the values of
-//    the varRefs in declaration order; every other per-synapse variable of the group and of the
-//    custom updates over it starts at 0 in every batch copy (as in GeNN). A row that would
+//    the update's own per-synapse vars, then of the varRefs, in declaration order; every other
+//    per-synapse variable of the group and of the updates over it starts at 0 in every batch copy
+//    (as in GeNN). A row that would
 //    outgrow the group's maximum row length (SynapseGroup::setMaxConnections) keeps its length
 //    and the update reports a row-overflow error naming the group.
 // Any number of synapses per row may be added and removed in one call. Every per-synapse variable
@@ -172,6 +173,11 @@ private:
 // synapses in order and take the added ones after them, by ascending target (a column's own
 // adds in the order it made them), so the result is the same on every backend.
 struct CustomConnectivityUpdateModel : SnippetBase {
+    // The update's own variables, one value per synapse (per source, per target neuron) shared
+    // by the batch: per-synapse ones move with their synapses (as the group's variables do) and
+    // are read inside for_each_synapse; preVars are id_pre's (read-only in column code),
+    // postVars id_post's (read-only in row code). Their access mode is not used.
+    std::vector<VarDecl> vars, preVars, postVars;
     std::vector<VarRefDecl> varRefs;     // per synapse: a weight-update variable of the group or
                                          // a variable of a WU-shaped custom update over it
     std::vector<VarRefDecl> preVarRefs;  // a variable of the source neuron group (id_pre's);
@@ -186,6 +192,7 @@ class CustomConnectivityUpdate {
 public:
     CustomConnectivityUpdate(std::string name, std::string updateGroup, std::string synapseGroup,
                              CustomConnectivityUpdateModel model, ParamValues params,
+                             VarInitMap varInits, VarInitMap preVarInits, VarInitMap postVarInits,
                              VarReferenceMap varRefs, VarReferenceMap preVarRefs,
                              VarReferenceMap postVarRefs);
 
@@ -194,6 +201,9 @@ public:
     const std::string& synapseGroupName() const { return m_synapseGroupName; }
     const CustomConnectivityUpdateModel& model() const { return m_model; }
     const ParamValues& params() const { return m_params; }
+    const VarInitMap& varInits() const { return m_varInits; }
+    const VarInitMap& preVarInits() const { return m_preVarInits; }
+    const VarInitMap& postVarInits() const { return m_postVarInits; }
     const VarReferenceMap& varRefs() const { return m_varRefs; }
     const VarReferenceMap& preVarRefs() const { return m_preVarRefs; }
     const VarReferenceMap& postVarRefs() const { return m_postVarRefs; }
@@ -205,6 +215,7 @@ private:
     std::string m_name, m_updateGroup, m_synapseGroupName;
     CustomConnectivityUpdateModel m_model;
     ParamValues m_params;
+    VarInitMap m_varInits, m_preVarInits, m_postVarInits;
     VarReferenceMap m_varRefs, m_preVarRefs, m_postVarRefs;
     const SynapseGroup* m_synapseGroup = nullptr;
 };

@@ -357,11 +357,13 @@ public:
         return m_customUpdates;
     }
     // A custom connectivity update (structural plasticity) over Sparse synapse group
-    // `synapseGroup`, run by Simulation::customUpdate(updateGroup) (see custom_update.hpp).
-    // varRefs bind the model's per-synapse references, preVarRefs / postVarRefs its neuron ones.
+    // `synapseGroup`, run by Simulation::customUpdate(updateGroup) (see custom_update.hpp), in
+    // GeNN's argument order: initialisers of its own per-synapse, pre and post variables, then
+    // the references (varRefs per synapse, preVarRefs / postVarRefs per neuron).
     CustomConnectivityUpdate& addCustomConnectivityUpdate(
         const std::string& name, const std::string& updateGroup, const std::string& synapseGroup,
         const CustomConnectivityUpdateModel& model, const ParamValues& params,
+        const VarInitMap& varInits, const VarInitMap& preVarInits, const VarInitMap& postVarInits,
         const VarReferenceMap& varRefs, const VarReferenceMap& preVarRefs = {},
         const VarReferenceMap& postVarRefs = {});
     const std::vector<std::unique_ptr<CustomConnectivityUpdate>>&

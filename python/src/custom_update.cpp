@@ -107,12 +107,13 @@ VarReferenceMap referencesOf(const std::map<std::string, VarRef>& refs) {
 CustomConnectivityUpdate&
 addConnectivityUpdate(Model& m, const std::string& name, const std::string& updateGroup,
                       nb::handle synapseGroup, const CustomConnectivityUpdateModel& model,
-                      const ParamValues& params, const std::map<std::string, VarRef>& varRefs,
+                      const ParamValues& params, const VarInitMap& vars, const VarInitMap& preVars,
+                      const VarInitMap& postVars, const std::map<std::string, VarRef>& varRefs,
                       const std::map<std::string, VarRef>& preVarRefs,
                       const std::map<std::string, VarRef>& postVarRefs) {
     return m.addCustomConnectivityUpdate(name, updateGroup, groupName(synapseGroup), model, params,
-                                         referencesOf(varRefs), referencesOf(preVarRefs),
-                                         referencesOf(postVarRefs));
+                                         vars, preVars, postVars, referencesOf(varRefs),
+                                         referencesOf(preVarRefs), referencesOf(postVarRefs));
 }
 
 void bindConnectivityUpdates(nb::module_& m) {
@@ -133,11 +134,15 @@ void bindConnectivityUpdates(nb::module_& m) {
         });
     m.def(
         "create_custom_connectivity_update_model",
-        [](const std::string& name, const std::vector<std::string>& params, nb::handle varRefs,
-           nb::handle preVarRefs, nb::handle postVarRefs, const std::string& rowUpdateCode,
+        [](const std::string& name, const std::vector<std::string>& params, nb::handle vars,
+           nb::handle preVars, nb::handle postVars, nb::handle varRefs, nb::handle preVarRefs,
+           nb::handle postVarRefs, const std::string& rowUpdateCode,
            const std::string& columnUpdateCode, nb::handle derived, nb::handle egps) {
             CustomConnectivityUpdateModel c;
             fillBase(c, name, params, derived, egps);
+            c.vars = varDecls(vars, name);
+            c.preVars = varDecls(preVars, name);
+            c.postVars = varDecls(postVars, name);
             c.varRefs = customDecls<VarRefDecl>(varRefs, name);
             c.preVarRefs = customDecls<VarRefDecl>(preVarRefs, name);
             c.postVarRefs = customDecls<VarRefDecl>(postVarRefs, name);
@@ -146,13 +151,14 @@ void bindConnectivityUpdates(nb::module_& m) {
             return c;
         },
         nb::arg("name"), nb::arg("params") = std::vector<std::string>{},
-        nb::arg("var_refs") = nb::list(), nb::arg("pre_var_refs") = nb::list(),
-        nb::arg("post_var_refs") = nb::list(), nb::arg("row_update_code") = "",
-        nb::arg("column_update_code") = "", nb::arg("derived_params") = nb::list(),
-        nb::arg("extra_global_params") = nb::list(),
+        nb::arg("vars") = nb::list(), nb::arg("pre_vars") = nb::list(),
+        nb::arg("post_vars") = nb::list(), nb::arg("var_refs") = nb::list(),
+        nb::arg("pre_var_refs") = nb::list(), nb::arg("post_var_refs") = nb::list(),
+        nb::arg("row_update_code") = "", nb::arg("column_update_code") = "",
+        nb::arg("derived_params") = nb::list(), nb::arg("extra_global_params") = nb::list(),
         "A custom connectivity update model (structural plasticity): row_update_code runs once "
         "per row and may walk it with for_each_synapse { … }, remove_synapse() and "
-        "add_synapse(j, values of var_refs…); column_update_code the same per column "
+        "add_synapse(j, values of vars, then of var_refs…); column_update_code the same per column "
         "(add_synapse(i, …) from source i). References are names or (name, type[, access]) "
         "with access ReadWrite or ReadOnly.");
 }
@@ -248,7 +254,8 @@ void bindAddCustomUpdate(nb::class_<Model>& model) {
               "its references come from create_wu_var_ref.");
     model.def("add_custom_connectivity_update", &addConnectivityUpdate, nb::arg("name"),
               nb::arg("update_group"), nb::arg("synapse_group"), nb::arg("model"),
-              nb::arg("params") = ParamValues{},
+              nb::arg("params") = ParamValues{}, nb::arg("vars") = VarInitMap{},
+              nb::arg("pre_vars") = VarInitMap{}, nb::arg("post_vars") = VarInitMap{},
               nb::arg("var_refs") = std::map<std::string, VarRef>{},
               nb::arg("pre_var_refs") = std::map<std::string, VarRef>{},
               nb::arg("post_var_refs") = std::map<std::string, VarRef>{},

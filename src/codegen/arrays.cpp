@@ -205,10 +205,17 @@ std::vector<ArrayDecl> planArrays(const Model& m) {
     for (const auto& cc : m.customConnectivityUpdates()) {
         l.add(cc->name(), "updateCount", "uint32_t", {1}); // keys the rows' random streams
         l.addEGPs(cc->name(), cc->model(), p);
+        // Its own variables: one copy, shared by the batch (the update runs once for it).
+        const SynapseGroup& sg = *cc->synapseGroup();
+        for (const auto& [vars, count] :
+             {std::pair{&cc->model().vars, synapseCount(sg)},
+              std::pair{&cc->model().preVars, size_t(sg.source().size())},
+              std::pair{&cc->model().postVars, size_t(sg.target().size())}})
+            for (const auto& v : *vars)
+                l.add(cc->name(), v.name, resolveType(v.type, p), {count});
         if (cc->model().columnUpdateCode.empty()) continue;
         // Column code: the synapses it removes (marks, per element) and each row's length
         // before its adds.
-        const SynapseGroup& sg = *cc->synapseGroup();
         l.add(cc->name(), "ccMark", "uint32_t", {sg.source().size(), sg.maxRowLength()});
         l.add(cc->name(), "ccOldLen", "uint32_t", {sg.source().size()});
     }

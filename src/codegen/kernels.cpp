@@ -129,12 +129,16 @@ Plan lowerModel(const Model& m) {
         cInit.push_back(lowerCurrentSourceInit(m, *cs));
     for (const auto& cu : m.customUpdates())
         cuInit.push_back(lowerCustomUpdateInit(m, *cu));
+    std::vector<LoweredGroup> ccInit;
+    for (const auto& cc : m.customConnectivityUpdates())
+        ccInit.push_back(lowerConnectivityUpdateInit(m, *cc));
 
     auto init = builder(plan, abi::kInitialiseEntry, KernelPhase::Initialise);
     init.add("NeuronInit", std::move(nInit));
     init.add("SynapseInit", std::move(sInit));
     init.add("CurrentSourceInit", std::move(cInit));
     init.add("CustomUpdateInit", std::move(cuInit));
+    init.add("ConnectivityUpdateInit", std::move(ccInit));
     plan.kernels.push_back(init.done());
     std::vector<Kernel> custom;
     for (const auto& group : updateGroups(m))

@@ -32,6 +32,8 @@ struct MovedArray {
     unsigned copies = 1;
 };
 
+// Every per-synapse array of the group: its variables, those of the custom updates over it and
+// the own variables of the connectivity updates over it.
 std::vector<MovedArray> movedArrays(Lowerer& e, const SynapseGroup& sg) {
     const Model& m = e.model;
     const Precision p = m.precision();
@@ -52,6 +54,16 @@ std::vector<MovedArray> movedArrays(Lowerer& e, const SynapseGroup& sg) {
             out.push_back({e.env.array("cu" + std::to_string(k) + "_" + v.name, ctype, r.array,
                                        Use::ReadWrite),
                            r.array, ctype, r.batchDim ? m.batchSize() : 1u});
+        }
+    }
+    for (size_t k = 0; k < m.customConnectivityUpdates().size(); k++) {
+        const CustomConnectivityUpdate& cc = *m.customConnectivityUpdates()[k];
+        if (cc.synapseGroup() != &sg) continue;
+        for (const auto& v : cc.model().vars) {
+            const std::string name = cc.name() + "." + v.name, ctype = resolveType(v.type, p);
+            out.push_back(
+                {e.env.array("cc" + std::to_string(k) + "_" + v.name, ctype, name, Use::ReadWrite),
+                 name, ctype, 1u});
         }
     }
     return out;
@@ -76,19 +88,28 @@ std::string moveSlot(const std::vector<MovedArray>& moved, const std::string& nS
     return s;
 }
 
+// The arrays add_synapse's values go to, in its argument order: the update's own per-synapse
+// variables, then its per-synapse references.
+std::vector<std::string> addedArrays(Lowerer& e, const CustomConnectivityUpdate& cc) {
+    std::vector<std::string> out;
+    for (const auto& v : cc.model().vars)
+        out.push_back(cc.name() + "." + v.name);
+    for (const auto& d : cc.model().varRefs)
+        out.push_back(refs::resolve(e.model, cc.varRefs().at(d.name), cc.name(), d.name).array);
+    return out;
+}
+
 // Statements storing an added synapse's values at element `element`: the references' values
 // (the macro's parameters sfV<k>_, in declaration order), 0 for every other per-synapse value.
 std::string addedValues(Lowerer& e, const CustomConnectivityUpdate& cc,
                         const std::vector<MovedArray>& moved, const std::string& nSyn,
                         const std::string& element) {
-    const auto& decls = cc.model().varRefs;
+    const std::vector<std::string> given = addedArrays(e, cc);
     std::string stores;
     for (const auto& a : moved) {
         std::string value = "0";
-        for (size_t k = 0; k < decls.size(); k++)
-            if (refs::resolve(e.model, cc.varRefs().at(decls[k].name), cc.name(), decls[k].name)
-                    .array == a.name)
-                value = "(sfV" + std::to_string(k) + "_)";
+        for (size_t k = 0; k < given.size(); k++)
+            if (given[k] == a.name) value = "(sfV" + std::to_string(k) + "_)";
         stores += " for (uint32_t sfC = 0u; sfC < " + std::to_string(a.copies) + "u; sfC++) " +
                   a.array + "[(size_t)sfC * " + nSyn + " + " + element + "] = " + value + ";";
     }
@@ -97,7 +118,7 @@ std::string addedValues(Lowerer& e, const CustomConnectivityUpdate& cc,
 
 std::string macroParams(const CustomConnectivityUpdate& cc) {
     std::string params = "sfJ_";
-    for (size_t k = 0; k < cc.model().varRefs.size(); k++)
+    for (size_t k = 0; k < cc.model().vars.size() + cc.model().varRefs.size(); k++)
         params += ", sfV" + std::to_string(k) + "_";
     return params;
 }
@@ -117,6 +138,25 @@ void bindReferences(Lowerer& e, const CustomConnectivityUpdate& cc, const snippe
                                 " is not a per-synapse array of its group");
         e.subs[d.name] = found->array + "[" + synapse + "]"; // batch-shared: one copy
     }
+    for (const auto& v : model.vars) {
+        if (!scanned.referencedNames.count(v.name)) continue;
+        const auto found = std::find_if(moved.begin(), moved.end(), [&](const MovedArray& a) {
+            return a.name == cc.name() + "." + v.name;
+        });
+        if (found == moved.end())
+            throw InternalError("connectivity update '" + cc.name() + "': no array for " + v.name);
+        e.subs[v.name] = found->array + "[" + synapse + "]";
+    }
+    auto ownNeuronVars = [&](const std::vector<VarDecl>& vars, const std::string& prefix,
+                             const std::string& index) {
+        for (const auto& v : vars)
+            if (scanned.referencedNames.count(v.name))
+                e.subs[v.name] = e.env.array(prefix + v.name, resolveType(v.type, m.precision()),
+                                             cc.name() + "." + v.name, useOf(scanned, v.name)) +
+                                 "[" + index + "]";
+    };
+    ownNeuronVars(model.preVars, "ownPre_", "id_pre");
+    ownNeuronVars(model.postVars, "ownPost_", "id_post");
     auto neuronRefs = [&](const std::vector<VarRefDecl>& decls, const VarReferenceMap& bound,
                           const std::string& prefix, const std::string& index) {
         for (const auto& d : decls) {
@@ -286,6 +326,36 @@ LoweredGroup lowerConnectivityUpdate(const Model& m, const CustomConnectivityUpd
          e.env.array("updateCount", "uint32_t", cc.name() + ".updateCount", Use::ReadWrite) +
              "[0] += 1u;\n",
          "", ""});
+    return e.finish(cc.name(), std::move(b), synapseCount(sg), synapseExtent(sg));
+}
+
+} // namespace spikeforge::codegen
+
+namespace spikeforge::codegen {
+
+LoweredGroup lowerConnectivityUpdateInit(const Model& m, const CustomConnectivityUpdate& cc) {
+    const SynapseGroup& sg = *cc.synapseGroup();
+    Lowerer e(m);
+    const auto conn = connectivityOf(sg);
+    InitBody b;
+    b.setup = sizesSetup(e, sg);
+    // The per-synapse initialisers read the rows the group's initialisation built.
+    b.readsEarlierGroups = !cc.model().vars.empty();
+    const std::string nSyn = e.env.number("numSynInit", "uint64_t", synapseCount(sg));
+    e.initNames = {{"num_pre", "sfNpre"}, {"num_post", "sfNpost"}};
+    e.initPairDecode = conn->decode(e.env);
+    const std::string skip = conn->paddingSkip(e.env);
+    for (const auto& v : cc.model().vars)
+        b.vars.push_back(e.varInit(cc.name(), v, cc.varInits().at(v.name), nSyn, false, skip));
+    e.initPairDecode.clear();
+    auto neuronShaped = [&](const std::vector<VarDecl>& vars, const VarInitMap& inits,
+                            const std::string& count) {
+        e.initNames = {{"num_neurons", count}};
+        for (const auto& v : vars)
+            b.vars.push_back(e.varInit(cc.name(), v, inits.at(v.name), count, false));
+    };
+    neuronShaped(cc.model().preVars, cc.preVarInits(), "(size_t)sfNpre");
+    neuronShaped(cc.model().postVars, cc.postVarInits(), "(size_t)sfNpost");
     return e.finish(cc.name(), std::move(b), synapseCount(sg), synapseExtent(sg));
 }
 

@@ -138,6 +138,8 @@ LoweredGroup lowerCurrentSourceInit(const Model& m, const CurrentSource& cs);
 // A custom connectivity update: its row code over every row, moving the synapses it removes and
 // adds with all their per-synapse values, then the layout's derived index rebuilt.
 LoweredGroup lowerConnectivityUpdate(const Model& m, const CustomConnectivityUpdate& cc);
+// Its own variables' initialisers (after the groups' connectivity is built).
+LoweredGroup lowerConnectivityUpdateInit(const Model& m, const CustomConnectivityUpdate& cc);
 // sfNpre, sfNpost and sf_t of a synapse group's body.
 std::string sizesSetup(Lowerer& e, const SynapseGroup& sg);
 // Custom updates of one update group that can share one pass over the elements (same shape, no

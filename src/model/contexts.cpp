@@ -44,11 +44,14 @@ void addParams(Names& n, const SnippetBase& s, const std::string& owner, bool wi
         n[e.name] = Symbol(NameKind::ReadOnly, declaredType(e.type, owner, e.name), true);
 }
 
+// forceWritable: a connectivity update's own variables, whose access mode is not used.
 void addVars(Names& n, const std::vector<VarDecl>& vars, const std::string& owner,
-             const std::string& suffix = "", bool forceReadOnly = false) {
+             const std::string& suffix = "", bool forceReadOnly = false,
+             bool forceWritable = false) {
     for (const auto& v : vars)
-        n[v.name + suffix] = Symbol((forceReadOnly || isReadOnly(v.access)) ? NameKind::ReadOnly
-                                                                            : NameKind::ReadWrite,
+        n[v.name + suffix] = Symbol((forceReadOnly || (isReadOnly(v.access) && !forceWritable))
+                                        ? NameKind::ReadOnly
+                                        : NameKind::ReadWrite,
                                     declaredType(v.type, owner, v.name));
 }
 
@@ -237,11 +240,14 @@ snippet::Context connectivityUpdateContext(const Model& m, const CustomConnectiv
     };
     for (const auto& r : model.preVarRefs)
         c.names[r.name] = Symbol(refKind(r.access), declaredType(r.type, cc.name(), r.name));
+    addVars(c.names, model.preVars, cc.name(), "", false, true);
     c.names["add_synapse"] = NameKind::Function;
-    c.arities["add_synapse"] = 1 + static_cast<int>(model.varRefs.size());
+    c.arities["add_synapse"] = 1 + static_cast<int>(model.vars.size() + model.varRefs.size());
     // The synapse being visited by for_each_synapse.
     auto& loop = c.synapseLoopNames;
     addBuiltins(loop, {"id_post"}, Type::U32);
+    addVars(loop, model.vars, cc.name(), "", false, true);
+    addVars(loop, model.postVars, cc.name(), "", true);
     for (const auto& r : model.varRefs)
         loop[r.name] = Symbol(refKind(r.access), declaredType(r.type, cc.name(), r.name));
     for (const auto& r : model.postVarRefs)
@@ -261,12 +267,15 @@ snippet::Context columnUpdateContext(const Model& m, const CustomConnectivityUpd
         c.names[r.name] = Symbol(r.access == CustomUpdateVarAccess::ReadOnly ? NameKind::ReadOnly
                                                                              : NameKind::ReadWrite,
                                  declaredType(r.type, cc.name(), r.name));
+    addVars(c.names, model.postVars, cc.name(), "", false, true);
     c.names["add_synapse"] = NameKind::Function;
-    c.arities["add_synapse"] = 1 + static_cast<int>(model.varRefs.size());
-    // The synapse being visited by for_each_synapse: its source's references are shared by the
-    // columns, so read-only.
+    c.arities["add_synapse"] = 1 + static_cast<int>(model.vars.size() + model.varRefs.size());
+    // The synapse being visited by for_each_synapse: its source's references and variables are
+    // shared by the columns, so read-only.
     auto& loop = c.synapseLoopNames;
     addBuiltins(loop, {"id_pre"}, Type::U32);
+    addVars(loop, model.vars, cc.name(), "", false, true);
+    addVars(loop, model.preVars, cc.name(), "", true);
     for (const auto& r : model.varRefs)
         loop[r.name] = Symbol(r.access == CustomUpdateVarAccess::ReadOnly ? NameKind::ReadOnly
                                                                           : NameKind::ReadWrite,
@@ -393,6 +402,9 @@ std::vector<CodeField> listCodeFields(const Model& m, bool withContexts) {
               [&] { return connectivityUpdateContext(m, c); });
         l.add(c.name(), "columnUpdateCode", &c.model().columnUpdateCode,
               [&] { return columnUpdateContext(m, c); });
+        l.addInits(c.name(), c.varInits(), InitShape::Synapse);
+        l.addInits(c.name(), c.preVarInits(), InitShape::Neuron);
+        l.addInits(c.name(), c.postVarInits(), InitShape::Neuron);
     }
     for (const auto& cs : m.currentSources()) {
         const CurrentSource& c = *cs;

@@ -9,20 +9,22 @@
 
 namespace spikeforge {
 
-CustomConnectivityUpdate::CustomConnectivityUpdate(std::string name, std::string updateGroup,
-                                                   std::string synapseGroup,
-                                                   CustomConnectivityUpdateModel model,
-                                                   ParamValues params, VarReferenceMap varRefs,
-                                                   VarReferenceMap preVarRefs,
-                                                   VarReferenceMap postVarRefs)
+CustomConnectivityUpdate::CustomConnectivityUpdate(
+    std::string name, std::string updateGroup, std::string synapseGroup,
+    CustomConnectivityUpdateModel model, ParamValues params, VarInitMap varInits,
+    VarInitMap preVarInits, VarInitMap postVarInits, VarReferenceMap varRefs,
+    VarReferenceMap preVarRefs, VarReferenceMap postVarRefs)
     : m_name(std::move(name)), m_updateGroup(std::move(updateGroup)),
       m_synapseGroupName(std::move(synapseGroup)), m_model(std::move(model)),
-      m_params(std::move(params)), m_varRefs(std::move(varRefs)),
-      m_preVarRefs(std::move(preVarRefs)), m_postVarRefs(std::move(postVarRefs)) {}
+      m_params(std::move(params)), m_varInits(std::move(varInits)),
+      m_preVarInits(std::move(preVarInits)), m_postVarInits(std::move(postVarInits)),
+      m_varRefs(std::move(varRefs)), m_preVarRefs(std::move(preVarRefs)),
+      m_postVarRefs(std::move(postVarRefs)) {}
 
 CustomConnectivityUpdate& Model::addCustomConnectivityUpdate(
     const std::string& name, const std::string& updateGroup, const std::string& synapseGroup,
     const CustomConnectivityUpdateModel& model, const ParamValues& params,
+    const VarInitMap& varInits, const VarInitMap& preVarInits, const VarInitMap& postVarInits,
     const VarReferenceMap& varRefs, const VarReferenceMap& preVarRefs,
     const VarReferenceMap& postVarRefs) {
     checkNameFree(name, "custom connectivity update");
@@ -30,7 +32,8 @@ CustomConnectivityUpdate& Model::addCustomConnectivityUpdate(
                            "custom connectivity update '" + name + "': update group name");
     m_finalised = false;
     m_connectivityUpdates.push_back(std::make_unique<CustomConnectivityUpdate>(
-        name, updateGroup, synapseGroup, model, params, varRefs, preVarRefs, postVarRefs));
+        name, updateGroup, synapseGroup, model, params, varInits, preVarInits, postVarInits,
+        varRefs, preVarRefs, postVarRefs));
     m_groupsByName[name] = {};
     return *m_connectivityUpdates.back();
 }
@@ -136,7 +139,12 @@ void Model::finaliseConnectivityUpdates() {
                              "; a connectivity update edits the rows of a Sparse group");
         cc.m_synapseGroup = &sg;
         if (!cc.model().columnUpdateCode.empty()) found->second.synapseGroup->m_columnEdited = true;
-        checkParams(cc.name(), "params", cc.model(), cc.params(), {m_dt, m_precision});
+        const Numerics num{m_dt, m_precision};
+        checkParams(cc.name(), "params", cc.model(), cc.params(), num);
+        const auto& model = cc.model();
+        checkVars(cc.name(), "vars", model.vars, cc.varInits(), model.name, true, num);
+        checkVars(cc.name(), "preVars", model.preVars, cc.preVarInits(), model.name, false, num);
+        checkVars(cc.name(), "postVars", model.postVars, cc.postVarInits(), model.name, false, num);
         for (const RefKind k : {RefKind::Synapse, RefKind::Pre, RefKind::Post})
             checkRefs(*this, cc, sg, k);
     }

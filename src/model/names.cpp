@@ -370,12 +370,18 @@ void checkConnectivityUpdate(const CustomConnectivityUpdate& cc) {
     const auto& m = cc.model();
     Scope s(prefix(cc.name(), "custom connectivity update model '" + m.name + "'"));
     s.snippet(m);
+    s.vars(m.vars);
+    s.vars(m.preVars);
+    s.vars(m.postVars);
     for (const auto& r : m.varRefs)
         s.declare(r.name, "variable reference");
     for (const auto& r : m.preVarRefs)
         s.declare(r.name, "presynaptic variable reference");
     for (const auto& r : m.postVarRefs)
         s.declare(r.name, "postsynaptic variable reference");
+    checkInits(cc.name(), cc.varInits());
+    checkInits(cc.name(), cc.preVarInits());
+    checkInits(cc.name(), cc.postVarInits());
 }
 
 } // namespace

@@ -68,6 +68,9 @@ CustomConnectivityUpdateModel rewire() {
     CustomConnectivityUpdateModel c;
     c.name = "Rewire";
     c.params = {"thresh"};
+    c.vars = {{"age"}};
+    c.preVars = {{"nkept"}};
+    c.postVars = {{"cap"}};
     c.varRefs = {{"g", "scalar", CustomUpdateVarAccess::ReadWrite}};
     c.preVarRefs = {{"rank", "scalar", CustomUpdateVarAccess::ReadOnly}};
     c.postVarRefs = {{"prank", "scalar", CustomUpdateVarAccess::ReadOnly}};
@@ -80,11 +83,13 @@ CustomConnectivityUpdateModel rewire() {
                       "    }\n"
                       "    if (prank > 8.5) break;\n"
                       "    if ((id_post & 1u) == 0u) g *= 2.0;\n"
+                      "    age += cap;\n"
                       "    kept++;\n"
                       "}\n"
+                      "nkept = (scalar)kept;\n"
                       "const unsigned int adds = id_pre % 3u + 1u;\n"
                       "for (unsigned int k = 0u; k < adds; k++) {\n"
-                      "    add_synapse((id_pre * 7u + k * 3u + kept) % num_post, "
+                      "    add_synapse((id_pre * 7u + k * 3u + kept) % num_post, 7.0 + (scalar)k, "
                       "100.0 + (scalar)(id_pre * 10u + k));\n"
                       "}\n";
     return c;
@@ -122,11 +127,14 @@ struct HostSynapse {
     uint32_t post;
     double g;
     std::vector<double> tag, hits, m; // per batch element
+    double age = 0.0;                 // Edit's own per-synapse variable
 };
 using HostRows = std::vector<std::vector<HostSynapse>>;
+// Edit's own presynaptic variable: the synapses each row's last walk kept.
+using HostKept = std::vector<double>;
 
-// The row code above, on the host.
-void rewireOnHost(HostRows& rows, unsigned batch) {
+// The row code above, on the host (Post's cap is 0.5 x its index).
+void rewireOnHost(HostRows& rows, unsigned batch, HostKept& nkept) {
     for (uint32_t i = 0; i < kPre; i++) {
         std::vector<HostSynapse> out;
         unsigned kept = 0;
@@ -140,6 +148,7 @@ void rewireOnHost(HostRows& rows, unsigned batch) {
                     stop = true;
                 } else {
                     if ((s.post & 1u) == 0u) s.g *= 2.0;
+                    s.age += 0.5 * s.post;
                     kept++;
                 }
             }
@@ -147,16 +156,17 @@ void rewireOnHost(HostRows& rows, unsigned batch) {
         }
         for (unsigned k = 0; k < i % 3u + 1u; k++) {
             const std::vector<double> zeros(batch, 0.0);
-            out.push_back(
-                {(i * 7u + k * 3u + kept) % kPost, 100.0 + (i * 10.0 + k), zeros, zeros, zeros});
+            out.push_back({(i * 7u + k * 3u + kept) % kPost, 100.0 + (i * 10.0 + k), zeros, zeros,
+                           zeros, 7.0 + k});
         }
+        nkept[i] = kept;
         rows[i] = std::move(out);
     }
 }
 
 // The column code above, on the host: each column walks its synapses by (source, slot); the rows
 // then keep their unremoved synapses in order and take the added ones by ascending target.
-void thinOnHost(HostRows& rows, unsigned batch) {
+void thinOnHost(HostRows& rows, unsigned batch, HostKept&) {
     std::vector<std::vector<bool>> removed(kPre);
     std::vector<std::vector<HostSynapse>> added(kPre);
     for (size_t i = 0; i < kPre; i++)
@@ -225,12 +235,16 @@ protected:
         tick.varRefs = {{"tag", "scalar", CustomUpdateVarAccess::ReadOnly}};
         tick.updateCode = "m = tag + 0.5;";
         m.addCustomUpdateWU("Mom", "Tick", tick, {}, {{"m", 0.0}}, {{"tag", {"Syn", "tag"}}});
+        // Edit (row code, own variables) runs as "Rewire"; with `columns`, Thin does instead and
+        // Edit's own per-synapse variable must move with Thin's edits.
+        m.addCustomConnectivityUpdate(
+            "Edit", columns ? "Unused" : "Rewire", "Syn", rewire(), {{"thresh", kThresh}},
+            {{"age",
+              VarInit(pairInit("Age", "value = (scalar)id_pre + 0.01 * (scalar)id_post;"), {})}},
+            {{"nkept", 0.0}}, {{"cap", VarInit(pairInit("Cap", "value = 0.5 * (scalar)id;"), {})}},
+            {{"g", {"Syn", "g"}}}, {{"rank", {"Pre", "rank"}}}, {{"prank", {"Post", "rank"}}});
         if (columns)
-            m.addCustomConnectivityUpdate("Edit", "Rewire", "Syn", thin(), {},
-                                          {{"g", {"Syn", "g"}}}, {{"rank", {"Pre", "rank"}}},
-                                          {{"prank", {"Post", "rank"}}});
-        else
-            m.addCustomConnectivityUpdate("Edit", "Rewire", "Syn", rewire(), {{"thresh", kThresh}},
+            m.addCustomConnectivityUpdate("Thin", "Rewire", "Syn", thin(), {}, {}, {}, {},
                                           {{"g", {"Syn", "g"}}}, {{"rank", {"Pre", "rank"}}},
                                           {{"prank", {"Post", "rank"}}});
     }
@@ -246,12 +260,14 @@ protected:
         }
         sim.pull("Mom", "m");
         const auto m = sim.view<double>("Mom", "m");
+        sim.pull("Edit", "age");
+        const auto age = sim.view<double>("Edit", "age");
         const size_t stride = sim.rowStride("Syn"), slots = size_t(kPre) * stride;
         EXPECT_EQ(m.size(), slots * batch());
         HostRows rows(kPre);
         for (size_t s = 0; s < pairs.size(); s++) {
-            HostSynapse h{pairs[s].post, g[s], {}, {}, {}};
             const size_t slot = pairs[s].pre * stride + rows[pairs[s].pre].size();
+            HostSynapse h{pairs[s].post, g[s], {}, {}, {}, age[slot]};
             for (unsigned b = 0; b < batch(); b++) {
                 h.tag.push_back(tag[b][s]);
                 h.hits.push_back(hits[b][s]);
@@ -275,12 +291,13 @@ protected:
                 EXPECT_EQ(a.tag, b.tag) << at;
                 EXPECT_EQ(a.hits, b.hits) << at;
                 EXPECT_EQ(a.m, b.m) << at;
+                EXPECT_DOUBLE_EQ(a.age, b.age) << at;
             }
         }
     }
 
     // Runs the update twice against `onHost`, then two steps through the new rows.
-    void editAndCompare(bool columns, void (*onHost)(HostRows&, unsigned));
+    void editAndCompare(bool columns, void (*onHost)(HostRows&, unsigned, HostKept&));
 };
 
 TEST_P(ConnectivityUpdate, EditsRowsAsTheHostModelAndTheNewRowsCarrySpikes) {
@@ -291,7 +308,8 @@ TEST_P(ConnectivityUpdate, EditsColumnsAsTheHostModelAndTheNewRowsCarrySpikes) {
     editAndCompare(true, thinOnHost);
 }
 
-void ConnectivityUpdate::editAndCompare(bool columns, void (*onHost)(HostRows&, unsigned)) {
+void ConnectivityUpdate::editAndCompare(bool columns,
+                                        void (*onHost)(HostRows&, unsigned, HostKept&)) {
     Model m;
     build(m, columns);
     Simulation sim(m, prefs());
@@ -313,10 +331,14 @@ void ConnectivityUpdate::editAndCompare(bool columns, void (*onHost)(HostRows&, 
     }
     ASSERT_GT(before, 0u);
 
+    HostKept nkept(kPre, 0.0);
     for (int call = 1; call <= 2; call++) {
         sim.customUpdate("Rewire");
-        onHost(host, batch());
+        onHost(host, batch(), nkept);
         expectSame(read(sim), host, "after call " + std::to_string(call));
+        sim.pull("Edit", "nkept");
+        const auto got = sim.view<double>("Edit", "nkept");
+        EXPECT_EQ(std::vector<double>(got.begin(), got.end()), nkept) << "call " << call;
     }
     // Both calls removed several synapses from some row and added several to others.
     size_t after = 0;
@@ -368,7 +390,7 @@ TEST_P(ConnectivityUpdate, AFullRowOrANeuronOutOfRangeIsReportedAndAddsNothing) 
             grow.rowUpdateCode = full
                                      ? "for (unsigned int k = 0u; k < 5u; k++) add_synapse(k % 4u);"
                                      : "add_synapse(num_post + id_pre);";
-        m.addCustomConnectivityUpdate("G", "Grow", "Syn", grow, {}, {});
+        m.addCustomConnectivityUpdate("G", "Grow", "Syn", grow, {}, {}, {}, {}, {});
         Simulation sim(m, prefs());
         const auto before = sim.synapses("Syn");
         sim.customUpdate("Grow");
@@ -407,7 +429,7 @@ TEST(ConnectivityUpdateModel, BadUpdatesAreClearErrors) {
              m.addSynapseGroup("Dense", MatrixType::Dense, 0, "Pre", "Post",
                                {plastic(), {}, {{"g", 1.0}, {"tag", 0.0}, {"hits", 0.0}}, {}, {}},
                                {models::DeltaCurr(), {}, {}});
-             m.addCustomConnectivityUpdate("OnDense", "X", "Dense", {}, {}, {});
+             m.addCustomConnectivityUpdate("OnDense", "X", "Dense", {}, {}, {}, {}, {}, {});
          },
          {"custom connectivity update 'OnDense'", "Dense", "Sparse"}},
         {"an unknown reference",
@@ -433,7 +455,7 @@ TEST(ConnectivityUpdateModel, BadUpdatesAreClearErrors) {
          {"postVarRefs 'prank'", "read-only"}},
         {"a writable presynaptic reference with column code",
          [](Model&, CustomConnectivityUpdateModel& c, VarReferenceMap&) {
-             c.columnUpdateCode = "add_synapse(0u, 1.0);";
+             c.columnUpdateCode = "add_synapse(0u, 1.0, 1.0);";
              c.preVarRefs = {{"rank", "scalar", CustomUpdateVarAccess::ReadWrite}};
          },
          {"preVarRefs 'rank'", "column code is read-only"}},
@@ -445,7 +467,7 @@ TEST(ConnectivityUpdateModel, BadUpdatesAreClearErrors) {
          {"Edit.columnUpdateCode line 1", "'id_pre'"}},
         {"add_synapse inside the loop",
          [](Model&, CustomConnectivityUpdateModel& c, VarReferenceMap&) {
-             c.rowUpdateCode = "for_each_synapse {\n  add_synapse(0u, 1.0);\n}";
+             c.rowUpdateCode = "for_each_synapse {\n  add_synapse(0u, 1.0, 1.0);\n}";
          },
          {"Edit.rowUpdateCode line 2", "'add_synapse' cannot be called inside"}},
         {"remove_synapse outside the loop",
@@ -467,7 +489,17 @@ TEST(ConnectivityUpdateModel, BadUpdatesAreClearErrors) {
          [](Model&, CustomConnectivityUpdateModel& c, VarReferenceMap&) {
              c.rowUpdateCode = "add_synapse(1u);";
          },
-         {"Edit.rowUpdateCode line 1", "'add_synapse' takes 2 arguments, not 1"}},
+         {"Edit.rowUpdateCode line 1", "'add_synapse' takes 3 arguments, not 1"}},
+        {"an own variable without an initialiser",
+         [](Model&, CustomConnectivityUpdateModel& c, VarReferenceMap&) {
+             c.vars.push_back({"extra"});
+         },
+         {"Edit", "extra"}},
+        {"a write to the target's own variable in row code",
+         [](Model&, CustomConnectivityUpdateModel& c, VarReferenceMap&) {
+             c.rowUpdateCode = "for_each_synapse {\n  cap = 1.0;\n}";
+         },
+         {"Edit.rowUpdateCode line 2", "'cap'"}},
         {"for_each_synapse in neuron code",
          [](Model& m, CustomConnectivityUpdateModel&, VarReferenceMap&) {
              NeuronModel n = always();
@@ -488,7 +520,8 @@ TEST(ConnectivityUpdateModel, BadUpdatesAreClearErrors) {
         CustomConnectivityUpdateModel model = rewire();
         VarReferenceMap refs = {{"g", {"Syn", "g"}}};
         c.change(m, model, refs);
-        m.addCustomConnectivityUpdate("Edit", "Rewire", "Syn", model, {{"thresh", 1.0}}, refs,
+        m.addCustomConnectivityUpdate("Edit", "Rewire", "Syn", model, {{"thresh", 1.0}},
+                                      {{"age", 0.0}}, {{"nkept", 0.0}}, {{"cap", 0.0}}, refs,
                                       {{"rank", {"Pre", "rank"}}}, {{"prank", {"Post", "rank"}}});
         const std::string msg = sftest::errorOf<ModelError>([&] { m.finalise(); });
         for (const auto& f : c.fragments)

@@ -148,10 +148,12 @@ def test_a_connectivity_update_removes_and_adds_synapses(cache_dir):
         sf.init_postsynaptic("DeltaCurr"),
         sf.init_sparse_connectivity("FixedProbability", {"prob": 0.6}))
     prune = sf.create_custom_connectivity_update_model(
-        "PruneGrow", params=["cutoff"], var_refs=[("g", "scalar", "ReadWrite")],
+        "PruneGrow", params=["cutoff"], vars=[("age", "scalar")], pre_vars=["grown"],
+        var_refs=[("g", "scalar", "ReadWrite")],
         row_update_code="for_each_synapse {\n    if (g < cutoff && id_post != 0u) remove_synapse();\n"
-                        "}\nadd_synapse(0u, 7.0);")
+                        "}\nadd_synapse(0u, 0.0, 7.0);\ngrown += 1.0;")
     ccu = model.add_custom_connectivity_update("P", "Rewire", "S", prune, {"cutoff": 1.0},
+                                               vars={"age": 1.0}, pre_vars={"grown": 0.0},
                                                var_refs={"g": sf.create_wu_var_ref("S", "g")})
     assert ccu.synapse_group == "S" and ccu.update_group == "Rewire"
     sim = sf.Simulation(model, cache_dir=cache_dir)
@@ -164,6 +166,8 @@ def test_a_connectivity_update_removes_and_adds_synapses(cache_dir):
         row = [(int(i), int(j), 0.5) for p, j in zip(pre0, post0) if p == i and j == 0]
         want += row + [(i, 0, 7.0)]
     assert [(int(p), int(j), float(w)) for p, j, w in zip(pre, post, g)] == want
+    sim.pull("P", "grown")
+    np.testing.assert_array_equal(np.asarray(sim.view("P", "grown")).ravel(), np.ones(4))
 
 
 def test_connectivity_update_mistakes_are_model_errors(cache_dir):

@@ -137,7 +137,9 @@ std::unique_ptr<Model> everyField() {
     rewire.name = "Rewire";
     rewire.varRefs = {{"w"}};
     rewire.rowUpdateCode = "for_each_synapse {\n    if (w < 0.1) remove_synapse();\n}";
-    m.addCustomConnectivityUpdate("CC", "Rewire", "S", rewire, {}, {{"w", {"S", "g"}}});
+    rewire.vars = {{"age"}};
+    m.addCustomConnectivityUpdate("CC", "Rewire", "S", rewire, {}, {{"age", u}}, {}, {},
+                                  {{"w", {"S", "g"}}});
     m.finalise();
     return owned;
 }
@@ -176,6 +178,7 @@ std::string rowOf(const contexts::CodeField& f) {
         {"CUS.init.s", "initialiser of a custom-update variable"},
         {"CC.rowUpdateCode", "custom connectivity update `rowUpdateCode`"},
         {"CC.columnUpdateCode", "custom connectivity update `columnUpdateCode`"},
+        {"CC.init.age", "initialiser of a per-synapse variable"},
     };
     // The three neuron groups have the same fields, and so have the two synapse groups but for
     // the Toeplitz group's kernel variable.

@@ -412,6 +412,39 @@ TEST_P(ConnectivityUpdate, AFullRowOrANeuronOutOfRangeIsReportedAndAddsNothing) 
     }
 }
 
+// Random row and column code: two simulations of one model and seed make the same edits, and a
+// second call draws afresh (its stream is keyed by the call).
+TEST_P(ConnectivityUpdate, RandomEditsRepeatWithTheSeedAndDifferByCall) {
+    auto run = [&] {
+        Model m;
+        m.setBatchSize(batch());
+        m.setSeed(11);
+        m.addNeuronGroup("Pre", 8, always(), {}, {{"acc", 0.0}, {"rank", 0.0}});
+        m.addNeuronGroup("Post", 8, always(), {}, {{"acc", 0.0}, {"rank", 0.0}});
+        m.addSynapseGroup("Syn", MatrixType::Sparse, 0, "Pre", "Post",
+                          {plastic(), {}, {{"g", 1.0}, {"tag", 0.0}, {"hits", 0.0}}, {}, {}},
+                          {models::DeltaCurr(), {}, {}}, SparseConnectivityInit{thirds(), {}});
+        CustomConnectivityUpdateModel shuffle;
+        shuffle.name = "Shuffle";
+        shuffle.rowUpdateCode = "for_each_synapse {\n    if (rand_uniform() < 0.5) "
+                                "remove_synapse();\n}\n"
+                                "add_synapse((uint32_t)(rand_uniform() * 7.99));";
+        shuffle.columnUpdateCode = "if (rand_uniform() < 0.5) add_synapse(id_post % num_pre);";
+        m.addCustomConnectivityUpdate("S", "Shuffle", "Syn", shuffle, {}, {}, {}, {}, {});
+        Simulation sim(m, prefs());
+        std::vector<std::vector<SynapsePair>> calls;
+        for (int call = 0; call < 2; call++) {
+            sim.customUpdate("Shuffle");
+            calls.push_back(sim.synapses("Syn"));
+        }
+        sim.checkErrors();
+        return calls;
+    };
+    const auto a = run(), b = run();
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a[0], a[1]);
+}
+
 SF_INSTANTIATE_BACKEND_BATCH_TESTS(ConnectivityUpdate, 1u, 4u);
 
 // ---- the model's checks (no backend) ----

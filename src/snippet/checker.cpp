@@ -164,7 +164,10 @@ namespace {
 
 class Checker {
 public:
-    Checker(const Context& ctx, Scanned& out) : m_ctx(ctx), m_out(out), m_loopNames(ctx.names) {
+    Checker(const Context& ctx, Scanned& out) : m_ctx(ctx), m_out(out) {
+        // Only a field with for_each_synapse pays for the merged table.
+        if (ctx.synapseLoopNames.empty()) return;
+        m_loopNames = ctx.names;
         for (const auto& [n, sym] : ctx.synapseLoopNames)
             m_loopNames[n] = sym;
     }
@@ -325,7 +328,7 @@ private:
     void declaration(Stmt& s) {
         s.declType = resolve(s.declType);
         for (Declarator& d : s.decls) {
-            if (m_loopNames.contains(d.name))
+            if (m_ctx.names.contains(d.name) || m_ctx.synapseLoopNames.contains(d.name))
                 failAt(d.line, d.column,
                        "declaration of '" + d.name + "' shadows the model name '" + d.name +
                            "'; choose another name");

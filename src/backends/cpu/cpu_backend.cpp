@@ -3,6 +3,7 @@
 // after checking that the library is complete and carries its key. Device memory is host memory.
 #include "backends/cpu/cpu_backend.hpp"
 
+#include "backends/common/optimisation.hpp"
 #include "backends/cpu/cache.hpp"
 #include "backends/cpu/compiler.hpp"
 #include "backends/cpu/cpu_generator.hpp"
@@ -321,10 +322,13 @@ std::vector<std::string> compileFlags(const BackendPreferences& prefs) {
     // exceptions or reads errno) but conditional arithmetic in snippets can be if-converted and
     // vectorised. No contraction of a*b+c into one fused operation: the GPU backends do not
     // contract either, so one model computes the same numbers on every backend.
+    // Quick builds (BackendPreferences::optimisation): -O1 keeps the same arithmetic (the same
+    // no-trapping, no-errno and no-contraction flags) at about half the compile time of -O3.
+    const char* level = backends::quickBuild(prefs) ? "-O1" : "-O3";
     if (prefs.fastMath) // as Brian2's default: finite-math-only stays off, so NaN is still NaN
-        return {"-std=c++17", "-O3",      "-march=native", "-ffast-math", "-fno-finite-math-only",
+        return {"-std=c++17", level,      "-march=native", "-ffast-math", "-fno-finite-math-only",
                 "-fwrapv",    "-fopenmp", "-fPIC",         "-shared"};
-    return {"-std=c++17",      "-O3",     "-march=native", "-fno-trapping-math",
+    return {"-std=c++17",      level,     "-march=native", "-fno-trapping-math",
             "-fno-math-errno", "-fwrapv", "-fopenmp",      "-ffp-contract=off",
             "-fPIC",           "-shared"};
 }

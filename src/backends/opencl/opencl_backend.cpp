@@ -1,4 +1,5 @@
 #include "backends/opencl/opencl_backend.hpp"
+#include "backends/common/optimisation.hpp"
 
 #include "backends/opencl/opencl_device.hpp"
 #include "backends/opencl/opencl_dialect.hpp"
@@ -54,8 +55,11 @@ std::unique_ptr<backends::Device> OpenClBackend::build(const codegen::Plan& plan
     const simt::Program program =
         simt::generate(plan, openclDialect(device->info(), m_prefs.openclKernels));
     info.generateSeconds = secondsSince(start);
-    Program built = buildCached(*device, program.source,
-                                buildOptions(device->info(), m_prefs.fastMath), m_prefs, info);
+    const std::string options =
+        buildOptions(device->info(), m_prefs.fastMath, backends::quickBuild(m_prefs));
+    Program built = isPocl(device->info())
+                        ? buildFromSource(*device, program.source, options, m_prefs, info)
+                        : buildCached(*device, program.source, options, m_prefs, info);
     device->load(plan, program, std::move(built));
     return device;
 }

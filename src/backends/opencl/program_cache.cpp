@@ -144,4 +144,23 @@ Program buildCached(const OpenClDevice& device, const std::string& source,
     return std::move(*program);
 }
 
+Program buildFromSource(const OpenClDevice& device, const std::string& source,
+                        const std::string& options, const BackendPreferences& prefs,
+                        BuildInfo& info) {
+    const fs::path dir = backends::cache::prepare(prefs);
+    const std::string key = programKey(device.info(), source, options);
+    const fs::path src = dir / (key + ".cl");
+    backends::cache::publish(dir, key, src, source); // kept for inspection, as buildCached does
+    info.sourcePath = src.string();
+    info.cacheHit = false;
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        Program program = device.buildProgram(source, options);
+        info.compileSeconds = secondsSince(t0);
+        return program;
+    } catch (const BackendError& e) {
+        throw BackendError(std::string(e.what()) + "\n(source kept at " + src.string() + ")");
+    }
+}
+
 } // namespace spikeforge::opencl

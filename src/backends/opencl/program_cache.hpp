@@ -46,4 +46,14 @@ std::string programBinary(const Program& program);
 Program buildCached(const OpenClDevice& device, const std::string& source,
                     const std::string& options, const BackendPreferences& prefs, BuildInfo& info);
 
+// `source` built with `options` by the driver alone, for a platform that keeps a compiled-program
+// cache of its own (PoCL: $POCL_CACHE_DIR, keyed by source, options and device). Asking PoCL for a
+// program binary makes it compile every kernel once more in a generic form, which doubles a
+// build; its own cache gives the same reuse without that. info.cacheHit is false (whether the
+// driver's cache served is not observable), info.compileSeconds the driver's time [s];
+// info.sourcePath names `<key>.cl` in the cache directory, as for buildCached.
+Program buildFromSource(const OpenClDevice& device, const std::string& source,
+                        const std::string& options, const BackendPreferences& prefs,
+                        BuildInfo& info);
+
 } // namespace spikeforge::opencl

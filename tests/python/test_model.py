@@ -194,12 +194,12 @@ def test_sparse_and_block_sparse_synapses_read_back_through_the_codec(cache_dir)
     assert len(pre) == sum(min(8, 40 - 8 * r) * min(8, 37 - 8 * c) for r, c in tiles)
 
 
-def test_the_generated_code_cache_works_as_from_cpp(cache_dir):
+def test_the_generated_code_cache_works_as_from_cpp(private_cache_dir):
     def build(tau):
         model = sf.Model("cached", dt=0.1)
         model.add_neuron_population("N", 4, "LeakyIntegrate",
                                     {"C": 1.0, "TauM": tau, "Vrest": 0.0}, {"V": 0.0})
-        return sf.Simulation(model, cache_dir=cache_dir)
+        return sf.Simulation(model, cache_dir=private_cache_dir)
 
     assert not build(10.0).cache_hit  # compiled
     assert build(10.0).cache_hit  # the unchanged model is not recompiled

@@ -27,14 +27,14 @@ struct BackendPreferences {
     // and the NaN checks of training still work). Results then differ in the last bits from an
     // exact build and between backends; off by default (docs/backends.md, "Fast math").
     bool fastMath = false;
-    // How hard the compilers optimise the generated code. Release: the flags of a run that is
-    // timed (cpu: -O3 -march=native; opencl: the driver's default optimisation). Quick: for code
-    // that runs briefly, such as a test suite that builds hundreds of small models (cpu: -O1;
-    // opencl: -cl-opt-disable); it computes the same numbers (neither form contracts or
-    // reassociates, and a test checks bit identity) in a fraction of the compile time but runs
-    // slower. Auto: Quick where the environment has SPIKEFORGE_QUICK_BUILD=1 (tools/run-tests
-    // sets it), Release otherwise. debugCode wins over both. The cuda backend's NVRTC options
-    // do not change (docs/backends.md, "Quick builds").
+    // How hard the cpu backend's compiler optimises the generated code. Release: -O3, the flags
+    // of a run that is timed. Quick: -O1, for code that runs briefly, such as a test suite that
+    // builds hundreds of small models; it computes the same numbers (neither contracts or
+    // reassociates, and a test checks bit identity) in about half the compile time. Auto:
+    // Quick where the environment has SPIKEFORGE_QUICK_BUILD=1 (the test suite sets it),
+    // Release otherwise. debugCode wins over both. The opencl and cuda backends build as they
+    // always do: their drivers' unoptimised kernels run far slower (docs/backends.md, "Quick
+    // builds").
     enum class Optimisation { Auto, Release, Quick };
     Optimisation optimisation = Optimisation::Auto;
     double compileTimeout = 600.0; // [s] 0 = no limit

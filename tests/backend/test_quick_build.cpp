@@ -1,6 +1,6 @@
 // Quick builds (BackendPreferences::optimisation): the test suite builds its models with the quick
-// flags (cpu -O1, opencl -cl-opt-disable; CMakeLists.txt sets SPIKEFORGE_QUICK_BUILD=1), so this
-// file keeps the release flags covered. A network with every kind of arithmetic the engine
+// flags (cpu -O1; CMakeLists.txt sets SPIKEFORGE_QUICK_BUILD=1), so this file keeps the release
+// flags covered. A network with every kind of arithmetic the engine
 // generates (exponential decay, random draws, sparse propagation, a custom-update reduction) is
 // built once with Release and once with Quick on every backend: the spikes and every variable
 // must be the same bit for bit, since neither form contracts or reassociates. Also: the two are

@@ -1,5 +1,4 @@
 #include "backends/opencl/opencl_backend.hpp"
-#include "backends/common/optimisation.hpp"
 
 #include "backends/opencl/opencl_device.hpp"
 #include "backends/opencl/opencl_dialect.hpp"
@@ -55,8 +54,7 @@ std::unique_ptr<backends::Device> OpenClBackend::build(const codegen::Plan& plan
     const simt::Program program =
         simt::generate(plan, openclDialect(device->info(), m_prefs.openclKernels));
     info.generateSeconds = secondsSince(start);
-    const std::string options =
-        buildOptions(device->info(), m_prefs.fastMath, backends::quickBuild(m_prefs));
+    const std::string options = buildOptions(device->info(), m_prefs.fastMath);
     Program built = isPocl(device->info())
                         ? buildFromSource(*device, program.source, options, m_prefs, info)
                         : buildCached(*device, program.source, options, m_prefs, info);

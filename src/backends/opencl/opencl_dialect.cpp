@@ -96,16 +96,14 @@ simt::Dialect openclDialect(const DeviceInfo& device, BackendPreferences::Kernel
     return d;
 }
 
-std::string buildOptions(const DeviceInfo&, bool fastMath, bool quick) {
+std::string buildOptions(const DeviceInfo&, bool fastMath) {
     // Fast maths without -cl-fast-relaxed-math, which would add -cl-finite-math-only: NaN and Inf
     // must keep their meaning (isnan in snippets, the NaN checks of training).
-    std::string options = fastMath
-                              ? "-cl-std=CL1.2 -cl-unsafe-math-optimizations -cl-no-signed-zeros"
-                              : "-cl-std=CL1.2";
-    // Quick builds (BackendPreferences::optimisation): the kernels keep FP_CONTRACT OFF, so the
-    // arithmetic is the same; PoCL spends about a quarter less time per program.
-    if (quick) options += " -cl-opt-disable";
-    return options;
+    // Quick builds (BackendPreferences::optimisation) change nothing here: -cl-opt-disable saves
+    // PoCL a quarter of a build but makes its kernels run up to 15x slower (the microcircuit
+    // test's GPU forms: 10 s -> 154 s), more than it saves.
+    return fastMath ? "-cl-std=CL1.2 -cl-unsafe-math-optimizations -cl-no-signed-zeros"
+                    : "-cl-std=CL1.2";
 }
 
 } // namespace spikeforge::opencl

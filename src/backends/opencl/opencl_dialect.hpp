@@ -16,6 +16,6 @@ openclDialect(const DeviceInfo& device,
 // (simt::Dialect::tablesShareLaunches).
 bool isPocl(const DeviceInfo& device);
 // Options every SIMT program is built with.
-std::string buildOptions(const DeviceInfo& device, bool fastMath = false, bool quick = false);
+std::string buildOptions(const DeviceInfo& device, bool fastMath = false);
 
 } // namespace spikeforge::opencl

@@ -1,6 +1,7 @@
 #pragma once
 // The lowering: a finalised model to a backend-neutral kernel plan (see docs/internals.md, "The
-// pipeline"). Backends include only this and the plan types.
+// pipeline"). The runtime includes this; backends never do: they see only the plan types
+// (codegen/plan.hpp and the spikeforge_codegen_abi layer, CMakeLists.txt).
 #include "codegen/plan.hpp"
 #include "spikeforge/model.hpp"
 

@@ -1,10 +1,10 @@
 #pragma once
 // The lowering's internals (lower.hpp has the entry point). Passes, one per file:
 //   planArrays (arrays.cpp)        the device arrays and their sizes
-//   lower_neuron.cpp               neuron update bodies
+//   lower_neuron.cpp               neuron update bodies and the neuron groups' initialisation
 //   lower_synapse.cpp              spike propagation and postsynaptic learning bodies
-//   lower_custom.cpp               custom update bodies (fusing compatible updates)
-//   lower_init.cpp                 initialisation bodies (variables, connectivity)
+//   lower_custom.cpp               custom update bodies (fusing compatible updates) and theirs
+//   lower_connectivity.cpp         connectivity and synapse-variable initialisation bodies
 //   merge.cpp                      merging structurally identical groups, folding values
 //   kernels.cpp                    the kernel list (lowerModel)
 // Every snippet is read through analysis::of (its checked tree and facts), never scanned again.

@@ -153,7 +153,9 @@ TEST_P(QuickBuildTest, ReleaseAndQuickBuildsComputeTheSameBits) {
     Model m("quick_build");
     buildNetwork(m);
     Simulation again(m, autoPrefs);
-    if (p.backend == "cpu") EXPECT_TRUE(again.buildInfo().cacheHit);
+    if (p.backend == "cpu") {
+        EXPECT_TRUE(again.buildInfo().cacheHit);
+    }
 }
 
 SF_INSTANTIATE_BACKEND_TESTS(QuickBuildTest);

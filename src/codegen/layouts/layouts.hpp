@@ -1,6 +1,7 @@
 #pragma once
 // The connectivity layouts, one file each in this folder; connectivityOf (connectivity.cpp) is the
-// one dispatch on MatrixType. docs/internals.md ("Layouts") says what a new one must supply.
+// one dispatch on MatrixType. docs/internals.md ("Adding a matrix type", under "The pipeline")
+// says what a new one must supply.
 #include "codegen/connectivity.hpp"
 
 namespace spikeforge::codegen {

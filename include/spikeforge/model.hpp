@@ -40,9 +40,27 @@ struct MatrixTraits {
     bool blockTiled;         // synapses come in b x b tiles at positions of a block layout
     bool editableRows;       // stored ragged rows a custom connectivity update may edit
 };
+// The one table of matrix types (src/model/matrix.cpp): each type's names and traits, read by
+// the model, validation, the runtime, the CLI and the Python module alike. A new type is a new
+// enumerator, a row here and its layout (codegen/layouts/); the `switch`es over MatrixType then
+// fail to compile until each answers it.
+struct MatrixTypeInfo {
+    MatrixType type;
+    const char* name;       // "BlockSparse": in messages and C++, as GeNN spells it
+    const char* configName; // "block_sparse": in TOML configs and Python
+    MatrixTraits traits;
+};
+// Every row, in enumerator order.
+const std::vector<MatrixTypeInfo>& matrixTypes();
+const MatrixTypeInfo& matrixTypeInfo(MatrixType t);
 MatrixTraits matrixTraits(MatrixType t);
 // "Dense", "Sparse", "Toeplitz", "Procedural", "BlockSparse"
 const char* matrixTypeName(MatrixType t);
+// The type `text` names: its config name or its name, in any case ("block_sparse",
+// "BlockSparse", "DENSE"); nullopt when none.
+std::optional<MatrixType> matrixTypeNamed(const std::string& text);
+// The config names, for messages and suggestions: "dense", "sparse", …
+std::vector<std::string> matrixTypeConfigNames();
 
 // The snippet analysis Model::finalise records (checked trees and facts of every code field);
 // opaque here, read through the library's internal analysis layer.

@@ -61,13 +61,11 @@ std::vector<VarDecl> varDecls(nb::handle list, const std::string& owner) {
 }
 
 MatrixType matrixTypeOf(const std::string& name) {
-    static const std::vector<std::pair<std::string, MatrixType>> kTypes = {
-        {"dense", MatrixType::Dense},
-        {"sparse", MatrixType::Sparse},
-        {"toeplitz", MatrixType::Toeplitz},
-        {"procedural", MatrixType::Procedural},
-        {"block_sparse", MatrixType::BlockSparse}};
-    return lookup(kTypes, "matrix type", name);
+    if (const std::optional<MatrixType> type = matrixTypeNamed(name)) return *type;
+    std::string list;
+    for (const std::string& known : matrixTypeConfigNames())
+        list += (list.empty() ? "" : ", ") + known;
+    throw ModelError("unknown matrix type '" + name + "' (" + list + ")");
 }
 
 Precision precisionOf(const std::string& name) {

@@ -1,9 +1,9 @@
 #include "commands.hpp"
 
+#include "backend_options.hpp"
 #include "config.hpp"
 #include "info_devices.hpp"
 #include "json.hpp"
-#include "snippet/suggest.hpp"
 #include "spike_output.hpp"
 #include "train_command.hpp"
 
@@ -96,38 +96,6 @@ struct RunResult {
     }
 };
 
-// Every backend name spikeforge knows; whether one is usable here is the backend's to say when
-// it is built (availableBackends would load every OpenCL driver just to check a name).
-const std::vector<std::string> knownBackends{"cpu", "opencl", "cuda"};
-
-void checkBackendName(const std::string& name) {
-    if (std::find(knownBackends.begin(), knownBackends.end(), name) != knownBackends.end()) return;
-    throw UsageError("unknown backend '" + name + "'" + suggestion(name, knownBackends) +
-                     "; `spikeforge info` lists the backends");
-}
-
-// --threads applies to the cpu backend only, --device to the GPU backends only; a selector that
-// names no device is a usage error naming the option and listing the devices. Checked before the
-// model is built, so the message names the flag rather than the BackendPreferences field.
-void checkBackendOptions(const SimulateOptions& options) {
-    if (options.threads != 0 && options.backend != "cpu")
-        throw UsageError("--threads " + std::to_string(options.threads) +
-                         " sets the cpu backend's threads; --backend " + options.backend +
-                         " has none (drop --threads)");
-    if (options.cudaGraphSteps != 0 && options.backend != "cuda")
-        throw UsageError("--cuda-graph-steps " + std::to_string(options.cudaGraphSteps) +
-                         " runs steps as CUDA graphs; --backend " + options.backend +
-                         " has none (drop --cuda-graph-steps)");
-    if (options.device.empty()) return;
-    if (options.backend == "cpu")
-        throw UsageError("--device '" + options.device +
-                         "' selects an OpenCL or CUDA device; --backend cpu has none (use "
-                         "--backend opencl, or drop --device)");
-    if (options.backend != "opencl") return; // cuda: its backend reports the selector
-    if (const std::string error = openclSelectorError(options.device); !error.empty())
-        throw UsageError("--device '" + options.device + "': " + error);
-}
-
 // More steps than this is surely a mistake (2^40 steps of 0.1 ms are 3.5 years).
 constexpr double maxSteps = 0x1p40;
 
@@ -197,14 +165,7 @@ double processCpuSeconds() {
 
 RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps,
                    SpikeOutput& output) {
-    BackendPreferences prefs;
-    prefs.backend = options.backend;
-    prefs.device = options.device;
-    prefs.threads = options.threads;
-    prefs.cudaGraphSteps = options.cudaGraphSteps;
-    prefs.fastMath = options.fastMath;
-    prefs.kernelTiming = options.kernelTiming;
-    if (options.compileTimeoutSeconds) prefs.compileTimeout = *options.compileTimeoutSeconds;
+    const BackendPreferences prefs = preferencesOf(options.run);
     Simulation sim(*cfg.model, prefs);
     applyInputs(sim, cfg);
 
@@ -235,7 +196,7 @@ RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps,
     result.dt = cfg.model->dt();
     result.durationMs = double(steps) * cfg.model->dt();
     result.batch = cfg.model->batchSize();
-    result.fastMath = options.fastMath;
+    result.fastMath = options.run.fastMath;
     result.build = sim.buildInfo();
     for (const auto& group : cfg.model->neuronGroups())
         result.neurons += group->size();
@@ -244,7 +205,7 @@ RunResult simulate(Config& cfg, const SimulateOptions& options, uint64_t steps,
         result.projections.push_back({sg->name(), matrixTypeName(sg->matrixType()),
                                       sim.synapseCount(sg->name()), sim.deviceBytes(sg->name())});
     collectSpikes(sim, output, result);
-    if (options.kernelTiming) result.kernelTimes = sim.kernelTimes();
+    if (options.run.kernelTiming) result.kernelTimes = sim.kernelTimes();
     return result;
 }
 
@@ -327,8 +288,7 @@ std::string resultJson(const RunResult& r) {
 }
 
 int simulateCommand(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
-    checkBackendName(options.backend);
-    checkBackendOptions(options);
+    checkBackendOptions(options.run);
     Config cfg = loadConfig(options.config, options.sets);
     if (options.batch) cfg.model->setBatchSize(*options.batch);
     finaliseModel(cfg);
@@ -353,23 +313,6 @@ int simulateCommand(const SimulateOptions& options, std::ostream& out, std::ostr
     if (options.json) out << resultJson(result) << '\n';
     out.flush();
     return exitOk;
-}
-
-// CLI11's own PositiveNumber prints the whole double range in its message.
-std::string positiveNumber(const std::string& text) {
-    double value = 0.0;
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(value))
-        return "'" + text + "' is not a number";
-    return value > 0.0 ? std::string() : "must be greater than 0, got " + text;
-}
-
-std::string nonNegativeNumber(const std::string& text) {
-    double value = 0.0;
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(value))
-        return "'" + text + "' is not a number";
-    return value >= 0.0 ? std::string() : "must be 0 or more, got " + text;
 }
 
 // CLI11 reports its own errors with a usage dump; ours are one line with the usual prefix.
@@ -455,42 +398,21 @@ int runCli(int argc, char** argv) {
     SimulateOptions options;
     double durationMs = 0.0;
     unsigned batch = 1;
-    double compileTimeout = 0.0;
     CLI::App* sim = app.add_subcommand("simulate", "Build and run a network from a TOML config");
     sim->add_option("config", options.config, "TOML network config (docs/config.md)")->required();
-    sim->add_option("--backend,-b", options.backend, "Backend to run on (see `info`)")
-        ->capture_default_str();
-    sim->add_option("--device", options.device,
-                    "OpenCL device: P:D as `info` lists it, or a name substring (default: the "
-                    "first GPU, else the first device)");
+    addBackendOptions(*sim, options.run, BackendFlags::Simulate);
     CLI::Option* durationOpt = sim->add_option("--duration-ms", durationMs,
                                                "Run length [ms] (default: [model] duration_ms)")
                                    ->check(positiveNumber);
     CLI::Option* batchOpt = sim->add_option("--batch", batch, "Batch size (default: [model] batch)")
                                 ->check(CLI::Range(1u, maxBatchSize));
-    sim->add_option("--threads", options.threads, "CPU threads (0 = all cores)")
-        ->check(CLI::Range(0, std::numeric_limits<int>::max()))
-        ->capture_default_str();
-    sim->add_option("--cuda-graph-steps", options.cudaGraphSteps,
-                    "cuda: run this many steps per CUDA graph (0 = plain launches)")
-        ->check(CLI::Range(0u, kMaxCudaGraphSteps))
-        ->capture_default_str();
-    sim->add_flag("--fast-math", options.fastMath,
-                  "Compile with fast floating-point maths, as Brian2 does by default (results "
-                  "differ in the last bits; docs/backends.md)");
     sim->add_option(
         "--record", options.recordPath,
         "Write every recorded spike to this CSV file (time_ms,population,neuron,batch)");
     sim->add_flag("--force", options.force, "Let --record overwrite an existing file");
-    CLI::Option* timeoutOpt = sim->add_option("--compile-timeout", compileTimeout,
-                                              "Time limit of the compiler [s] (0 = none)")
-                                  ->check(nonNegativeNumber);
     sim->add_option("--set", options.sets, "Override a [parameters] entry: NAME=VALUE (repeatable)")
         ->allow_extra_args(false);
     sim->add_flag("--json", options.json, "End the output with one JSON line of results");
-    sim->add_flag("--kernel-timing", options.kernelTiming,
-                  "Time every kernel on the device and report each kernel's seconds and "
-                  "launches (in the JSON line as kernel_s and kernel_launches)");
 
     const auto runTraining = addTrainCommands(app);
 
@@ -503,7 +425,6 @@ int runCli(int argc, char** argv) {
     if (const std::optional<int> code = runTraining()) return *code;
     if (durationOpt->count() > 0) options.durationMs = durationMs;
     if (batchOpt->count() > 0) options.batch = batch;
-    if (timeoutOpt->count() > 0) options.compileTimeoutSeconds = compileTimeout;
     return runSimulate(options, std::cout, std::cerr);
 }
 

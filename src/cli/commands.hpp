@@ -1,5 +1,7 @@
 #pragma once
 // The `spikeforge` command: `info`, `simulate`, `train` and `evaluate` (usage: docs/cli.md).
+#include "backend_options.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -17,19 +19,13 @@ constexpr int exitUsage = 2;   // bad command line, bad config or a model the en
 
 struct SimulateOptions {
     std::string config; // path of the TOML config
-    std::string backend = "cpu";
-    std::string device; // BackendPreferences::device: "" = default, "P:D" or a name substring
-    std::optional<double> durationMs;            // [ms] overrides [model] duration_ms
-    std::optional<unsigned> batch;               // overrides [model] batch
-    int threads = 0;                             // 0 = all cores
-    uint32_t cudaGraphSteps = 0;                 // BackendPreferences::cudaGraphSteps
-    bool fastMath = false;                       // BackendPreferences::fastMath
+    BackendOptions run; // --backend, --device, --threads, … (backend_options.hpp)
+    std::optional<double> durationMs; // [ms] overrides [model] duration_ms
+    std::optional<unsigned> batch;    // overrides [model] batch
     std::string recordPath;                      // CSV of every recorded spike; empty = none
     bool force = false;                          // --record may overwrite an existing file
-    std::optional<double> compileTimeoutSeconds; // [s] compiler time limit; 0 = none
     std::vector<std::string> sets;               // "NAME=VALUE" overrides of [parameters]
     bool json = false;                           // end stdout with one JSON line
-    bool kernelTiming = false;                   // BackendPreferences::kernelTiming
 };
 
 // "error: <message>" on `err`, control characters other than newlines shown as \xNN.

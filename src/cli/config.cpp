@@ -197,14 +197,9 @@ std::string populationRef(const Reader& r, const toml::table& t, const std::stri
 
 MatrixType readMatrixType(const Reader& r, const toml::node& node, const std::string& where) {
     const std::string text = r.string(node, where + ": matrix");
-    if (text == "dense") return MatrixType::Dense;
-    if (text == "sparse") return MatrixType::Sparse;
-    if (text == "toeplitz") return MatrixType::Toeplitz;
-    if (text == "procedural") return MatrixType::Procedural;
-    if (text == "block_sparse") return MatrixType::BlockSparse;
-    r.fail(node,
-           where + ": matrix: unknown matrix type '" + text + "'" +
-               suggestion(text, {"dense", "sparse", "toeplitz", "procedural", "block_sparse"}));
+    if (const std::optional<MatrixType> type = matrixTypeNamed(text)) return *type;
+    r.fail(node, where + ": matrix: unknown matrix type '" + text + "'" +
+                     suggestion(text, matrixTypeConfigNames()));
 }
 
 WeightUpdateInit readWeightUpdate(const Reader& r, const toml::table& entry,

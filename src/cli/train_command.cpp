@@ -3,6 +3,7 @@
 // checkpoints the config asks for, and the result is printed (and as one JSON line).
 #include "train_command.hpp"
 
+#include "backend_options.hpp"
 #include "commands.hpp"
 #include "json.hpp"
 #include "train_config.hpp"
@@ -33,11 +34,7 @@ uint32_t inputChannels(const Network& net) {
 
 std::unique_ptr<EventPropCompiler> makeCompiler(const TrainConfig& cfg,
                                                 const TrainCommandOptions& o) {
-    BackendPreferences prefs;
-    prefs.backend = o.backend;
-    prefs.device = o.device;
-    prefs.threads = o.threads;
-    prefs.fastMath = o.fastMath;
+    const BackendPreferences prefs = preferencesOf(o.run);
     return std::make_unique<EventPropCompiler>(cfg.network, cfg.eventprop, prefs);
 }
 
@@ -126,7 +123,7 @@ void printTrainJson(std::ostream& out, const TrainCommandOptions& o, const Train
         for (const PopulationActivity& a : reports.back().activity)
             spikes.addNumber(a.population, a.spikesPerNeuron);
     out << JsonObject()
-               .addString("backend", o.backend)
+               .addString("backend", o.run.backend)
                .addInteger("epochs", cfg.fit.epochs)
                .addInteger("epochs_run", reports.size())
                .addRaw("train_loss", jsonOr(trainLoss))
@@ -142,6 +139,7 @@ void printTrainJson(std::ostream& out, const TrainCommandOptions& o, const Train
 }
 
 int trainCommand(const TrainCommandOptions& o, std::ostream& out, std::ostream& err) {
+    checkBackendOptions(o.run);
     TrainConfig cfg = loadTrainConfig(o.config, o.sets);
     if (o.epochs) cfg.fit.epochs = *o.epochs;
     checkOutputs(cfg, o);
@@ -155,7 +153,7 @@ int trainCommand(const TrainCommandOptions& o, std::ostream& out, std::ostream& 
     for (const auto& c : owned)
         callbacks.push_back(c.get());
 
-    out << "training on backend " << o.backend << ": " << data.train.size() << " examples"
+    out << "training on backend " << o.run.backend << ": " << data.train.size() << " examples"
         << (data.validation ? ", " + std::to_string(data.validation->size()) + " validation" : "")
         << ", epochs " << start + 1 << "-" << cfg.fit.epochs << '\n'
         << std::flush;
@@ -174,6 +172,7 @@ int trainCommand(const TrainCommandOptions& o, std::ostream& out, std::ostream& 
 }
 
 int evaluateCommand(const TrainCommandOptions& o, std::ostream& out, std::ostream& err) {
+    checkBackendOptions(o.run);
     const TrainConfig cfg = loadTrainConfig(o.config, o.sets);
     const TrainData data = loadData(cfg, o, err);
     const EventDataset* set = data.test ? &*data.test : nullptr;
@@ -190,7 +189,7 @@ int evaluateCommand(const TrainCommandOptions& o, std::ostream& out, std::ostrea
         << "  accuracy " << percent(m.accuracy()) << " (" << m.examples << " examples)\n";
     if (o.json)
         out << JsonObject()
-                   .addString("backend", o.backend)
+                   .addString("backend", o.run.backend)
                    .addString("set", which)
                    .addInteger("epochs", info.nextEpoch)
                    .addInteger("examples", m.examples)
@@ -203,17 +202,7 @@ int evaluateCommand(const TrainCommandOptions& o, std::ostream& out, std::ostrea
 
 void addCommonOptions(CLI::App* cmd, TrainCommandOptions& o) {
     cmd->add_option("config", o.config, "TOML training config (docs/training.md)")->required();
-    cmd->add_option("--backend,-b", o.backend, "Backend to run on (see `info`)")
-        ->capture_default_str();
-    cmd->add_option("--device", o.device,
-                    "OpenCL device: P:D as `info` lists it, or a name "
-                    "substring");
-    cmd->add_option("--threads", o.threads, "CPU threads (0 = all cores)")
-        ->check(CLI::Range(0, 4096))
-        ->capture_default_str();
-    cmd->add_flag("--fast-math", o.fastMath,
-                  "Compile with fast floating-point maths (results differ in the last bits; "
-                  "docs/backends.md)");
+    addBackendOptions(*cmd, o.run, BackendFlags::Common);
     cmd->add_option("--set", o.sets, "Override a [parameters] entry: NAME=VALUE (repeatable)")
         ->allow_extra_args(false);
     cmd->add_option("--data-dir", o.dataDir,

@@ -1,6 +1,8 @@
 #pragma once
 // `spikeforge train` and `spikeforge evaluate` (docs/cli.md, docs/training.md "The train
 // command").
+#include "backend_options.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -16,10 +18,7 @@ namespace spikeforge::cli {
 
 struct TrainCommandOptions {
     std::string config;
-    std::string backend = "cpu";
-    std::string device;             // BackendPreferences::device
-    int threads = 0;                // cpu backend; 0 = all cores
-    bool fastMath = false;          // BackendPreferences::fastMath
+    BackendOptions run; // --backend, --device, --threads, --fast-math (backend_options.hpp)
     std::optional<uint32_t> epochs; // overrides [training] epochs
     std::string dataDir;   // base of relative dataset file names; empty = the config's directory
     std::string resumeDir; // train: continue from this checkpoint directory

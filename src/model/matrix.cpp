@@ -10,36 +10,77 @@
 
 namespace spikeforge {
 
-MatrixTraits matrixTraits(MatrixType t) {
+namespace {
+
+// Traits in MatrixTraits' order: builtByInitialiser, transposable, kernelShaped, procedural,
+// blockTiled, editableRows.
+const std::vector<MatrixTypeInfo> kMatrixTypes = {
+    {MatrixType::Dense, "Dense", "dense", {false, true, false, false, false, false}},
+    {MatrixType::Sparse, "Sparse", "sparse", {true, false, false, false, false, true}},
+    {MatrixType::Toeplitz, "Toeplitz", "toeplitz", {false, false, true, false, false, false}},
+    {MatrixType::Procedural, "Procedural", "procedural", {true, false, false, true, false, false}},
+    {MatrixType::BlockSparse,
+     "BlockSparse",
+     "block_sparse",
+     {false, false, false, false, true, false}},
+};
+
+// The row of each type; a type without one is a compile error here (no `default`).
+size_t rowOf(MatrixType t) {
     switch (t) {
     case MatrixType::Dense:
-        return {false, true, false, false, false, false};
+        return 0;
     case MatrixType::Sparse:
-        return {true, false, false, false, false, true};
+        return 1;
     case MatrixType::Toeplitz:
-        return {false, false, true, false, false, false};
+        return 2;
     case MatrixType::Procedural:
-        return {true, false, false, true, false, false};
+        return 3;
     case MatrixType::BlockSparse:
-        return {false, false, false, false, true, false};
+        return 4;
     }
     throw InternalError("unknown matrix type");
 }
 
+std::string lowered(const std::string& text) {
+    std::string out = text;
+    for (char& c : out)
+        if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+    return out;
+}
+
+} // namespace
+
+const std::vector<MatrixTypeInfo>& matrixTypes() {
+    return kMatrixTypes;
+}
+
+const MatrixTypeInfo& matrixTypeInfo(MatrixType t) {
+    const MatrixTypeInfo& row = kMatrixTypes.at(rowOf(t));
+    if (row.type != t) throw InternalError("matrix type table out of order");
+    return row;
+}
+
+MatrixTraits matrixTraits(MatrixType t) {
+    return matrixTypeInfo(t).traits;
+}
+
 const char* matrixTypeName(MatrixType t) {
-    switch (t) {
-    case MatrixType::Dense:
-        return "Dense";
-    case MatrixType::Sparse:
-        return "Sparse";
-    case MatrixType::Toeplitz:
-        return "Toeplitz";
-    case MatrixType::Procedural:
-        return "Procedural";
-    case MatrixType::BlockSparse:
-        return "BlockSparse";
-    }
-    throw InternalError("unknown matrix type");
+    return matrixTypeInfo(t).name;
+}
+
+std::optional<MatrixType> matrixTypeNamed(const std::string& text) {
+    const std::string key = lowered(text);
+    for (const MatrixTypeInfo& row : kMatrixTypes)
+        if (key == row.configName || key == lowered(row.name)) return row.type;
+    return std::nullopt;
+}
+
+std::vector<std::string> matrixTypeConfigNames() {
+    std::vector<std::string> out;
+    for (const MatrixTypeInfo& row : kMatrixTypes)
+        out.push_back(row.configName);
+    return out;
 }
 
 unsigned SynapseGroup::rowStride() const {

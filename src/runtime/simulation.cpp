@@ -166,17 +166,10 @@ template std::span<int64_t> Simulation::view<int64_t>(const std::string&, const 
 template std::span<uint64_t> Simulation::view<uint64_t>(const std::string&, const std::string&);
 
 void Simulation::pullConnectivity(const std::string& sg) {
-    switch (m_impl->model.synapseGroup(sg).matrixType()) {
-    case MatrixType::Sparse:
-        break;
-    case MatrixType::Dense:
-    case MatrixType::Toeplitz:
-    case MatrixType::Procedural:
-    case MatrixType::BlockSparse:
-        throw ModelError("synapse group '" + sg + "' is " +
-                         matrixTypeName(m_impl->model.synapseGroup(sg).matrixType()) +
+    const MatrixType type = m_impl->model.synapseGroup(sg).matrixType();
+    if (!matrixTraits(type).editableRows)
+        throw ModelError("synapse group '" + sg + "' is " + matrixTypeName(type) +
                          ": it has no sparse connectivity");
-    }
     auto& s = *m_impl;
     s.pullArray(s.array(sg, "rowLength"));
     s.pullArray(s.array(sg, "ind"));

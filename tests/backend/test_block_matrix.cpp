@@ -40,16 +40,15 @@ BlockSparseInit blocksOf(const Shape& s, Propagation form) {
 }
 
 // Src (spiking on a pattern, ~2/7 of its neurons each step) -> ViaBlocks through "Blocks";
-// -> ViaDense through "Dense".
-void addGroups(Model& m, const Shape& s, unsigned batch, Propagation form) {
-    m.setBatchSize(batch);
-    m.addNeuronGroup("Src", s.pre, pattern(), {}, {{"k", 0.0}});
-    m.addNeuronGroup("ViaBlocks", s.post, sftest::accumulate(), {}, {{"acc", 0.0}});
-    m.addNeuronGroup("ViaDense", s.post, sftest::accumulate(), {}, {{"acc", 0.0}});
-    m.addSynapseGroup("Blocks", MatrixType::BlockSparse, 0, "Src", "ViaBlocks", staticPulse(),
-                      {models::DeltaCurr(), {}, {}}, blocksOf(s, form));
-    m.addSynapseGroup("Dense", MatrixType::Dense, 0, "Src", "ViaDense", staticPulse(),
-                      {models::DeltaCurr(), {}, {}});
+// -> ViaDense through "Dense"; every name ends in `tag`, so that several shapes can share a model.
+void addGroups(Model& m, const Shape& s, Propagation form, const std::string& tag = "") {
+    m.addNeuronGroup("Src" + tag, s.pre, pattern(), {}, {{"k", 0.0}});
+    m.addNeuronGroup("ViaBlocks" + tag, s.post, sftest::accumulate(), {}, {{"acc", 0.0}});
+    m.addNeuronGroup("ViaDense" + tag, s.post, sftest::accumulate(), {}, {{"acc", 0.0}});
+    m.addSynapseGroup("Blocks" + tag, MatrixType::BlockSparse, 0, "Src" + tag, "ViaBlocks" + tag,
+                      staticPulse(), {models::DeltaCurr(), {}, {}}, blocksOf(s, form));
+    m.addSynapseGroup("Dense" + tag, MatrixType::Dense, 0, "Src" + tag, "ViaDense" + tag,
+                      staticPulse(), {models::DeltaCurr(), {}, {}});
 }
 
 // The block size of the matrix form the plan gives group `group`'s presynaptic update (0: the
@@ -68,34 +67,52 @@ unsigned matrixBlockOf(const Model& m, const std::string& group) {
 
 class BlockMatrixTest : public sftest::BackendTest {};
 
+// The shapes side by side in one model per batch size and form (each shape its own groups, so
+// one build serves five networks; a build is most of a backend test's time).
 TEST_P(BlockMatrixTest, DeliversWhatTheEventDrivenFormAndDenseDeliver) {
-    for (const Shape& s :
-         {Shape{40, 37, 8, BlockLayout::Random, 0.4}, Shape{64, 48, 16, BlockLayout::Random, 0.34},
-          Shape{50, 70, 32, BlockLayout::Random, 0.5}, Shape{45, 70, 8, BlockLayout::Mask, 0.1},
-          Shape{90, 90, 8, BlockLayout::BarabasiAlbert, 0.1}})
-        for (unsigned batch : {1u, 5u}) {
-            SCOPED_TRACE(testing::Message() << s.pre << " x " << s.post << ", b = " << s.block
-                                            << ", layout " << int(s.layout) << ", batch " << batch);
-            std::vector<float> inputs[2];
-            for (Propagation form : {Propagation::Matrix, Propagation::EventDriven}) {
-                Model m("block_matrix_vs_event");
-                addGroups(m, s, batch, form);
-                m.finalise();
-                ASSERT_EQ(matrixBlockOf(m, "Blocks"), form == Propagation::Matrix ? s.block : 0u);
-                Simulation sim(m, prefs(2));
-                const auto pairs = sim.synapses("Blocks");
-                ASSERT_FALSE(pairs.empty());
+    const std::vector<Shape> shapes = {
+        Shape{40, 37, 8, BlockLayout::Random, 0.4}, Shape{64, 48, 16, BlockLayout::Random, 0.34},
+        Shape{50, 70, 32, BlockLayout::Random, 0.5}, Shape{45, 70, 8, BlockLayout::Mask, 0.1},
+        Shape{90, 90, 8, BlockLayout::BarabasiAlbert, 0.1}};
+    for (unsigned batch : {1u, 5u}) {
+        std::vector<std::vector<float>> inputs[2]; // per form, per shape
+        for (Propagation form : {Propagation::Matrix, Propagation::EventDriven}) {
+            Model m("block_matrix_vs_event");
+            m.setBatchSize(batch);
+            for (size_t i = 0; i < shapes.size(); i++)
+                addGroups(m, shapes[i], form, std::to_string(i));
+            m.finalise();
+            for (size_t i = 0; i < shapes.size(); i++)
+                ASSERT_EQ(matrixBlockOf(m, "Blocks" + std::to_string(i)),
+                          form == Propagation::Matrix ? shapes[i].block : 0u)
+                    << "shape " << i;
+            Simulation sim(m, prefs(2));
+            for (size_t i = 0; i < shapes.size(); i++) {
+                const Shape& s = shapes[i];
+                const std::string tag = std::to_string(i);
+                const auto pairs = sim.synapses("Blocks" + tag);
+                ASSERT_FALSE(pairs.empty()) << "shape " << i;
+                const std::string blocks = "Blocks" + tag, dense = "Dense" + tag;
                 for (unsigned b = 0; b < batch; b++)
-                    sftest::setMatchingWeights(sim, pairs, s.pre, s.post, b, b + 1, {"Blocks"},
-                                               {"Dense"});
-                sim.run(30);
-                EXPECT_GT(sftest::expectSameInput(sim, "ViaBlocks", "ViaDense", s.post),
-                          size_t(s.post) * batch / 4);
-                const auto acc = sim.view<float>("ViaBlocks", "acc");
-                inputs[form == Propagation::Matrix ? 0 : 1].assign(acc.begin(), acc.end());
+                    sftest::setMatchingWeights(sim, pairs, s.pre, s.post, b, b + 1,
+                                               {blocks.c_str()}, {dense.c_str()});
             }
-            EXPECT_EQ(inputs[0], inputs[1]);
+            sim.run(30);
+            for (size_t i = 0; i < shapes.size(); i++) {
+                const Shape& s = shapes[i];
+                const std::string tag = std::to_string(i);
+                SCOPED_TRACE(testing::Message()
+                             << s.pre << " x " << s.post << ", b = " << s.block << ", layout "
+                             << int(s.layout) << ", batch " << batch << ", form " << int(form));
+                EXPECT_GT(sftest::expectSameInput(sim, "ViaBlocks" + tag, "ViaDense" + tag, s.post),
+                          size_t(s.post) * batch / 4);
+                const auto acc = sim.view<float>("ViaBlocks" + tag, "acc");
+                inputs[form == Propagation::Matrix ? 0 : 1].emplace_back(acc.begin(), acc.end());
+            }
         }
+        for (size_t i = 0; i < shapes.size(); i++)
+            EXPECT_EQ(inputs[0].at(i), inputs[1].at(i)) << "shape " << i << ", batch " << batch;
+    }
 }
 
 // Weights drawn from Uniform(-1, 1) (not exact in float), one matrix per batch element: the input

@@ -146,69 +146,91 @@ WeightUpdateModel gradientHolder() {
 // WU-shaped: per-batch gradients summed and maximised over the batch into shared weight-shaped
 // variables, for Dense and Sparse weights, B in {1, 2, 5, 32} and 1, 31, 33 and 1000 synapses
 // (pre x post = 1x1, 1x31, 33x1, 40x25). The gradients are zeroed in the same update.
+// Every matrix type and shape side by side in one model per batch size, each with its own
+// groups and reduction (one build serves eight networks; a build is most of a backend test's
+// time), each checked on its own.
 TEST_P(CustomUpdateTest, WeightShapedBatchSumAndMax) {
     const std::pair<unsigned, unsigned> shapes[] = {{1, 1}, {1, 31}, {33, 1}, {40, 25}};
+    struct Case {
+        std::string tag;
+        MatrixType matrix;
+        unsigned pre, post;
+    };
+    std::vector<Case> cases;
     for (MatrixType matrix : {MatrixType::Dense, MatrixType::Sparse})
-        for (unsigned batch : {1u, 2u, 5u, 32u})
-            for (const auto& [pre, post] : shapes) {
-                SCOPED_TRACE(std::string(matrix == MatrixType::Dense ? "Dense" : "Sparse") +
-                             " batch " + std::to_string(batch) + " " + std::to_string(pre) + "x" +
-                             std::to_string(post));
-                Model m("wu_reduce");
-                m.setBatchSize(batch);
-                const VarInitMap none = {{"x", 0.0}, {"shared", 0.0}, {"perBatch", 0.0}};
-                m.addNeuronGroup("Pre", pre, holder(), {}, none);
-                m.addNeuronGroup("Post", post, holder(), {}, none);
-                std::optional<SparseConnectivityInit> conn;
-                if (matrix == MatrixType::Sparse) conn = init::FixedProbability(0.5);
-                m.addSynapseGroup("Syn", matrix, 0, "Pre", "Post",
-                                  {gradientHolder(), {}, {{"g", 0.0}, {"grad", 0.0}}, {}, {}},
-                                  {models::DeltaCurr(), {}, {}}, conn);
-                CustomUpdateModel red;
-                red.name = "ReduceAndZero";
-                red.vars = {{"peak", "scalar", A::ReduceBatchMax}};
-                red.varRefs = {{"grad", "scalar", A::ReadWrite},
-                               {"g", "scalar", A::ReduceBatchSum}};
-                red.updateCode = "g = grad;\npeak = grad;\ngrad = 0.0;";
-                m.addCustomUpdateWU("Red", "Reduce", red, {}, {{"peak", 0.0}},
-                                    {{"grad", {"Syn", "grad"}}, {"g", {"Syn", "g"}}});
-                Simulation sim(m, prefs());
-                unsigned stride = post;
-                std::vector<uint32_t> rowLength(pre, post);
-                if (matrix == MatrixType::Sparse) {
-                    sim.pullConnectivity("Syn");
-                    rowLength = sim.rowLengths("Syn");
-                    stride = sim.rowStride("Syn");
-                }
-                const size_t perBatch = size_t(pre) * stride;
-                const auto values = sftest::randomValues(perBatch * batch, 99 + batch);
-                sim.pull("Syn", "grad");
-                std::copy(values.begin(), values.end(), sim.view<float>("Syn", "grad").begin());
-                sim.push("Syn", "grad");
-                sim.customUpdate("Reduce");
-                for (const char* v : {"g", "grad"})
-                    sim.pull("Syn", v);
-                sim.pull("Red", "peak");
-                const auto g = sim.view<float>("Syn", "g");
-                const auto peak = sim.view<float>("Red", "peak");
-                for (unsigned i = 0; i < pre; i++)
-                    for (unsigned k = 0; k < rowLength[i]; k++) {
-                        const size_t syn = size_t(i) * stride + k;
-                        double sum = 0.0;
-                        float mx = -INFINITY;
-                        for (unsigned b = 0; b < batch; b++) {
-                            sum += values[b * perBatch + syn];
-                            mx = std::max(mx, values[b * perBatch + syn]);
-                        }
-                        ASSERT_NEAR(g[syn], sum, 1e-5 * (1.0 + std::abs(sum))) << syn;
-                        ASSERT_EQ(peak[syn], mx) << syn;
-                        for (unsigned b = 0; b < batch; b++)
-                            ASSERT_EQ(sim.view<float>("Syn", "grad")[b * perBatch + syn], 0.0f);
-                    }
+        for (const auto& [pre, post] : shapes)
+            cases.push_back({std::string(matrix == MatrixType::Dense ? "Dense" : "Sparse") +
+                                 std::to_string(pre) + "x" + std::to_string(post),
+                             matrix, pre, post});
+    CustomUpdateModel red;
+    red.name = "ReduceAndZero";
+    red.vars = {{"peak", "scalar", A::ReduceBatchMax}};
+    red.varRefs = {{"grad", "scalar", A::ReadWrite}, {"g", "scalar", A::ReduceBatchSum}};
+    red.updateCode = "g = grad;\npeak = grad;\ngrad = 0.0;";
+    for (unsigned batch : {1u, 2u, 5u, 32u}) {
+        Model m("wu_reduce");
+        m.setBatchSize(batch);
+        const VarInitMap none = {{"x", 0.0}, {"shared", 0.0}, {"perBatch", 0.0}};
+        for (const Case& c : cases) {
+            m.addNeuronGroup("Pre" + c.tag, c.pre, holder(), {}, none);
+            m.addNeuronGroup("Post" + c.tag, c.post, holder(), {}, none);
+            std::optional<SparseConnectivityInit> conn;
+            if (c.matrix == MatrixType::Sparse) conn = init::FixedProbability(0.5);
+            m.addSynapseGroup("Syn" + c.tag, c.matrix, 0, "Pre" + c.tag, "Post" + c.tag,
+                              {gradientHolder(), {}, {{"g", 0.0}, {"grad", 0.0}}, {}, {}},
+                              {models::DeltaCurr(), {}, {}}, conn);
+            m.addCustomUpdateWU("Red" + c.tag, "Reduce", red, {}, {{"peak", 0.0}},
+                                {{"grad", {"Syn" + c.tag, "grad"}}, {"g", {"Syn" + c.tag, "g"}}});
+        }
+        Simulation sim(m, prefs());
+        std::vector<std::vector<float>> given;
+        for (const Case& c : cases) {
+            const std::string syn = "Syn" + c.tag;
+            const size_t stride = c.matrix == MatrixType::Sparse ? sim.rowStride(syn) : c.post;
+            given.push_back(sftest::randomValues(size_t(c.pre) * stride * batch, 99 + batch));
+            sim.pull(syn, "grad");
+            std::copy(given.back().begin(), given.back().end(),
+                      sim.view<float>(syn, "grad").begin());
+            sim.push(syn, "grad");
+        }
+        sim.customUpdate("Reduce");
+        for (size_t n = 0; n < cases.size(); n++) {
+            const Case& c = cases[n];
+            SCOPED_TRACE(c.tag + " batch " + std::to_string(batch));
+            const std::string syn = "Syn" + c.tag;
+            unsigned stride = c.post;
+            std::vector<uint32_t> rowLength(c.pre, c.post);
+            if (c.matrix == MatrixType::Sparse) {
+                sim.pullConnectivity(syn);
+                rowLength = sim.rowLengths(syn);
+                stride = sim.rowStride(syn);
             }
+            const size_t perBatch = size_t(c.pre) * stride;
+            const std::vector<float>& values = given[n];
+            for (const char* v : {"g", "grad"})
+                sim.pull(syn, v);
+            sim.pull("Red" + c.tag, "peak");
+            const auto g = sim.view<float>(syn, "g");
+            const auto peak = sim.view<float>("Red" + c.tag, "peak");
+            const auto grad = sim.view<float>(syn, "grad");
+            for (unsigned i = 0; i < c.pre; i++)
+                for (unsigned k = 0; k < rowLength[i]; k++) {
+                    const size_t at = size_t(i) * stride + k;
+                    double sum = 0.0;
+                    float mx = -INFINITY;
+                    for (unsigned b = 0; b < batch; b++) {
+                        sum += values[b * perBatch + at];
+                        mx = std::max(mx, values[b * perBatch + at]);
+                    }
+                    ASSERT_NEAR(g[at], sum, 1e-5 * (1.0 + std::abs(sum))) << at;
+                    ASSERT_EQ(peak[at], mx) << at;
+                    for (unsigned b = 0; b < batch; b++)
+                        ASSERT_EQ(grad[b * perBatch + at], 0.0f);
+                }
+        }
+    }
 }
 
-// Extra global parameter references: a custom update reads another group's array by name.
 TEST_P(CustomUpdateTest, ExtraGlobalParameterReference) {
     NeuronModel withTable = holder();
     withTable.egps = {{"table", "scalar"}};

@@ -68,6 +68,25 @@ TEST(CliDevice, ThreadsWithTheOpenclBackendIsAUsageError) {
     EXPECT_NE(r.err.find("--backend opencl"), std::string::npos) << r.err;
 }
 
+// train and evaluate check the backend options as simulate does (one definition,
+// src/cli/backend_options.cpp), before the config is read: the config named here does not exist.
+TEST(CliDevice, TrainAndEvaluateCheckTheBackendOptionsAsSimulateDoes) {
+    for (const char* command : {"train", "evaluate --checkpoint ckpt"}) {
+        const std::string head = std::string(command) + " no-such-config.toml";
+        Result r = run(head + " --backend opencl --threads 3");
+        EXPECT_EQ(r.exitCode, 2) << r.err;
+        EXPECT_EQ(r.err.rfind("error: --threads 3 ", 0), 0u) << r.err;
+        r = run(head + " --device 0:0");
+        EXPECT_EQ(r.exitCode, 2) << r.err;
+        EXPECT_EQ(r.err.rfind("error: --device '0:0' ", 0), 0u) << r.err;
+        r = run(head + " --backend openlc");
+        EXPECT_EQ(r.exitCode, 2) << r.err;
+        EXPECT_EQ(r.err.rfind("error: unknown backend 'openlc'", 0), 0u) << r.err;
+        EXPECT_NE(r.err.find("opencl"), std::string::npos) << r.err;
+        EXPECT_EQ(r.out, "");
+    }
+}
+
 TEST(CliDevice, CudaGraphStepsWithAnotherBackendIsAUsageError) {
     const fs::path config = writeConfig(tinyConfig);
     for (const char* backend : {"cpu", "opencl"}) {

@@ -2,9 +2,8 @@
 // The CUDA device: the primary context of one GPU, a stream for the steps' kernels and a second
 // for host copies, buffers as device addresses, and the SIMT program of a model once loaded: its
 // merged-group tables (laid out on the host and uploaded: on CUDA a buffer is a device address,
-// so no setter kernels are needed and the Program's setters are ignored) and the launches of
-// every plan kernel. runSequence can capture many steps, custom updates and copies into a CUDA
-// graph and replay it.
+// so the Program's table-store kernel is not needed) and the launches of every plan kernel.
+// runSequence can capture many steps, custom updates and copies into a CUDA graph and replay it.
 #include "backends/cuda/cuda_driver.hpp"
 #include "backends/device.hpp"
 #include "backends/simt/simt.hpp"

@@ -27,6 +27,14 @@ void checkFeatures(const DeviceInfo& d, const codegen::Plan& plan) {
         throw BackendError(where +
                            " has no 64-bit atomics (cl_khr_int64_base_atomics), which double "
                            "precision models need for their atomic additions");
+    // The host writes the merged-group tables in its own layout and byte order
+    // (simt::Program::tableStore), with 8-byte device addresses.
+    if (d.addressBits != 64)
+        throw BackendError(where + " has " + std::to_string(d.addressBits) +
+                           "-bit device addresses; the merged-group tables need 64-bit ones");
+    if (!d.littleEndian)
+        throw BackendError(where + " is big-endian; the merged-group tables are written in the "
+                                   "host's little-endian byte order");
     if (d.maxWorkGroupSize != 0 && d.maxWorkGroupSize < 32)
         throw BackendError(where + " runs at most " + std::to_string(d.maxWorkGroupSize) +
                            " work-items per work-group; the kernels need 32");

@@ -91,7 +91,7 @@ OpenClDevice::~OpenClDevice() {
     clFinish(m_queue);
     releasePending();
     m_launches.clear();
-    m_setters.clear();
+    m_tableStore.reset();
     m_program.reset();
     for (const auto& [buffer, bytes] : m_sizes)
         clReleaseMemObject(static_cast<cl_mem>(buffer));
@@ -122,6 +122,7 @@ backends::Buffer OpenClDevice::allocate(size_t bytes) {
         throw;
     }
     m_sizes.emplace(static_cast<backends::Buffer>(mem), bytes);
+    m_serials[static_cast<backends::Buffer>(mem)] = ++m_lastSerial;
     return mem;
 }
 
@@ -133,6 +134,7 @@ void OpenClDevice::release(backends::Buffer buffer) {
     if (!buffer) return;
     const cl_mem mem = memOf(buffer);
     m_sizes.erase(buffer);
+    m_serials.erase(buffer);
     // Kernels reach most buffers through pointers stored in the merged-group tables, which
     // OpenCL does not track: it would free a buffer a queued kernel still writes. Wait first
     // (releases are rare: teardown and resizing an extra global parameter).

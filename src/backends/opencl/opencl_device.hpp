@@ -1,7 +1,8 @@
 #pragma once
 // The OpenCL device: a context and an in-order command queue on one device, buffers as cl_mem,
-// program builds, and the SIMT program of a model once loaded: its merged-group tables (filled
-// on the device by the program's setter kernels) and the launches of every plan kernel.
+// program builds, and the SIMT program of a model once loaded: its merged-group tables (written
+// by the host, their buffer addresses stored by the program's address-store kernel) and the
+// launches of every plan kernel.
 #include "backends/device.hpp"
 #include "backends/opencl/platforms.hpp"
 #include "backends/simt/simt.hpp"
@@ -151,6 +152,10 @@ private:
     cl_context m_context = nullptr;
     cl_command_queue m_queue = nullptr;
     std::unordered_map<backends::Buffer, size_t> m_sizes; // [B] of every live buffer
+    // A serial per allocation: a released buffer's handle may come back for a new buffer at
+    // another device address, so a table compares serials, not handles (bindTable).
+    std::unordered_map<backends::Buffer, uint64_t> m_serials;
+    uint64_t m_lastSerial = 0;
     bool m_profiling = false;            // the queue has profiling and its reads work
     int m_timedDepth = 0;                // nesting of timed calls (only the outermost is measured)
     bool m_wantFirst = false;            // a timed call has enqueued no command yet
@@ -168,15 +173,32 @@ private:
     };
     std::optional<Program> m_program;
     std::vector<std::vector<LoadedLaunch>> m_launches; // per plan kernel
-    std::vector<Kernel> m_setters;                     // per merged-group table
+    std::optional<Kernel> m_tableStore;                // simt::Program::tableStore
     // simt::Program::steps where the program has it: stretches of steps in one launch.
     struct StepsKernel {
         Kernel kernel;
         simt::Program::Steps steps;
     };
     std::optional<StepsKernel> m_steps;
-    std::vector<std::vector<codegen::FieldDecl>> m_tableFields;
-    std::vector<size_t> m_tableGroups;      // structs per table
+    // A merged-group table as last bound: its bytes as the host wrote them (pointer fields
+    // zero: their device addresses are stored on the device) and the buffer of every pointer
+    // field, so that a rebind (a dynamic parameter) stores only the words that changed.
+    struct Table {
+        codegen::StructLayout layout;
+        std::vector<codegen::CType> types; // per field
+        size_t groups = 0;
+        std::vector<unsigned char> bytes; // whole words; empty until bound
+        std::vector<uint64_t> pointers;   // allocation serial (0: none) per (group, pointer field)
+    };
+    // One store of simt::Program::tableStore: an 8-byte word at byte `slot`, or with
+    // simt::kStoreAddress in `slot` the device address of `address`.
+    struct TableStore {
+        uint32_t slot;
+        uint64_t word;
+        backends::Buffer address;
+    };
+    void runTableStores(backends::Buffer table, const std::vector<TableStore>& stores);
+    std::vector<Table> m_tableInfo;
     std::vector<backends::Buffer> m_tables; // per table; nullptr until bound
 };
 

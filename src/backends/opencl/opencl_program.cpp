@@ -1,19 +1,30 @@
-// The loaded SIMT program of an OpenClDevice: kernels per launch, merged-group tables filled on
-// the device (a cl_mem has no device address the host could store, so each struct is written by
-// the program's setter kernel, which receives the buffers as arguments), and plan kernels run as
-// their sequences of launches on the in-order queue.
+// The loaded SIMT program of an OpenClDevice: kernels per launch, merged-group tables written in
+// 8-byte words by the program's table-store kernel (a cl_mem has no device address the host
+// could write, so the kernel receives the buffers as arguments and stores their addresses), and
+// plan kernels run as their sequences of launches on the in-order queue.
 #include "backends/opencl/opencl_device.hpp"
 
 #include "codegen/ctype.hpp"
 #include "spikeforge/errors.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace spikeforge::opencl {
 
+namespace {
+
+constexpr size_t kWord = 8; // [B] the table store's unit: a pointer, or 8 bytes of numbers
+
+size_t roundUpToWord(size_t bytes) {
+    return (bytes + kWord - 1) / kWord * kWord;
+}
+
+} // namespace
+
 void OpenClDevice::load(const codegen::Plan& plan, const simt::Program& program, Program built) {
     m_launches.clear();
-    m_setters.clear();
+    m_tableStore.reset();
     m_program.emplace(std::move(built));
     for (const auto& launches : program.kernels) {
         std::vector<LoadedLaunch> loaded;
@@ -21,56 +32,96 @@ void OpenClDevice::load(const codegen::Plan& plan, const simt::Program& program,
             loaded.push_back({m_program->kernel(l.function), l, {}});
         m_launches.push_back(std::move(loaded));
     }
-    for (const auto& name : program.setters)
-        m_setters.push_back(m_program->kernel(name));
+    m_tableStore.emplace(m_program->kernel(program.tableStore));
     m_steps.reset();
     if (!program.steps.function.empty())
         m_steps.emplace(StepsKernel{m_program->kernel(program.steps.function), program.steps});
-    m_tableFields.clear();
-    m_tableGroups.clear();
+    m_tableInfo.clear();
     for (const auto& t : plan.mergedGroups) {
-        m_tableFields.push_back(t.fields);
-        m_tableGroups.push_back(t.groupNames.size());
+        Table table;
+        table.layout = codegen::layoutOf(t.fields);
+        for (const auto& f : t.fields)
+            table.types.push_back(codegen::cTypeOf(f.ctype));
+        table.groups = t.groupNames.size();
+        m_tableInfo.push_back(std::move(table));
     }
     m_tables.assign(plan.mergedGroups.size(), nullptr);
 }
 
-void OpenClDevice::bindTable(size_t table,
+void OpenClDevice::bindTable(size_t index,
                              const std::vector<std::vector<backends::FieldValue>>& values) {
     if (!m_program) throw InternalError("OpenClDevice::bindTable before a program was loaded");
-    if (table >= m_setters.size())
-        throw InternalError("OpenClDevice::bindTable: table " + std::to_string(table) +
-                            " of a program with " + std::to_string(m_setters.size()));
-    const auto& fields = m_tableFields[table];
-    if (values.size() != m_tableGroups[table])
+    if (index >= m_tableInfo.size())
+        throw InternalError("OpenClDevice::bindTable: table " + std::to_string(index) +
+                            " of a program with " + std::to_string(m_tableInfo.size()));
+    Table& t = m_tableInfo[index];
+    if (values.size() != t.groups)
         throw InternalError("OpenClDevice::bindTable: " + std::to_string(values.size()) +
-                            " groups for a table of " + std::to_string(m_tableGroups[table]));
-    if (!m_tables[table]) {
-        // Every field is at most 8 bytes and aligned to its size, so a struct never exceeds 8
-        // bytes per field (the device lays it out; the host never reads it).
-        const size_t structBytes = 8 * std::max<size_t>(1, fields.size());
-        m_tables[table] = allocate(structBytes * std::max<size_t>(1, values.size()));
-    }
-    Kernel& setter = m_setters[table];
-    for (size_t g = 0; g < values.size(); g++) {
-        if (values[g].size() != fields.size())
+                            " groups for a table of " + std::to_string(t.groups));
+    // The structs in C layout (codegen::layoutOf), pointer fields left zero, and the buffer of
+    // each pointer field.
+    std::vector<unsigned char> bytes(roundUpToWord(t.layout.size * std::max<size_t>(1, t.groups)));
+    std::vector<std::pair<uint32_t, backends::Buffer>> pointers; // (byte offset, buffer)
+    for (size_t g = 0; g < t.groups; g++) {
+        if (values[g].size() != t.types.size())
             throw InternalError("OpenClDevice::bindTable: wrong field count");
-        setter.setBuffer(0, m_tables[table]);
-        setter.setValue(1, static_cast<uint32_t>(g));
-        for (size_t f = 0; f < fields.size(); f++) {
-            const auto& v = values[g][f];
-            const unsigned arg = static_cast<unsigned>(f + 2);
-            if (v.kind == backends::FieldValue::Kind::Buffer) {
-                setter.setBuffer(arg, v.buffer ? static_cast<backends::Buffer>(memOf(v.buffer))
-                                               : nullptr);
-                continue;
+        const size_t base = g * t.layout.size;
+        for (size_t f = 0; f < t.types.size(); f++) {
+            const backends::FieldValue& v = values[g][f];
+            const size_t at = base + t.layout.offsets[f];
+            switch (v.kind) {
+            case backends::FieldValue::Kind::Buffer:
+                if (t.types[f] != codegen::CType::Pointer)
+                    throw InternalError(
+                        "OpenClDevice::bindTable: a buffer bound to a number field");
+                if (v.buffer) memOf(v.buffer); // a handle this device made
+                pointers.emplace_back(static_cast<uint32_t>(at), v.buffer);
+                break;
+            case backends::FieldValue::Kind::Number:
+                codegen::storeNumber(bytes.data() + at, t.types[f], v.number);
+                break;
             }
-            const codegen::CType t = codegen::cTypeOf(simt::setterArgumentType(fields[f].ctype));
-            unsigned char bytes[8] = {};
-            codegen::storeNumber(bytes, t, v.number);
-            setter.setRawValue(arg, codegen::sizeOf(t), bytes);
         }
-        enqueue(setter, 1, 1);
+    }
+    if (bytes.size() >= simt::kStoreAddress)
+        throw InternalError("OpenClDevice::bindTable: a table of " + std::to_string(bytes.size()) +
+                            " bytes");
+    const bool first = !m_tables[index];
+    if (first) m_tables[index] = allocate(bytes.size()); // zero-filled
+    // What changed since the last bind (everything at the first): words of numbers, then
+    // addresses. A pointer's word is zero in `bytes`, so it never counts as a changed number.
+    std::vector<TableStore> stores;
+    for (size_t w = 0; w < bytes.size(); w += kWord)
+        if (first || std::memcmp(bytes.data() + w, t.bytes.data() + w, kWord) != 0) {
+            TableStore s{static_cast<uint32_t>(w), 0, nullptr};
+            std::memcpy(&s.word, bytes.data() + w, kWord);
+            stores.push_back(s);
+        }
+    std::vector<uint64_t> serials;
+    for (const auto& [slot, buffer] : pointers)
+        serials.push_back(buffer ? m_serials.at(buffer) : 0);
+    for (size_t p = 0; p < pointers.size(); p++)
+        if (first || serials[p] != t.pointers[p])
+            stores.push_back({pointers[p].first | simt::kStoreAddress, 0, pointers[p].second});
+    runTableStores(m_tables[index], stores);
+    t.bytes = std::move(bytes);
+    t.pointers = std::move(serials);
+}
+
+void OpenClDevice::runTableStores(backends::Buffer table, const std::vector<TableStore>& stores) {
+    Kernel& k = *m_tableStore;
+    constexpr unsigned perLaunch = simt::kTableStoresPerLaunch;
+    for (size_t first = 0; first < stores.size(); first += perLaunch) {
+        k.setBuffer(0, table);
+        for (unsigned i = 0; i < perLaunch; i++) {
+            const bool used = first + i < stores.size();
+            const TableStore& s = used ? stores[first + i] : TableStore{simt::kNoStore, 0, nullptr};
+            k.setValue(1 + 3 * i, s.slot);
+            k.setValue(2 + 3 * i, s.word);
+            k.setBuffer(3 + 3 * i,
+                        s.address ? static_cast<backends::Buffer>(memOf(s.address)) : nullptr);
+        }
+        enqueue(k, 1, 1);
     }
 }
 

@@ -85,6 +85,8 @@ DeviceInfo describe(cl_device_id id, const PlatformInfo& platform, size_t p, siz
         deviceValue<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, "CL_DEVICE_MAX_MEM_ALLOC_SIZE");
     d.maxWorkGroupSize =
         deviceValue<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, "CL_DEVICE_MAX_WORK_GROUP_SIZE");
+    d.addressBits = deviceValue<cl_uint>(id, CL_DEVICE_ADDRESS_BITS, "CL_DEVICE_ADDRESS_BITS");
+    d.littleEndian = deviceValue<cl_bool>(id, CL_DEVICE_ENDIAN_LITTLE, "CL_DEVICE_ENDIAN_LITTLE");
     const std::string ext = deviceString(id, CL_DEVICE_EXTENSIONS, "CL_DEVICE_EXTENSIONS");
     d.int64Atomics = hasExtension(ext, "cl_khr_int64_base_atomics");
     d.fp64 = hasExtension(ext, "cl_khr_fp64") ||

@@ -25,6 +25,8 @@ struct DeviceInfo {
     uint64_t globalMemoryBytes = 0;  // [B]
     uint64_t maxAllocationBytes = 0; // [B] largest single buffer
     size_t maxWorkGroupSize = 0;
+    unsigned addressBits = 64; // CL_DEVICE_ADDRESS_BITS: a device pointer's width
+    bool littleEndian = true;  // CL_DEVICE_ENDIAN_LITTLE
     // Features the SIMT kernels use where present (emulated or refused where not).
     bool int64Atomics = false; // cl_khr_int64_base_atomics
     bool fp64 = false;         // cl_khr_fp64 or a double FP config

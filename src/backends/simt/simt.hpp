@@ -2,7 +2,7 @@
 // The SIMT generator: every GPU algorithm of spikeforge written once, for all GPU backends. It
 // prints a kernel plan as work-item kernels in a neutral C subset; a backend supplies a Dialect
 // (how its language spells kernels, address spaces, ids, barriers and atomics) and runs the
-// Program: the source, the launches of each plan kernel and the table setters.
+// Program: the source, the launches of each plan kernel and the table store.
 //
 // Launch model. Every launch is two-dimensional: dimension 0 concatenates one range of work-items
 // per group of every merged group it runs (each padded to whole work-groups, so a work-group
@@ -12,6 +12,7 @@
 #include "codegen/plan.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -98,11 +99,17 @@ struct Program {
     std::string source;
     // Per Plan::kernels entry: the launches that make it, run in this order on one queue.
     std::vector<std::vector<Launch>> kernels;
-    // Per Plan::mergedGroups entry: the kernel function that stores one struct of the table:
-    //   setter(SF_GLOBAL struct* table, uint32_t index, <one argument per field>)
-    // run as one work-item. A pointer field's argument is a device buffer (SF_GLOBAL T*); a
-    // number field's argument has the field's C type, except bool, passed as uint8_t.
-    std::vector<std::string> setters;
+    // The merged-group structs are laid out as codegen::layoutOf says (the source refuses to
+    // build where the device's layout differs), so a table's bytes are known on the host. A
+    // device whose buffers have no address the host can know (OpenCL) writes its tables with
+    // this kernel, run as one work-item:
+    //   function(SF_GLOBAL uint8_t* table, <kTableStoresPerLaunch times:
+    //            uint32_t slot, uint64_t word, SF_GLOBAL uint8_t* address>)
+    // A slot is the byte offset of an 8-byte word of the table buffer; with kStoreAddress set
+    // the word becomes `address` (a buffer's device address), else `word` (8 bytes of numbers,
+    // in the host's byte order); kNoStore stores nothing. One kernel serves every table and
+    // every rebind: a kernel costs a compile on its first launch (tens of ms on PoCL).
+    std::string tableStore;
     // On a CPU device (Dialect::cpuDevice), when every launch of the step kernels is free of
     // barriers and a step is small (kStepsKernelMaxItems), a kernel function that runs a whole
     // stretch of steps in one work-group, the step kernels' launches in order with a barrier
@@ -127,7 +134,9 @@ inline constexpr size_t kStepsKernelMaxItems = 4096;
 
 Program generate(const codegen::Plan& plan, const Dialect& dialect);
 
-// The C type of a setter argument for a field of C type `ctype` ("bool" → "uint8_t").
-std::string setterArgumentType(const std::string& ctype);
+// Program::tableStore's stores per launch and its slot flags.
+inline constexpr unsigned kTableStoresPerLaunch = 8;
+inline constexpr uint32_t kStoreAddress = 0x80000000u;
+inline constexpr uint32_t kNoStore = 0xffffffffu;
 
 } // namespace spikeforge::simt

@@ -1,8 +1,8 @@
-// Assembles the SIMT program from a plan: prelude, merged-group structs and their setters, one
-// device function per (merged group, stage) and the launches. Consecutive groups of a kernel with
-// the same body kind form a run; stage k of every group of a run is one launch, whose dimension 0
-// holds one range per group (padded to whole work-groups) and dispatches each work-item to its
-// group's function.
+// Assembles the SIMT program from a plan: prelude, merged-group structs and the table store,
+// one device function per (merged group, stage) and the launches. Consecutive groups of a kernel
+// with the same body kind form a run; stage k of every group of a run is one launch, whose
+// dimension 0 holds one range per group (padded to whole work-groups) and dispatches each
+// work-item to its group's function.
 #include "backends/simt/simt.hpp"
 
 #include "backends/common/device_source.hpp"
@@ -70,21 +70,39 @@ void printStruct(Writer& w, const codegen::MergedGroupTable& t) {
     w << "};\n";
 }
 
-std::string setterName(const codegen::MergedGroupTable& t) {
-    return "sf_set_" + t.symbol;
+// Refuses to build where the device lays the struct out otherwise than codegen::layoutOf, which
+// the host writes it by (a negative array size: portable C, unlike static_assert in OpenCL C
+// 1.2). Each field is aligned to its size in C, so the size and the pointer width fix every
+// offset.
+void printLayoutCheck(Writer& w, const codegen::MergedGroupTable& t) {
+    if (t.fields.empty()) return; // printStruct's placeholder; nothing is stored
+    w << "typedef char sf_layout_check_" + t.symbol + "[sizeof(struct " + t.structName +
+             ") == " + std::to_string(codegen::layoutOf(t.fields).size) + "u ? 1 : -1];\n";
 }
 
-void printSetter(Writer& w, const codegen::MergedGroupTable& t) {
-    w << "SF_KERNEL " + setterName(t) + "(SF_GLOBAL struct " + t.structName +
-             "* sfTable, uint32_t sfIndex";
-    for (const auto& f : t.fields)
-        w << ", " + (isPointer(f.ctype) ? fieldType(f.ctype) : setterArgumentType(f.ctype)) + " " +
-                 f.name;
+constexpr const char* kTableStoreName = "sf_store_table";
+
+// Program::tableStore.
+void printTableStore(Writer& w) {
+    w << "typedef char sf_layout_check_pointer[sizeof(SF_GLOBAL uint8_t*) == " +
+             std::to_string(codegen::fieldSize("void*")) + "u ? 1 : -1];\n";
+    w << "SF_KERNEL " + std::string(kTableStoreName) + "(SF_GLOBAL uint8_t* sfTable";
+    for (unsigned k = 0; k < kTableStoresPerLaunch; k++) {
+        const std::string n = std::to_string(k);
+        w << ", uint32_t sfSlot" + n + ", uint64_t sfWord" + n + ", SF_GLOBAL uint8_t* sfAddress" +
+                 n;
+    }
     w << ") {\n";
-    for (const auto& f : t.fields)
-        w << "    sfTable[sfIndex]." + f.name + " = " +
-                 (f.ctype == "bool" ? "(uint8_t)(" + f.name + " != 0)" : f.name) + ";\n";
-    w << "    (void)sfTable; (void)sfIndex;\n}\n";
+    const std::string flag = std::to_string(kStoreAddress) + "u";
+    for (unsigned k = 0; k < kTableStoresPerLaunch; k++) {
+        const std::string n = std::to_string(k);
+        const std::string at = "(sfTable + (sfSlot" + n + " & ~" + flag + "))";
+        w << "    if (sfSlot" + n + " != " + std::to_string(kNoStore) + "u) {\n" +
+                 "        if (sfSlot" + n + " & " + flag + ") *(SF_GLOBAL uint8_t* SF_GLOBAL*)" +
+                 at + " = sfAddress" + n + ";\n" + "        else *(SF_GLOBAL uint64_t*)" + at +
+                 " = sfWord" + n + ";\n    }\n";
+    }
+    w << "}\n";
 }
 
 std::vector<Stage> stagesOf(const GroupContext& c) {
@@ -269,10 +287,6 @@ bool shareLaunches(const codegen::KernelBody& a, const codegen::KernelBody& b) {
 
 } // namespace
 
-std::string setterArgumentType(const std::string& ctype) {
-    return ctype == "bool" ? "uint8_t" : ctype;
-}
-
 Program generate(const codegen::Plan& plan, const Dialect& dialect) {
     if (dialect.workGroupSize < 32 || (dialect.workGroupSize & (dialect.workGroupSize - 1)))
         throw InternalError("SIMT work-group size " + std::to_string(dialect.workGroupSize) +
@@ -283,9 +297,10 @@ Program generate(const codegen::Plan& plan, const Dialect& dialect) {
     w << prelude(plan, dialect);
     for (const auto& t : plan.mergedGroups) {
         printStruct(w, t);
-        printSetter(w, t);
-        p.setters.push_back(setterName(t));
+        printLayoutCheck(w, t);
     }
+    printTableStore(w);
+    p.tableStore = kTableStoreName;
     const size_t wg = dialect.workGroupSize;
     std::vector<std::vector<LaunchShape>> shapes; // per kernel, per launch
     for (const auto& k : plan.kernels) {

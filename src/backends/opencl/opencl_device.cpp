@@ -3,6 +3,8 @@
 #include "spikeforge/errors.hpp"
 
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <utility>
 
 namespace spikeforge::opencl {
@@ -25,6 +27,28 @@ std::string buildLog(cl_program program, cl_device_id device) {
         log.pop_back();
     if (log.size() > maxLogChars) log = log.substr(0, maxLogChars) + "\n… (log truncated)";
     return log.empty() ? "(empty build log)" : log;
+}
+
+// The process's context for `device`, retained for the caller (who releases it). Every
+// OpenClDevice on one device shares it, and it lives until the process ends: PoCL gives each
+// context its own LLVM context and loads its kernel library (megabytes of bitcode) into it at the
+// context's first program build, so a context per simulation spent more time loading that
+// library than building the program (a test of variable initialisers: 52 % of its time).
+cl_context sharedContext(const DeviceInfo& device, const std::string& where) {
+    static std::mutex mutex;
+    // Never destroyed: a context must outlive every simulation, including those that static
+    // objects hold, and releasing one while the OpenCL runtime unloads is not safe.
+    static auto* const contexts = new std::map<cl_device_id, cl_context>;
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto it = contexts->find(device.id);
+    if (it == contexts->end()) {
+        cl_int err = CL_SUCCESS;
+        const cl_context context = clCreateContext(nullptr, 1, &device.id, nullptr, nullptr, &err);
+        check(err, "clCreateContext", where);
+        it = contexts->emplace(device.id, context).first;
+    }
+    check(clRetainContext(it->second), "clRetainContext", where);
+    return it->second;
 }
 
 } // namespace
@@ -73,8 +97,7 @@ std::unique_ptr<OpenClDevice> OpenClDevice::open(const std::string& selector) {
 OpenClDevice::OpenClDevice(const DeviceInfo& device) : m_info(device) {
     const std::string where = "device " + device.selector() + " " + device.name;
     cl_int err = CL_SUCCESS;
-    m_context = clCreateContext(nullptr, 1, &device.id, nullptr, nullptr, &err);
-    check(err, "clCreateContext", where);
+    m_context = sharedContext(device, where);
     // In order: each kernel sees the writes of the copies and kernels enqueued before it. With
     // profiling for busySeconds where the platform allows it, else without (busy time unknown).
     m_queue = clCreateCommandQueue(m_context, device.id, CL_QUEUE_PROFILING_ENABLE, &err);
@@ -87,7 +110,7 @@ OpenClDevice::OpenClDevice(const DeviceInfo& device) : m_info(device) {
 }
 
 OpenClDevice::~OpenClDevice() {
-    // Errors are ignored here: a destructor must not throw, and the context goes anyway.
+    // Errors are ignored here: a destructor must not throw, and the buffers go anyway.
     clFinish(m_queue);
     releasePending();
     m_launches.clear();

@@ -149,7 +149,7 @@ private:
     void checkRange(backends::Buffer buffer, size_t bytes, const char* what) const;
 
     DeviceInfo m_info;
-    cl_context m_context = nullptr;
+    cl_context m_context = nullptr; // the process's context for the device (sharedContext)
     cl_command_queue m_queue = nullptr;
     std::unordered_map<backends::Buffer, size_t> m_sizes; // [B] of every live buffer
     // A serial per allocation: a released buffer's handle may come back for a new buffer at

@@ -12,7 +12,7 @@ namespace spikeforge::opencl {
 simt::Dialect
 openclDialect(const DeviceInfo& device,
               BackendPreferences::KernelForm form = BackendPreferences::KernelForm::Auto);
-// PoCL (OpenCL on the CPU): its launches run one merged-group table each
+// PoCL (OpenCL on the CPU): its launches of stages with barriers run one merged-group table each
 // (simt::Dialect::tablesShareLaunches).
 bool isPocl(const DeviceInfo& device);
 // Options every SIMT program is built with.

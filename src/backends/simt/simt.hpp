@@ -53,11 +53,12 @@ struct Dialect {
     // Work-items per work-group: a power of two, at least 32 (spike words are built in local
     // memory, one bit per work-item).
     unsigned workGroupSize = 64;
-    // Whether one launch may run the stages of several merged-group tables (each work-group
-    // calls its table's stage function under a condition that is uniform in the work-group, as
-    // the OpenCL and CUDA barrier rules allow). False: one launch per table, every work-item
-    // calling unconditionally; PoCL needs this (it ran barriers in such conditional calls
-    // wrongly and crashed compiling them).
+    // Whether one launch may run stages that have barriers for several merged-group tables
+    // (each work-group calls its table's stage function under a condition that is uniform in
+    // the work-group, as the OpenCL and CUDA barrier rules allow). False: such a stage gets one
+    // launch per table, every work-item calling unconditionally; PoCL needs this (it ran
+    // barriers in such conditional calls wrongly and crashed compiling them). Stages without
+    // barriers share launches on every device.
     bool tablesShareLaunches = true;
     // Elements below which a batch reduction uses a work-group per element: fewer work-items
     // than this leave the device idle when each has one element (a GPU wants thousands; a CPU

@@ -141,6 +141,11 @@ void printStageFunction(Writer& w, const codegen::MergedGroupTable& t, size_t st
         else
             w << "const " + f.ctype + " sfv_" + f.name + " = grp->" + f.name + ";\n";
     }
+    // Stage::localWords says whether the body has barriers (a barrier only orders work-group
+    // memory); the launch plan relies on it (synchronises), so a body that breaks it is ours.
+    if (s.localWords == 0 && s.body.find("SF_BARRIER") != std::string::npos)
+        throw InternalError("SIMT stage " + std::to_string(stage) + " of '" + t.symbol +
+                            "' has barriers but no work-group memory");
     w << s.body;
     // A stage that shares work-group memory synchronises on it; ending it with a barrier keeps
     // PoCL from running its tail (after the last barrier) under other work-items' conditions.
@@ -271,6 +276,17 @@ void printSteps(Writer& w, const codegen::Plan& plan, Program& p,
     w << "}\n(void)sfLocal;\n}\n\n";
 }
 
+// Whether stage `s` of any group of a run has barriers (Stage::localWords). Without them the
+// run's tables share the stage's launch on every device: PoCL mishandles only barriers under the
+// dispatch's conditions (Dialect::tablesShareLaunches), and PoCL compiles each kernel at its first
+// launch (tens of milliseconds each), so a launch per table per stage made initialisation most of
+// a model's kernels.
+bool synchronises(const std::vector<std::vector<Stage>>& stages, size_t s) {
+    for (const auto& groupStages : stages)
+        if (s < groupStages.size() && groupStages[s].localWords > 0) return true;
+    return false;
+}
+
 // Whether consecutive groups of a kernel may share launches (run at once): the same body kind
 // and independent of each other. Postsynaptic learning runs after every presynaptic update; custom
 // updates run in the order they were added (a reduction reads what the update before it wrote),
@@ -358,7 +374,7 @@ Program generate(const codegen::Plan& plan, const Dialect& dialect) {
                 shapes.back().push_back({std::move(ranges), localWords});
             };
             for (size_t s = 0; s < numStages; s++) {
-                if (dialect.tablesShareLaunches) {
+                if (dialect.tablesShareLaunches || !synchronises(stages, s)) {
                     emit(s, first, last, "");
                     continue;
                 }

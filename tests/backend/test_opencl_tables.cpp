@@ -167,3 +167,38 @@ TEST(OpenClTables, TheTableStoreWritesEveryFieldOfEveryGroup) {
                    {"1 groups for a table of 3"});
     expectContains(errorOf<InternalError>([&] { device->bindTable(2, values); }), {"table 2"});
 }
+
+// Every OpenClDevice on one device uses the process's context for it (PoCL loads its kernel
+// library into each new context), which outlives the devices: a buffer of one device survives
+// another's end, and a device opened after all have gone builds and runs.
+TEST(OpenClTables, DevicesShareTheProcesssContextWhichOutlivesThem) {
+    std::unique_ptr<OpenClDevice> a, b;
+    try {
+        a = OpenClDevice::open("");
+        b = OpenClDevice::open("");
+    } catch (const BackendError& e) {
+        GTEST_SKIP() << "no usable OpenCL device: " << e.what();
+    }
+    EXPECT_EQ(a->context(), b->context());
+    const cl_context context = a->context();
+    const backends::Buffer kept = a->allocate(sizeof(float));
+    const float value = 3.5f;
+    a->copyToDevice(kept, &value, sizeof value);
+    b.reset();
+    float back = 0.0f;
+    a->copyFromDevice(&back, kept, sizeof back);
+    EXPECT_EQ(back, 3.5f);
+    a.reset();
+
+    const auto c = OpenClDevice::open("");
+    EXPECT_EQ(c->context(), context);
+    const Program program = c->buildProgram(
+        "__kernel void twice(__global float* x) { x[0] = 2.0f * x[0]; }", buildOptions(c->info()));
+    Kernel twice = program.kernel("twice");
+    const backends::Buffer x = c->allocate(sizeof(float));
+    c->copyToDevice(x, &value, sizeof value);
+    twice.setBuffer(0, x);
+    c->enqueue(twice, 1, 1);
+    c->copyFromDevice(&back, x, sizeof back);
+    EXPECT_EQ(back, 7.0f);
+}

@@ -269,6 +269,43 @@ TEST(SimtNeuronUpdate, CpuFormIsOneLaunchOfWordsClearingTheNextSlot) {
     buildsOnOpenCl(prog);
 }
 
+// Stages without barriers run every table of a run in one launch on every device (PoCL compiles
+// each kernel at its first launch); a stage with barriers runs one table per launch where the
+// dialect says barriers may not sit under the dispatch's conditions (PoCL).
+TEST(SimtLaunches, BarrierFreeStagesShareLaunchesEvenWhereBarrierStagesMayNot) {
+    Model m("tables");
+    twoPopulations(m, 100, 20, 2);
+    m.addNeuronGroup("Izh", 30, models::Izhikevich(),
+                     {{"a", 0.02}, {"b", 0.2}, {"c", -65.0}, {"d", 8.0}},
+                     {{"V", -65.0}, {"U", -13.0}});
+    m.finalise();
+    const Plan p = updateKernels(m);
+    ASSERT_EQ(kernelOf(p, KernelPhase::NeuronUpdate).groups.size(), 2u); // LIF and Izhikevich
+    simt::Dialect d = dialect();
+    d.tablesShareLaunches = false;
+    d.cpuDevice = true; // update and emission by words: one stage, no barrier
+    const simt::Program cpu = simt::generate(p, d);
+    const auto& one = launchesOf(p, cpu, KernelPhase::NeuronUpdate);
+    ASSERT_EQ(one.size(), 1u);
+    EXPECT_EQ(one[0].tables.size(), 2u);
+    buildsOnOpenCl(cpu);
+    d.cpuDevice = false; // a barrier-free reset of the counts, then emission through local memory
+    const simt::Program gpu = simt::generate(p, d);
+    const auto& split = launchesOf(p, gpu, KernelPhase::NeuronUpdate);
+    ASSERT_EQ(split.size(), 3u);
+    EXPECT_EQ(split[0].tables.size(), 2u);
+    EXPECT_EQ(split[1].tables.size(), 1u);
+    EXPECT_EQ(split[2].tables.size(), 1u);
+    EXPECT_NE(split[1].tables, split[2].tables);
+    buildsOnOpenCl(gpu);
+    d.tablesShareLaunches = true; // a GPU driver: every stage shares
+    const simt::Program shared = simt::generate(p, d);
+    const auto& two = launchesOf(p, shared, KernelPhase::NeuronUpdate);
+    ASSERT_EQ(two.size(), 2u);
+    EXPECT_EQ(two[0].tables.size(), 2u);
+    EXPECT_EQ(two[1].tables.size(), 2u);
+}
+
 TEST(SimtSteps, CpuDevicesRunStretchesOfStepsInOneWorkGroupWhenBarrierFreeAndSmall) {
     auto generateFor = [](unsigned nPost, bool postSpanOverride, bool cpuDevice) {
         Model m("steps");

@@ -32,9 +32,10 @@ struct BackendPreferences {
     // builds hundreds of small models; it computes the same numbers (neither contracts or
     // reassociates, and a test checks bit identity) in about half the compile time. Auto:
     // Quick where the environment has SPIKEFORGE_QUICK_BUILD=1 (the test suite sets it),
-    // Release otherwise. debugCode wins over both. The opencl and cuda backends build as they
-    // always do: their drivers' unoptimised kernels run far slower (docs/backends.md, "Quick
-    // builds").
+    // Release otherwise. debugCode wins over both. The cuda backend's Quick adds NVRTC 13's
+    // --Ofast-compile=mid (a third of the compile time; the same arithmetic). The opencl backend
+    // builds as it always does: PoCL's unoptimised kernels run far slower (docs/backends.md,
+    // "Quick builds").
     enum class Optimisation { Auto, Release, Quick };
     Optimisation optimisation = Optimisation::Auto;
     double compileTimeout = 600.0; // [s] 0 = no limit

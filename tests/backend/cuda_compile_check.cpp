@@ -3,12 +3,17 @@
 // the tests lower (codegen::setPlanObserver) is generated in the CUDA dialect and compiled with
 // NVRTC for sm_80 and sm_90; a source that does not compile fails the test that lowered it. The
 // ctest shards run the whole suite this way (CMakeLists.txt), so every model of every test is
-// compile-tested for CUDA on machines without a GPU. Identical sources are compiled once per
+// compile-tested for CUDA on machines without a GPU. Each source is compiled with the options
+// the cuda backend would use for the test's model: the quick build's under
+// SPIKEFORGE_QUICK_BUILD=1, as the suite runs (cudaCompileOptions), and one source in eight
+// (chosen by its hash, so the same in every run and shard) with the release build's options
+// as well, which keeps them covered across every kind of model the suite builds. Identical sources are compiled once per
 // run: a source that compiled leaves a marker in the generated-code cache ($SPIKEFORGE_CACHE),
 // keyed by the source, the options, the architecture and the NVRTC version, which the other
 // shards (and later runs) find; a failure leaves none, so it fails again wherever it appears.
 #include "backends/common/cache_dir.hpp"
 #include "backends/common/cache_entry.hpp"
+#include "backends/common/optimisation.hpp"
 #include "backends/common/sha256.hpp"
 #include "backends/cuda/cuda_dialect.hpp"
 #include "backends/cuda/nvrtc.hpp"
@@ -78,7 +83,9 @@ public:
         if (!active) return;
         codegen::setPlanObserver({});
         std::cout << "[cuda compile check] " << counts.plans << " plans, " << counts.compiled
-                  << " distinct sources compiled for sm_80 and sm_90 (" << counts.cached
+                  << " distinct sources compiled for sm_80 and sm_90 (quick options; one in "
+                     "eight also with the release options) ("
+                  << counts.cached
                   << " more compiled earlier in this run or cache), " << counts.failed
                   << " failed, " << counts.seconds << " s\n";
     }
@@ -109,21 +116,27 @@ private:
     // compile at once (NVRTC programs are independent), the failures are reported here, in the
     // test's thread.
     void compile(const std::string& source) {
-        const std::filesystem::path dir = backends::cache::prepare(BackendPreferences{});
-        const std::vector<std::string> options = cuda::cudaCompileOptions();
+        const BackendPreferences suite; // Auto: the environment decides, as for the suite's models
+        const std::filesystem::path dir = backends::cache::prepare(suite);
+        std::vector<std::vector<std::string>> optionSets{
+            cuda::cudaCompileOptions(false, backends::quickBuild(suite))};
+        if (const auto release = cuda::cudaCompileOptions(false, false);
+            release != optionSets.front() && alsoRelease(source))
+            optionSets.push_back(release);
         std::vector<std::pair<std::string, std::future<std::string>>> results;
-        for (const auto& [major, minor] : kArchitectures) {
-            const std::string key = markerKey(source, options, major, minor);
-            if (std::filesystem::exists(markerPath(dir, key))) continue;
-            results.emplace_back(key, std::async(std::launch::async, [&, major, minor] {
-                                     try {
-                                         cuda::compileCuda(source, major, minor, options);
-                                     } catch (const BackendError& e) {
-                                         return std::string(e.what());
-                                     }
-                                     return std::string();
-                                 }));
-        }
+        for (const auto& options : optionSets)
+            for (const auto& [major, minor] : kArchitectures) {
+                const std::string key = markerKey(source, options, major, minor);
+                if (std::filesystem::exists(markerPath(dir, key))) continue;
+                results.emplace_back(key, std::async(std::launch::async, [&, major, minor] {
+                                         try {
+                                             cuda::compileCuda(source, major, minor, options);
+                                         } catch (const BackendError& e) {
+                                             return std::string(e.what());
+                                         }
+                                         return std::string();
+                                     }));
+            }
         (results.empty() ? counts.cached : counts.compiled)++;
         for (auto& [key, result] : results) {
             if (const std::string e = result.get(); !e.empty()) {
@@ -133,6 +146,13 @@ private:
                 backends::cache::publish(dir, key, markerPath(dir, key), "compiled\n");
             }
         }
+    }
+
+    // One source in eight by its hash is also compiled with the release build's options.
+    static bool alsoRelease(const std::string& source) {
+        backends::Sha256 h;
+        h.field(source);
+        return h.hexDigest()[0] < '2';
     }
 
     std::unordered_set<std::string> seen; // sources checked so far in this process

@@ -28,14 +28,16 @@ namespace {
     if (!cuda::nvrtcInfo().available) GTEST_SKIP() << cuda::nvrtcInfo().reason
 
 // Generates `m`'s program in the CUDA dialect and compiles it for sm_80 and sm_90.
-void compilesForCuda(Model& m, unsigned workGroupSize = 128, bool fastMath = false) {
+void compilesForCuda(Model& m, unsigned workGroupSize = 128, bool fastMath = false,
+                     bool quick = false) {
     m.finalise();
     const simt::Program p =
         simt::generate(codegen::lowerModel(m), cuda::cudaDialect(workGroupSize));
     for (int major : {8, 9}) {
         cuda::CompiledCuda out;
         try {
-            out = cuda::compileCuda(p.source, major, 0, cuda::cudaCompileOptions(fastMath));
+            out = cuda::compileCuda(p.source, major, 0,
+                                    cuda::cudaCompileOptions(fastMath, quick));
         } catch (const BackendError& e) {
             ADD_FAILURE() << "sm_" << major << "0: " << e.what();
             continue;
@@ -118,6 +120,25 @@ TEST(CudaCompile, FastMathOptions) {
                       {models::StaticPulse(), {}, {{"g", init::Normal(0.0, 1.0)}}, {}, {}},
                       {models::ExpCurr(), {{"tau", 5.0}}, {}});
     compilesForCuda(m, 128, true);
+}
+
+// BackendPreferences::optimisation Quick: NVRTC 13's --Ofast-compile=mid besides the exact
+// options (no other change to arithmetic); an older NVRTC gets the release options.
+TEST(CudaCompile, QuickOptions) {
+    SKIP_WITHOUT_NVRTC();
+    const auto release = cuda::cudaCompileOptions(false, false);
+    const auto quick = cuda::cudaCompileOptions(false, true);
+    EXPECT_EQ(std::find(release.begin(), release.end(), "--Ofast-compile=mid"), release.end());
+    auto expected = release;
+    if (cuda::nvrtcInfo().major >= 13) expected.push_back("--Ofast-compile=mid");
+    EXPECT_EQ(quick, expected);
+    Model m("quick_options");
+    m.addNeuronGroup("Pre", 300, models::LIF(), kLif, kLifVars);
+    m.addNeuronGroup("Post", 200, models::LIF(), kLif, kLifVars);
+    m.addSynapseGroup("Sparse", MatrixType::Sparse, 0, "Pre", "Post",
+                      {models::StaticPulse(), {}, {{"g", init::Normal(0.0, 1.0)}}, {}, {}},
+                      {models::ExpCurr(), {{"tau", 5.0}}, {}}, init::FixedProbability(0.1));
+    compilesForCuda(m, 128, false, true);
 }
 
 TEST(CudaCompile, StdpDenseAndSparse) {

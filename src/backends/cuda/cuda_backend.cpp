@@ -2,6 +2,7 @@
 
 #include "backends/common/cache_dir.hpp"
 #include "backends/common/cache_entry.hpp"
+#include "backends/common/optimisation.hpp"
 #include "backends/common/sha256.hpp"
 #include "backends/cuda/cuda_device.hpp"
 #include "backends/cuda/cuda_dialect.hpp"
@@ -49,7 +50,8 @@ std::string cachedCubin(const DeviceInfo& device, const std::string& source,
                         const BackendPreferences& prefs, BuildInfo& info) {
     const NvrtcInfo& nvrtc = nvrtcInfo();
     if (!nvrtc.available) throw BackendError("the cuda backend cannot run: " + nvrtc.reason);
-    const std::vector<std::string> options = cudaCompileOptions(prefs.fastMath);
+    const std::vector<std::string> options =
+        cudaCompileOptions(prefs.fastMath, backends::quickBuild(prefs));
     const fs::path dir = backends::cache::prepare(prefs);
     const std::string key =
         cubinKey(source, options, device.major, device.minor, nvrtc.major, nvrtc.minor);

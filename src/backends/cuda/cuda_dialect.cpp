@@ -13,6 +13,8 @@ namespace spikeforge::cuda {
 
 namespace {
 
+constexpr int kFastCompileSince = 13; // NVRTC major version with --Ofast-compile
+
 // The shuffles use the full-warp mask: the SIMT reductions call them in every lane of a warp.
 // Max keeps the tree's `y > x ? y : x` (simt_reduce.cpp), so a NaN is dropped the same way.
 constexpr const char* kPrelude = R"(typedef unsigned char uint8_t;
@@ -105,7 +107,7 @@ simt::Dialect cudaDialect(unsigned workGroupSize) {
     return d;
 }
 
-std::vector<std::string> cudaCompileOptions(bool fastMath) {
+std::vector<std::string> cudaCompileOptions(bool fastMath, bool quick) {
     // No fused multiply-add: a*b+c stays two roundings, as on the cpu and opencl backends, so
     // that one model gives the same numbers wherever summation order cannot differ (unless the
     // user asked for fast maths: approximate division and square root, fused multiply-add).
@@ -113,8 +115,15 @@ std::vector<std::string> cudaCompileOptions(bool fastMath) {
     // use, and a launch tests every range's bounds (the first's lower bound is 0): by design, so
     // their warnings (177: declared but never referenced, 186: unsigned compared with zero, 550:
     // set but never used) would only bury a real message in the log.
-    return {fastMath ? "--use_fast_math" : "--fmad=false", "--std=c++17",
-            "--diag-suppress=177,186,550"};
+    std::vector<std::string> options{fastMath ? "--use_fast_math" : "--fmad=false", "--std=c++17",
+                                     "--diag-suppress=177,186,550"};
+    // A quick build (BackendPreferences::optimisation) trades optimisation in NVVM and ptxas
+    // for compile time: a test model compiles in half the time or less (a 110 kB program:
+    // 3.0 s -> 1.0 s for sm_90). It changes no arithmetic: the options above still hold.
+    // NVRTC 13 has the option; an older one builds every program as a release build.
+    if (quick && nvrtcInfo().available && nvrtcInfo().major >= kFastCompileSince)
+        options.push_back("--Ofast-compile=mid");
+    return options;
 }
 
 } // namespace spikeforge::cuda

@@ -17,7 +17,8 @@ namespace spikeforge::cuda {
 // warps).
 simt::Dialect cudaDialect(unsigned workGroupSize = 128);
 
-// NVRTC options every SIMT program is compiled with (besides the target architecture).
-std::vector<std::string> cudaCompileOptions(bool fastMath = false);
+// NVRTC options every SIMT program is compiled with (besides the target architecture). `quick`:
+// a quick build (backends::quickBuild), which compiles faster where NVRTC can.
+std::vector<std::string> cudaCompileOptions(bool fastMath = false, bool quick = false);
 
 } // namespace spikeforge::cuda

@@ -7,10 +7,11 @@
 // the cuda backend would use for the test's model: the quick build's under
 // SPIKEFORGE_QUICK_BUILD=1, as the suite runs (cudaCompileOptions), and one source in eight
 // (chosen by its hash, so the same in every run and shard) with the release build's options
-// as well, which keeps them covered across every kind of model the suite builds. Identical sources are compiled once per
-// run: a source that compiled leaves a marker in the generated-code cache ($SPIKEFORGE_CACHE),
-// keyed by the source, the options, the architecture and the NVRTC version, which the other
-// shards (and later runs) find; a failure leaves none, so it fails again wherever it appears.
+// as well, which keeps them covered across every kind of model the suite builds. Identical sources
+// are compiled once per run: a source that compiled leaves a marker in the generated-code cache
+// ($SPIKEFORGE_CACHE), keyed by the source, the options, the architecture and the NVRTC version,
+// which the other shards (and later runs) find; a failure leaves none, so it fails again wherever
+// it appears.
 #include "backends/common/cache_dir.hpp"
 #include "backends/common/cache_entry.hpp"
 #include "backends/common/optimisation.hpp"
@@ -51,8 +52,8 @@ std::filesystem::path markerPath(const std::filesystem::path& dir, const std::st
     return dir / (key + ".nvrtc-ok");
 }
 
-std::string markerKey(const std::string& source, const std::vector<std::string>& options,
-                      int major, int minor) {
+std::string markerKey(const std::string& source, const std::vector<std::string>& options, int major,
+                      int minor) {
     backends::Sha256 h;
     h.field("spikeforge-cuda-compile-check-1");
     h.field(source);
@@ -85,9 +86,8 @@ public:
         std::cout << "[cuda compile check] " << counts.plans << " plans, " << counts.compiled
                   << " distinct sources compiled for sm_80 and sm_90 (quick options; one in "
                      "eight also with the release options) ("
-                  << counts.cached
-                  << " more compiled earlier in this run or cache), " << counts.failed
-                  << " failed, " << counts.seconds << " s\n";
+                  << counts.cached << " more compiled earlier in this run or cache), "
+                  << counts.failed << " failed, " << counts.seconds << " s\n";
     }
 
     bool active = false;

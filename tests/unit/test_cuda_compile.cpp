@@ -36,8 +36,7 @@ void compilesForCuda(Model& m, unsigned workGroupSize = 128, bool fastMath = fal
     for (int major : {8, 9}) {
         cuda::CompiledCuda out;
         try {
-            out = cuda::compileCuda(p.source, major, 0,
-                                    cuda::cudaCompileOptions(fastMath, quick));
+            out = cuda::compileCuda(p.source, major, 0, cuda::cudaCompileOptions(fastMath, quick));
         } catch (const BackendError& e) {
             ADD_FAILURE() << "sm_" << major << "0: " << e.what();
             continue;
@@ -98,8 +97,8 @@ TEST(CudaCompile, DefinedArithmetic) {
         m.setPrecision(precision);
         m.addNeuronGroup("N", 64, nm, {}, {{"x", 1.0}, {"a", 1.0}, {"b", 1.0}});
         m.addSynapseGroup("S", MatrixType::Sparse, 0, "N", "N",
-                          {wu, {}, {{"g", 1.0}, {"k", 1.0}}, {}, {}},
-                          {models::DeltaCurr(), {}, {}}, init::FixedProbability(0.1));
+                          {wu, {}, {{"g", 1.0}, {"k", 1.0}}, {}, {}}, {models::DeltaCurr(), {}, {}},
+                          init::FixedProbability(0.1));
         SCOPED_TRACE(precision == Precision::Float ? "float" : "double");
         compilesForCuda(m);
         compilesForCuda(m, 128, true);

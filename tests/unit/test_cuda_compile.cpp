@@ -131,6 +131,12 @@ TEST(CudaCompile, QuickOptions) {
     auto expected = release;
     if (cuda::nvrtcInfo().major >= 13) expected.push_back("--Ofast-compile=mid");
     EXPECT_EQ(quick, expected);
+    // --minimal (NVRTC 12.4 and later) in both: every generated program compiles without the
+    // declarations it leaves out (the CUDA compile check compiles all of the suite's with it).
+    const auto info = cuda::nvrtcInfo();
+    const bool minimal = info.major > 12 || (info.major == 12 && info.minor >= 4);
+    for (const auto* options : {&release, &quick})
+        EXPECT_EQ(std::count(options->begin(), options->end(), "--minimal"), minimal ? 1 : 0);
     Model m("quick_options");
     m.addNeuronGroup("Pre", 300, models::LIF(), kLif, kLifVars);
     m.addNeuronGroup("Post", 200, models::LIF(), kLif, kLifVars);

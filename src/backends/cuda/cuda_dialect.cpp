@@ -9,11 +9,15 @@
 
 #include "spikeforge/errors.hpp"
 
+#include <utility>
+
 namespace spikeforge::cuda {
 
 namespace {
 
 constexpr int kFastCompileSince = 13; // NVRTC major version with --Ofast-compile
+// NVRTC version (major, minor) with --minimal.
+constexpr std::pair<int, int> kMinimalSince = {12, 4};
 
 // The shuffles use the full-warp mask: the SIMT reductions call them in every lane of a warp.
 // Max keeps the tree's `y > x ? y : x` (simt_reduce.cpp), so a NaN is dropped the same way.
@@ -117,6 +121,13 @@ std::vector<std::string> cudaCompileOptions(bool fastMath, bool quick) {
     // set but never used) would only bury a real message in the log.
     std::vector<std::string> options{fastMath ? "--use_fast_math" : "--fmad=false", "--std=c++17",
                                      "--diag-suppress=177,186,550"};
+    // --minimal leaves out what the generated code never uses (textures and surfaces, the CUDA
+    // runtime's device functions and types, launches from device code): NVRTC then declares less
+    // before it reads the program, a fifth less compile time for a test model (NVRTC 13, sm_90).
+    // An older NVRTC, without the option, compiles the same source without it.
+    if (nvrtcInfo().available &&
+        std::pair(nvrtcInfo().major, nvrtcInfo().minor) >= kMinimalSince)
+        options.push_back("--minimal");
     // A quick build (BackendPreferences::optimisation) trades optimisation in NVVM and ptxas
     // for compile time: a test model compiles in half the time or less (a 110 kB program:
     // 3.0 s -> 1.0 s for sm_90). It changes no arithmetic: the options above still hold.

@@ -557,3 +557,45 @@ TEST(CacheLibrary, UnusableFreshLibraryIsABackendError) {
         EXPECT_NE(e.path().extension(), ".so") << e.path();
     EXPECT_TRUE(tempFiles(cache.path).empty());
 }
+
+namespace {
+std::vector<fs::path> preludes(const fs::path& dir) {
+    std::vector<fs::path> out;
+    for (const auto& e : fs::directory_iterator(dir))
+        if (e.path().filename().string().find(".prelude.h.gch") != std::string::npos)
+            out.push_back(e.path());
+    return out;
+}
+bool compilerIsGcc() {
+    const std::string cc = cpu::resolveProgram(cpu::compilerName(""));
+    const std::string version = cpu::identifyCompiler(cc, {"-O0"}, 30.0).version;
+    return version.find("clang") == std::string::npos &&
+           (version.find("GCC") != std::string::npos || version.find("g++") != std::string::npos ||
+            version.find("Free Software Foundation") != std::string::npos);
+}
+} // namespace
+
+// The standard headers are precompiled once per compiler and flags into the cache and reused by
+// every model built with them; a damaged precompiled header is passed over by the compiler, and
+// the model still builds and computes the closed form.
+TEST(CachePrelude, PrecompiledOnceReusedAndADamagedOneIsPassedOver) {
+    if (!compilerIsGcc()) GTEST_SKIP() << "the precompiled prelude is built for GCC only";
+    TempDir tmp;
+    const std::string first = keyOf(runCell(prefsFor(tmp.path)));
+    const auto built = preludes(tmp.path);
+    ASSERT_EQ(built.size(), 1u);
+    const auto stamp = fs::last_write_time(built[0]);
+    const std::string second = keyOf(runCell(prefsFor(tmp.path), 0.5));
+    ASSERT_NE(first, second); // another library, the same prelude
+    EXPECT_EQ(preludes(tmp.path), built);
+    EXPECT_EQ(fs::last_write_time(built[0]), stamp);
+    EXPECT_TRUE(tempFiles(tmp.path).empty());
+
+    for (const std::string& bytes : {std::string("garbage"), readAll(built[0]).substr(0, 4096)}) {
+        TempDir damaged;
+        writeAll(damaged.path / built[0].filename(), bytes);
+        writeAll(damaged.path / built[0].stem(), readAll(tmp.path / built[0].stem()));
+        EXPECT_FALSE(runCell(prefsFor(damaged.path)).cacheHit);
+        EXPECT_EQ(readAll(damaged.path / built[0].filename()), bytes); // used as found
+    }
+}

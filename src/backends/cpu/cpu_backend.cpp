@@ -7,6 +7,7 @@
 #include "backends/cpu/cache.hpp"
 #include "backends/cpu/compiler.hpp"
 #include "backends/cpu/cpu_generator.hpp"
+#include "backends/cpu/precompiled_prelude.hpp"
 #include "codegen/ctype.hpp"
 
 #include <algorithm>
@@ -372,10 +373,11 @@ std::string timeoutText(double seconds) {
 }
 
 // Compiles `source` into `lib` (through temporary files, published by rename); the source is kept
-// next to it as `src` for inspection, also when the compile fails.
+// next to it as `src` for inspection, also when the compile fails. `prelude`, where not empty, is
+// included first (`-include`): the precompiled standard headers (precompiled_prelude.hpp).
 void compile(const std::string& compiler, const std::vector<std::string>& flags,
-             const std::string& source, const fs::path& dir, const std::string& key,
-             const fs::path& src, const fs::path& lib, double timeout) {
+             const fs::path& prelude, const std::string& source, const fs::path& dir,
+             const std::string& key, const fs::path& src, const fs::path& lib, double timeout) {
     const std::string stem = cache::tempStem(key);
     TempFiles temps{{dir / (stem + ".cpp"), dir / (stem + ".so")}};
     const fs::path& tmpSrc = temps.paths[0];
@@ -387,6 +389,7 @@ void compile(const std::string& compiler, const std::vector<std::string>& flags,
     }
     std::vector<std::string> argv{compiler};
     argv.insert(argv.end(), flags.begin(), flags.end());
+    if (!prelude.empty()) argv.insert(argv.end(), {"-include", prelude.string()});
     argv.insert(argv.end(), {"-o", tmpLib.string(), tmpSrc.string()});
     ProcessOptions options;
     options.timeout = timeout;
@@ -475,8 +478,10 @@ std::unique_ptr<backends::Device> CpuBackend::build(const codegen::Plan& plan, B
     const std::string compiler = resolveProgram(compilerName(m_prefs.compiler));
     const std::vector<std::string> flags = compileFlags(m_prefs);
     const std::string source = generateSource(plan);
-    const std::string key =
-        cache::computeKey(source, identifyCompiler(compiler, flags, timeout), flags);
+    const CompilerIdentity identity = identifyCompiler(compiler, flags, timeout);
+    // The key leaves out the precompiled prelude: it changes the time a compile takes, never
+    // the code it makes.
+    const std::string key = cache::computeKey(source, identity, flags);
     const fs::path src = dir / (key + ".cpp"), lib = dir / (key + ".so");
     info.sourcePath = src.string();
     info.cacheHit = true;
@@ -491,7 +496,10 @@ std::unique_ptr<backends::Device> CpuBackend::build(const codegen::Plan& plan, B
     if (void* h = loadChecked(lib, key, lock.held(), poisoned, why))
         return std::make_unique<CpuDevice>(h, m_threads, plan, batchSteps);
     const auto t0 = std::chrono::steady_clock::now();
-    compile(compiler, flags, source + cache::keySymbolSource(key), dir, key, src, lib, timeout);
+    const fs::path prelude =
+        precompiledPrelude(compiler, identity, flags, standardIncludes(plan), dir, timeout);
+    compile(compiler, flags, prelude, source + cache::keySymbolSource(key), dir, key, src, lib,
+            timeout);
     info.compileSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     info.cacheHit = false;
@@ -513,8 +521,8 @@ std::string compilerStatus(const BackendPreferences& prefs) {
         const auto stamp = fs::last_write_time(program, ec);
         const auto size = ec ? 0 : fs::file_size(fs::canonical(program, ec), ec);
         const std::string key = program + '\n' +
-                                std::to_string(ec ? 0 : stamp.time_since_epoch().count()) +
-                                '\n' + std::to_string(ec ? 0 : size);
+                                std::to_string(ec ? 0 : stamp.time_since_epoch().count()) + '\n' +
+                                std::to_string(ec ? 0 : size);
         static std::mutex mutex;
         static std::unordered_set<std::string> working;
         {

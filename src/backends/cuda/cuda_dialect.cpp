@@ -125,8 +125,7 @@ std::vector<std::string> cudaCompileOptions(bool fastMath, bool quick) {
     // runtime's device functions and types, launches from device code): NVRTC then declares less
     // before it reads the program, a fifth less compile time for a test model (NVRTC 13, sm_90).
     // An older NVRTC, without the option, compiles the same source without it.
-    if (nvrtcInfo().available &&
-        std::pair(nvrtcInfo().major, nvrtcInfo().minor) >= kMinimalSince)
+    if (nvrtcInfo().available && std::pair(nvrtcInfo().major, nvrtcInfo().minor) >= kMinimalSince)
         options.push_back("--minimal");
     // A quick build (BackendPreferences::optimisation) trades optimisation in NVVM and ptxas
     // for compile time: a test model compiles in half the time or less (a 110 kB program:

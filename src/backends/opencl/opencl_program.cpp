@@ -1,14 +1,20 @@
 // The loaded SIMT program of an OpenClDevice: kernels per launch, merged-group tables written in
-// 8-byte words by the program's table-store kernel (a cl_mem has no device address the host
-// could write, so the kernel receives the buffers as arguments and stores their addresses), and
+// 8-byte words by the table-store kernel (a program of its own, built once per context and shared
+// by every model: a cl_mem has no device address the host could write, so the kernel receives the
+// buffers as arguments and stores their addresses), and
 // plan kernels run as their sequences of launches on the in-order queue.
 #include "backends/opencl/opencl_device.hpp"
+
+#include "backends/opencl/opencl_dialect.hpp"
 
 #include "codegen/ctype.hpp"
 #include "spikeforge/errors.hpp"
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <utility>
 
 namespace spikeforge::opencl {
 
@@ -18,6 +24,23 @@ constexpr size_t kWord = 8; // [B] the table store's unit: a pointer, or 8 bytes
 
 size_t roundUpToWord(size_t bytes) {
     return (bytes + kWord - 1) / kWord * kWord;
+}
+
+// The table store (simt::Program::tableStoreSource) built once per context and source and kept
+// for the process, as the contexts are (opencl_device.cpp): it is the same for every model, and
+// PoCL compiles a kernel at its first launch in each program (about 0.2 s), so a copy in every
+// model's program was compiled once per model. Each device creates its own kernel object from
+// it (kernel arguments belong to a kernel object). A program that does not build is not kept,
+// and the BackendError reaches the model's build.
+const Program& sharedTableStore(const OpenClDevice& device, const std::string& source) {
+    static std::mutex mutex;
+    static auto* const built = new std::map<std::pair<cl_context, std::string>, Program>;
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto key = std::make_pair(device.context(), source);
+    auto it = built->find(key);
+    if (it == built->end())
+        it = built->emplace(key, device.buildProgram(source, buildOptions(device.info()))).first;
+    return it->second;
 }
 
 } // namespace
@@ -32,7 +55,8 @@ void OpenClDevice::load(const codegen::Plan& plan, const simt::Program& program,
             loaded.push_back({m_program->kernel(l.function), l, {}});
         m_launches.push_back(std::move(loaded));
     }
-    m_tableStore.emplace(m_program->kernel(program.tableStore));
+    m_tableStore.emplace(
+        sharedTableStore(*this, program.tableStoreSource).kernel(program.tableStore));
     m_steps.reset();
     if (!program.steps.function.empty())
         m_steps.emplace(StepsKernel{m_program->kernel(program.steps.function), program.steps});

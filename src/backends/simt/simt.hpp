@@ -109,8 +109,13 @@ struct Program {
     // A slot is the byte offset of an 8-byte word of the table buffer; with kStoreAddress set
     // the word becomes `address` (a buffer's device address), else `word` (8 bytes of numbers,
     // in the host's byte order); kNoStore stores nothing. One kernel serves every table and
-    // every rebind: a kernel costs a compile on its first launch (tens of ms on PoCL).
+    // every rebind: a kernel costs a compile on its first launch (about 0.2 s on PoCL).
+    // It is the same for every model, so it is a program of its own, `tableStoreSource` (the
+    // dialect's prelude and this kernel), which a device builds once and shares among all the
+    // models it loads: on PoCL, a sixth of the suite's kernel compiles were this kernel, once
+    // per model.
     std::string tableStore;
+    std::string tableStoreSource;
     // On a CPU device (Dialect::cpuDevice), when every launch of the step kernels is free of
     // barriers and a step is small (kStepsKernelMaxItems), a kernel function that runs a whole
     // stretch of steps in one work-group, the step kernels' launches in order with a barrier
@@ -134,6 +139,8 @@ struct Program {
 inline constexpr size_t kStepsKernelMaxItems = 4096;
 
 Program generate(const codegen::Plan& plan, const Dialect& dialect);
+// Program::tableStoreSource for `dialect`.
+std::string tableStoreSource(const Dialect& dialect);
 
 // Program::tableStore's stores per launch and its slot flags.
 inline constexpr unsigned kTableStoresPerLaunch = 8;

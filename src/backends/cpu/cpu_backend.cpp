@@ -400,6 +400,17 @@ void compile(const std::string& compiler, const std::vector<std::string>& flags,
         reraisePendingSignal();
         throw BackendError("compiling generated code was interrupted by a signal");
     }
+    // GCC passes over a precompiled header it does not recognise but fails on one it cannot
+    // read (a damaged file: "cannot read PCH file", "while reading precompiled header"): that one
+    // is removed, to be built again by the next model, and this compile runs without it.
+    if (!r.ok() && !prelude.empty() &&
+        (r.output.find("precompiled header") != std::string::npos ||
+         r.output.find("PCH file") != std::string::npos)) {
+        temps.removeAll();
+        discardPrecompiledPrelude(prelude);
+        compile(compiler, flags, {}, source, dir, key, src, lib, timeout);
+        return;
+    }
     fs::rename(tmpSrc, src, ec);
     if (!r.ok()) reportFailure(r, compiler, src, timeout);
     fs::rename(tmpLib, lib, ec); // atomic: a reader sees the old file or the whole new one

@@ -103,4 +103,9 @@ fs::path precompiledPrelude(const std::string& compiler, const CompilerIdentity&
     return {};
 }
 
+void discardPrecompiledPrelude(const fs::path& header) {
+    std::error_code ec;
+    fs::remove(fs::path(header.string() + ".gch"), ec);
+}
+
 } // namespace spikeforge::cpu

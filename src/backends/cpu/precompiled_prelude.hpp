@@ -16,11 +16,16 @@ namespace spikeforge::cpu {
 // its precompiled form beside it: built under a lock and published by rename when missing.
 // Empty where there is none to use, and the caller compiles without one: a compiler other than
 // GCC (Clang finds precompiled headers by another name and format), or a build of the header
-// that failed or timed out (the compile that follows reports any real problem).
+// that failed or timed out (the compile that follows reports any real problem). A compile that
+// fails on reading the precompiled form runs again without it (cpu_backend.cpp).
 std::filesystem::path precompiledPrelude(const std::string& compiler,
                                          const CompilerIdentity& identity,
                                          const std::vector<std::string>& flags,
                                          const std::string& includes,
                                          const std::filesystem::path& dir, double timeout);
+
+// Removes the precompiled form of `header` (from precompiledPrelude) after a compile could not
+// read it; the next build makes it again. A reader that has it open keeps its copy.
+void discardPrecompiledPrelude(const std::filesystem::path& header);
 
 } // namespace spikeforge::cpu

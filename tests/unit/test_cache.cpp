@@ -5,6 +5,7 @@
 #include "backends/cpu/cache.hpp"
 #include "backends/cpu/compiler.hpp"
 #include "backends/cpu/cpu_backend.hpp"
+#include "backends/cpu/precompiled_prelude.hpp"
 #include "spikeforge/models.hpp"
 #include "spikeforge/simulation.hpp"
 
@@ -568,10 +569,7 @@ std::vector<fs::path> preludes(const fs::path& dir) {
 }
 bool compilerIsGcc() {
     const std::string cc = cpu::resolveProgram(cpu::compilerName(""));
-    const std::string version = cpu::identifyCompiler(cc, {"-O0"}, 30.0).version;
-    return version.find("clang") == std::string::npos &&
-           (version.find("GCC") != std::string::npos || version.find("g++") != std::string::npos ||
-            version.find("Free Software Foundation") != std::string::npos);
+    return cpu::precompilesPrelude(cpu::identifyCompiler(cc, {"-O0"}, 30.0));
 }
 } // namespace
 

@@ -1,6 +1,5 @@
 #include "backends/cpu/precompiled_prelude.hpp"
 
-#include "backends/common/sha256.hpp"
 #include "backends/cpu/cache.hpp"
 
 #include <fstream>
@@ -12,28 +11,6 @@ namespace fs = std::filesystem;
 namespace spikeforge::cpu {
 
 namespace {
-
-bool isGcc(const CompilerIdentity& identity) {
-    return identity.version.find("clang") == std::string::npos &&
-           (identity.version.find("GCC") != std::string::npos ||
-            identity.version.find("g++") != std::string::npos ||
-            identity.version.find("Free Software Foundation") != std::string::npos);
-}
-
-// Over everything GCC checks before it uses a precompiled header (the compiler, the target and
-// the options), and the header's text.
-std::string preludeKey(const CompilerIdentity& identity, const std::vector<std::string>& flags,
-                       const std::string& includes) {
-    backends::Sha256 h;
-    h.field("spikeforge-cpu-prelude-1");
-    h.field(includes);
-    h.field(identity.path);
-    h.field(identity.version);
-    h.field(identity.target);
-    for (const auto& f : flags)
-        h.field(f);
-    return h.hexDigest();
-}
 
 bool writeFile(const fs::path& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary);
@@ -78,11 +55,22 @@ bool build(const std::string& compiler, const std::vector<std::string>& flags,
 
 } // namespace
 
+bool precompilesPrelude(const CompilerIdentity& identity) {
+    return identity.version.find("clang") == std::string::npos &&
+           (identity.version.find("GCC") != std::string::npos ||
+            identity.version.find("g++") != std::string::npos ||
+            identity.version.find("Free Software Foundation") != std::string::npos);
+}
+
 fs::path precompiledPrelude(const std::string& compiler, const CompilerIdentity& identity,
                             const std::vector<std::string>& flags, const std::string& includes,
                             const fs::path& dir, double timeout) {
-    if (!isGcc(identity)) return {};
-    const std::string key = preludeKey(identity, flags, includes);
+    if (!precompilesPrelude(identity)) return {};
+    // Over everything GCC checks before it uses a precompiled header (the compiler, the target
+    // and the options) and the header's text, as a library's key is; the leading line keeps it
+    // apart from every library's (a generated source starts with its own comment).
+    const std::string key =
+        cache::computeKey("// spikeforge precompiled prelude 1\n" + includes, identity, flags);
     const fs::path header = dir / (key + ".prelude.h");
     const fs::path pch = header.string() + ".gch";
     std::error_code ec;

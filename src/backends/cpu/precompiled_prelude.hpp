@@ -12,10 +12,14 @@
 
 namespace spikeforge::cpu {
 
+// Whether `identity` is a compiler the prelude is precompiled for: GCC (Clang finds precompiled
+// headers by another name and format).
+bool precompilesPrelude(const CompilerIdentity& identity);
+
 // The header to pass with `-include` for `includes` (the generated source's include lines),
 // its precompiled form beside it: built under a lock and published by rename when missing.
-// Empty where there is none to use, and the caller compiles without one: a compiler other than
-// GCC (Clang finds precompiled headers by another name and format), or a build of the header
+// Empty where there is none to use, and the caller compiles without one: a compiler
+// precompilesPrelude refuses, or a build of the header
 // that failed or timed out (the compile that follows reports any real problem). A compile that
 // fails on reading the precompiled form runs again without it (cpu_backend.cpp).
 std::filesystem::path precompiledPrelude(const std::string& compiler,

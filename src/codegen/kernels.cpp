@@ -238,6 +238,13 @@ std::vector<size_t> stepKernels(const Plan& plan) {
     return dynamics;
 }
 
+std::vector<size_t> initKernels(const Plan& plan) {
+    std::vector<size_t> kernels;
+    for (size_t k = 0; k < plan.kernels.size(); k++)
+        if (plan.kernels[k].phase == KernelPhase::Initialise) kernels.push_back(k);
+    return kernels;
+}
+
 bool stepsAreBatchLocal(const Plan& plan) {
     if (plan.batchSize < 2) return false;
     std::set<std::string> shared;

@@ -133,6 +133,10 @@ struct Plan {
 // the runtime and for a device that runs many steps at once (backends::Device::runSteps).
 std::vector<size_t> stepKernels(const Plan& plan);
 
+// The initialisation kernels in the order they run (plan order; indices into Plan::kernels): one
+// definition for the runtime and for a device that runs them as one launch (simt::Program::init).
+std::vector<size_t> initKernels(const Plan& plan);
+
 // Whether the step kernels may run one batch element at a time through a whole stretch of steps
 // (batch element b's steps 0..n, then b+1's...) with the same result as step by step: batch
 // size above one and no step kernel writes state shared by the batch elements. Writable

@@ -93,8 +93,7 @@ void Simulation::Impl::sortKernels() {
         const auto& kernel = plan.kernels[k];
         switch (kernel.phase) {
         case P::Initialise:
-            initKernels.push_back(k);
-            break;
+            break; // codegen::initKernels orders them
         case P::SynapseDynamics:
         case P::PresynapticEventUpdate:
         case P::PresynapticUpdate:
@@ -114,6 +113,7 @@ void Simulation::Impl::sortKernels() {
             break;
         }
     }
+    initKernels = codegen::initKernels(plan);
     stepKernels = codegen::stepKernels(plan);
 }
 

@@ -46,7 +46,10 @@ void Simulation::Impl::initialise(bool clear) {
     errors->restart();
     refreshTables();
     uploadHostBuiltLayouts();
-    launchAll(initKernels);
+    // As one step of the initialisation kernels (Device::runSteps with the same arguments as
+    // their launches): a device may run them as one launch (simt::Program::init).
+    queue.push_back(backends::SequenceItem::ofSteps(initKernels, args(), 1, model.dt()));
+    submit();
     uploadGivenValues();
     if (prefs.keepInitialState) keepInitialState();
     auto found = errors->collect(step, true);

@@ -333,6 +333,44 @@ TEST(SimtSteps, CpuDevicesRunStretchesOfStepsInOneWorkGroupWhenBarrierFreeAndSma
     EXPECT_TRUE(generateFor(big, false, true).first.steps.function.empty());
 }
 
+// The initialisation as one launch (simt::Program::init): on a CPU device, for a small model whose
+// initialisation launches are barrier-free, one function runs every launch of every
+// initialisation kernel in plan order; not on a GPU, not past kStepsKernelMaxItems.
+TEST(SimtSteps, CpuDevicesRunTheInitialisationAsOneLaunchWhenSmall) {
+    auto generateFor = [](unsigned nPost, bool cpuDevice) {
+        Model m("init_steps");
+        twoPopulations(m, 50, nPost, 2);
+        addStatic(m, "S", MatrixType::Sparse, 0, init::FixedNumberPostWithReplacement(3));
+        m.finalise();
+        const Plan p = lowerModel(m);
+        simt::Dialect d = dialect();
+        d.cpuDevice = cpuDevice;
+        return std::make_pair(simt::generate(p, d), codegen::initKernels(p));
+    };
+    const auto [prog, initKernels] = generateFor(300, true);
+    ASSERT_FALSE(initKernels.empty());
+    size_t launches = 0;
+    for (size_t k : initKernels)
+        launches += prog.kernels.at(k).size();
+    EXPECT_GE(launches, 2u) << "a sparse group's build and the variables: more than one launch";
+    EXPECT_EQ(prog.init.function, "sf_initialize_all");
+    EXPECT_EQ(prog.init.kernels, initKernels);
+    EXPECT_EQ(prog.init.localSize, kWg);
+    EXPECT_FALSE(prog.init.tables.empty());
+    // Each launch's dispatch, in plan order, a barrier after each.
+    const size_t at = prog.source.find("SF_KERNEL sf_initialize_all(");
+    ASSERT_NE(at, std::string::npos);
+    size_t barriers = 0;
+    for (size_t i = prog.source.find("SF_BARRIER();", at); i != std::string::npos;
+         i = prog.source.find("SF_BARRIER();", i + 1))
+        barriers++;
+    EXPECT_EQ(barriers, launches);
+    buildsOnOpenCl(prog);
+    EXPECT_TRUE(generateFor(300, false).first.init.function.empty());
+    const unsigned big = static_cast<unsigned>(simt::kStepsKernelMaxItems * 32 + 64);
+    EXPECT_TRUE(generateFor(big, true).first.init.function.empty());
+}
+
 TEST(SimtPropagation, OverrideChoosesSpanAndThreadsPerSpike) {
     Model m("spanovr");
     twoPopulations(m, 40, 500, 2);

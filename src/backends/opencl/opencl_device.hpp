@@ -93,7 +93,7 @@ public:
     void bindTable(size_t table, const std::vector<std::vector<backends::FieldValue>>&) override;
     void launch(size_t kernel, const codegen::abi::StepArgs&) override;
     // Runs the steps as one launch of the program's steps kernel when it has one for exactly
-    // `kernels` (simt::Program::steps); false when not.
+    // `kernels` (simt::Program::steps or ::init); false when not.
     bool runStepsKernel(const std::vector<size_t>& kernels, const codegen::abi::StepArgs& first,
                         uint64_t steps, double dt);
     void runSteps(const std::vector<size_t>& kernels, const codegen::abi::StepArgs& first,
@@ -174,12 +174,13 @@ private:
     std::optional<Program> m_program;
     std::vector<std::vector<LoadedLaunch>> m_launches; // per plan kernel
     std::optional<Kernel> m_tableStore;                // simt::Program::tableStore
-    // simt::Program::steps where the program has it: stretches of steps in one launch.
+    // simt::Program::steps and ::init where the program has them: stretches of steps, the
+    // initialisation, in one launch.
     struct StepsKernel {
         Kernel kernel;
         simt::Program::Steps steps;
     };
-    std::optional<StepsKernel> m_steps;
+    std::vector<StepsKernel> m_steps;
     // A merged-group table as last bound: its bytes as the host wrote them (pointer fields
     // zero: their device addresses are stored on the device) and the buffer of every pointer
     // field, so that a rebind (a dynamic parameter) stores only the words that changed.

@@ -57,9 +57,10 @@ void OpenClDevice::load(const codegen::Plan& plan, const simt::Program& program,
     }
     m_tableStore.emplace(
         sharedTableStore(*this, program.tableStoreSource).kernel(program.tableStore));
-    m_steps.reset();
-    if (!program.steps.function.empty())
-        m_steps.emplace(StepsKernel{m_program->kernel(program.steps.function), program.steps});
+    m_steps.clear();
+    for (const simt::Program::Steps* steps : {&program.steps, &program.init})
+        if (!steps->function.empty())
+            m_steps.push_back({m_program->kernel(steps->function), *steps});
     m_tableInfo.clear();
     for (const auto& t : plan.mergedGroups) {
         Table table;
@@ -151,19 +152,22 @@ void OpenClDevice::runTableStores(backends::Buffer table, const std::vector<Tabl
 
 bool OpenClDevice::runStepsKernel(const std::vector<size_t>& kernels,
                                   const codegen::abi::StepArgs& first, uint64_t steps, double dt) {
-    if (!m_steps || kernels != m_steps->steps.kernels || steps == 0) return false;
-    Kernel& k = m_steps->kernel;
+    const auto stretch =
+        std::find_if(m_steps.begin(), m_steps.end(),
+                     [&](const StepsKernel& s) { return s.steps.kernels == kernels; });
+    if (stretch == m_steps.end() || steps == 0) return false;
+    Kernel& k = stretch->kernel;
     k.setValue(0, first);
     k.setValue(1, steps);
     k.setValue(2, dt);
-    const auto& tables = m_steps->steps.tables;
+    const auto& tables = stretch->steps.tables;
     for (size_t i = 0; i < tables.size(); i++) {
         if (!m_tables.at(tables[i]))
             throw InternalError("OpenClDevice::runSteps: table " + std::to_string(tables[i]) +
                                 " launched before it was bound");
         k.setBuffer(static_cast<unsigned>(i + 3), m_tables[tables[i]]);
     }
-    enqueue(k, m_steps->steps.localSize, m_steps->steps.localSize);
+    enqueue(k, stretch->steps.localSize, stretch->steps.localSize);
     return true;
 }
 

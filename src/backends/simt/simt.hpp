@@ -130,6 +130,13 @@ struct Program {
         std::vector<size_t> tables;  // its table arguments (Plan::mergedGroups indices)
         unsigned localSize = 0;      // its one work-group's size
     } steps;
+    // On a CPU device, under the same conditions for the initialisation kernels
+    // (codegen::initKernels), a function of the same form that runs them all in order, launched
+    // as one step (Device::runSteps with steps = 1; the runtime initialises that way). PoCL
+    // compiles each kernel at its first launch (about 0.15 s whatever its size) and a model runs
+    // its initialisation once: one kernel for it halves a small model's compiles. Empty
+    // function: not generated.
+    Steps init;
 };
 
 // The most work-items (x batch) of all step launches together for which a CPU device runs

@@ -233,26 +233,27 @@ struct LaunchShape {
     size_t localWords = 0;
 };
 
-// Program::steps, where the dialect and the plan allow it: every launch of the step kernels
+// Program::steps or Program::init, where the plan allows it: every launch of `stepKernels`
 // (shapes[kernel][launch]) in order, for each step of the stretch, by one work-group looping over
-// each launch's work-items and batch elements, a barrier between launches.
-void printSteps(Writer& w, const codegen::Plan& plan, Program& p,
-                const std::vector<std::vector<LaunchShape>>& shapes, unsigned workGroupSize) {
-    const std::vector<size_t> stepKernels = codegen::stepKernels(plan);
+// each launch's work-items and batch elements, a barrier between launches. Empty function where
+// a launch has barriers or the work is too large (kStepsKernelMaxItems).
+Program::Steps printStretch(Writer& w, const codegen::Plan& plan, const Program& p,
+                            const std::vector<std::vector<LaunchShape>>& shapes,
+                            unsigned workGroupSize, const std::vector<size_t>& stepKernels,
+                            const std::string& function) {
     size_t work = 0;
     std::vector<size_t> tables;
     for (size_t k : stepKernels)
         for (size_t i = 0; i < p.kernels.at(k).size(); i++) {
             const Launch& l = p.kernels[k][i];
             // Barriers would sit under the dispatch's conditions (PoCL mishandles that).
-            if (shapes.at(k).at(i).localWords > 0) return;
+            if (shapes.at(k).at(i).localWords > 0) return {};
             work += l.items * l.dim1;
             for (size_t t : l.tables)
                 if (std::find(tables.begin(), tables.end(), t) == tables.end()) tables.push_back(t);
         }
-    if (stepKernels.empty() || work > kStepsKernelMaxItems) return;
-    p.steps = {"sf_steps", stepKernels, tables, workGroupSize};
-    w << "SF_KERNEL sf_steps(SFStepArgs sfFirst, uint64_t sfSteps, double sfDt";
+    if (stepKernels.empty() || work > kStepsKernelMaxItems) return {};
+    w << "SF_KERNEL " + function + "(SFStepArgs sfFirst, uint64_t sfSteps, double sfDt";
     for (size_t t : tables)
         w << ", const SF_GLOBAL struct " + plan.mergedGroups.at(t).structName +
                  "* SF_RESTRICT sfTable" + std::to_string(t);
@@ -279,6 +280,7 @@ void printSteps(Writer& w, const codegen::Plan& plan, Program& p,
             w << "}\n}\nSF_BARRIER();\n";
         }
     w << "}\n(void)sfLocal;\n}\n\n";
+    return {function, stepKernels, tables, workGroupSize};
 }
 
 // Whether stage `s` of any group of a run has barriers (Stage::localWords). Without them the
@@ -399,7 +401,12 @@ Program generate(const codegen::Plan& plan, const Dialect& dialect) {
         }
         p.kernels.push_back(std::move(launches));
     }
-    if (dialect.cpuDevice) printSteps(kernels, plan, p, shapes, dialect.workGroupSize);
+    if (dialect.cpuDevice) {
+        p.steps = printStretch(kernels, plan, p, shapes, dialect.workGroupSize,
+                               codegen::stepKernels(plan), "sf_steps");
+        p.init = printStretch(kernels, plan, p, shapes, dialect.workGroupSize,
+                              codegen::initKernels(plan), "sf_initialize_all");
+    }
     p.source = w.str() + kernels.str();
     return p;
 }

@@ -1,5 +1,5 @@
 // Quick builds (BackendPreferences::optimisation): the test suite builds its models with the quick
-// flags (cpu -O1; CMakeLists.txt sets SPIKEFORGE_QUICK_BUILD=1), so this file keeps the release
+// flags (cpu -Og; CMakeLists.txt sets SPIKEFORGE_QUICK_BUILD=1), so this file keeps the release
 // flags covered. A network with every kind of arithmetic the engine
 // generates (exponential decay, random draws, sparse propagation, a custom-update reduction) is
 // built once with Release and once with Quick on every backend: the spikes and every variable

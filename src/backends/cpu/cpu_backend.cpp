@@ -323,9 +323,10 @@ std::vector<std::string> compileFlags(const BackendPreferences& prefs) {
     // exceptions or reads errno) but conditional arithmetic in snippets can be if-converted and
     // vectorised. No contraction of a*b+c into one fused operation: the GPU backends do not
     // contract either, so one model computes the same numbers on every backend.
-    // Quick builds (BackendPreferences::optimisation): -O1 keeps the same arithmetic (the same
-    // no-trapping, no-errno and no-contraction flags) at about half the compile time of -O3.
-    const char* level = backends::quickBuild(prefs) ? "-O1" : "-O3";
+    // Quick builds (BackendPreferences::optimisation): -Og keeps the same arithmetic (the same
+    // no-trapping, no-errno and no-contraction flags) at about a third of the compile time of
+    // -O3 (three quarters of -O1's, docs/backends.md "Quick builds").
+    const char* level = backends::quickBuild(prefs) ? "-Og" : "-O3";
     if (prefs.fastMath) // as Brian2's default: finite-math-only stays off, so NaN is still NaN
         return {"-std=c++17", level,      "-march=native", "-ffast-math", "-fno-finite-math-only",
                 "-fwrapv",    "-fopenmp", "-fPIC",         "-shared"};

@@ -134,8 +134,9 @@ struct Program {
     // (codegen::initKernels), a function of the same form that runs them all in order, launched
     // as one step (Device::runSteps with steps = 1; the runtime initialises that way). PoCL
     // compiles each kernel at its first launch (about 0.15 s whatever its size) and a model runs
-    // its initialisation once: one kernel for it halves a small model's compiles. Empty
-    // function: not generated.
+    // its initialisation once, so each launch folded in saves a compile. Few test models
+    // qualify (most have one initialisation launch; multi-stage sparse builds use work-group
+    // memory). Empty function: not generated.
     Steps init;
 };
 

@@ -233,17 +233,17 @@ struct LaunchShape {
     size_t localWords = 0;
 };
 
-// Program::steps or Program::init, where the plan allows it: every launch of `stepKernels`
+// Program::steps or Program::init, where the plan allows it: every launch of the kernels `sequence`
 // (shapes[kernel][launch]) in order, for each step of the stretch, by one work-group looping over
 // each launch's work-items and batch elements, a barrier between launches. Empty function where
 // a launch has barriers or the work is too large (kStepsKernelMaxItems).
 Program::Steps printStretch(Writer& w, const codegen::Plan& plan, const Program& p,
                             const std::vector<std::vector<LaunchShape>>& shapes,
-                            unsigned workGroupSize, const std::vector<size_t>& stepKernels,
+                            unsigned workGroupSize, const std::vector<size_t>& sequence,
                             const std::string& function) {
     size_t work = 0;
     std::vector<size_t> tables;
-    for (size_t k : stepKernels)
+    for (size_t k : sequence)
         for (size_t i = 0; i < p.kernels.at(k).size(); i++) {
             const Launch& l = p.kernels[k][i];
             // Barriers would sit under the dispatch's conditions (PoCL mishandles that).
@@ -252,7 +252,7 @@ Program::Steps printStretch(Writer& w, const codegen::Plan& plan, const Program&
             for (size_t t : l.tables)
                 if (std::find(tables.begin(), tables.end(), t) == tables.end()) tables.push_back(t);
         }
-    if (stepKernels.empty() || work > kStepsKernelMaxItems) return {};
+    if (sequence.empty() || work > kStepsKernelMaxItems) return {};
     w << "SF_KERNEL " + function + "(SFStepArgs sfFirst, uint64_t sfSteps, double sfDt";
     for (size_t t : tables)
         w << ", const SF_GLOBAL struct " + plan.mergedGroups.at(t).structName +
@@ -267,7 +267,7 @@ Program::Steps printStretch(Writer& w, const codegen::Plan& plan, const Program&
          "sfArgs.step = sfFirst.step + sfS;\n"
          "sfArgs.rngStep = sfFirst.rngStep + sfS;\n"
          "sfArgs.t = (double)sfArgs.step * sfDt;\n";
-    for (size_t k : stepKernels)
+    for (size_t k : sequence)
         for (size_t i = 0; i < p.kernels[k].size(); i++) {
             const Launch& l = p.kernels[k][i];
             w << "for (uint32_t batch = 0; batch < " + std::to_string(l.dim1) +
@@ -280,7 +280,7 @@ Program::Steps printStretch(Writer& w, const codegen::Plan& plan, const Program&
             w << "}\n}\nSF_BARRIER();\n";
         }
     w << "}\n(void)sfLocal;\n}\n\n";
-    return {function, stepKernels, tables, workGroupSize};
+    return {function, sequence, tables, workGroupSize};
 }
 
 // Whether stage `s` of any group of a run has barriers (Stage::localWords). Without them the

@@ -58,6 +58,14 @@ inline spikeforge::BackendPreferences preferencesFor(const std::string& name) {
     return p;
 }
 
+// `p` as a release build. The suite's models are quick builds (SPIKEFORGE_QUICK_BUILD=1: cpu
+// -Og, PoCL without its optimiser), which compile in less time and run slower; a test whose time
+// is the simulation itself, or that measures time, asks for Release (docs/testing.md).
+inline spikeforge::BackendPreferences releaseBuild(spikeforge::BackendPreferences p) {
+    p.optimisation = spikeforge::BackendPreferences::Optimisation::Release;
+    return p;
+}
+
 // The message of the exception E that f throws ("" and a test failure when it throws none).
 template <typename E, typename F> std::string errorOf(F&& f) {
     try {

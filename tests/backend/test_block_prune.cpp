@@ -206,7 +206,7 @@ TEST_P(BlockPruneTest, RemovesTheWeakestTilesAndGrowsAsManyElsewhere) {
             }
             return states;
         };
-        const auto here = run(prefs(2));
+        const auto here = run(sftest::releaseBuild(prefs(2)));
         if (GetParam() == "cpu") continue;
         const auto onCpu = run(sftest::preferencesFor("cpu"));
         for (size_t s = 1; s < here.size(); s++) {

@@ -77,7 +77,7 @@ TEST_P(BusyTime, IsMeasuredFromTheStartAndNeverExceedsTheWallTime) {
     Model m("busy_build");
     buildNetwork(m);
     const auto t0 = Clock::now();
-    Simulation sim(m, prefs());
+    Simulation sim(m, sftest::releaseBuild(prefs()));
     const double built = seconds(t0, Clock::now());
     const double init = busy(sim);
     EXPECT_GT(init, 0.0) << "initialisation kernels ran";
@@ -92,7 +92,7 @@ TEST_P(BusyTime, GrowsWithTheSteps) {
     buildNetwork(m);
     // One cpu thread: a team of threads on a shared machine waits for its slowest member, which
     // makes short runs far noisier than the measurement itself.
-    Simulation sim(m, prefs(1));
+    Simulation sim(m, sftest::releaseBuild(prefs(1)));
     // Warm-up: first launches may compile (PoCL specialises kernels on first use), and the cells
     // start anywhere between rest and threshold; after 200 ms [2000 steps] they have settled, so
     // every later step has about the same work.
@@ -120,7 +120,7 @@ TEST_P(BusyTime, GrowsWithTheSteps) {
 TEST_P(BusyTime, HostSleepBetweenRunsIsNotCounted) {
     Model m("busy_sleep");
     buildNetwork(m);
-    Simulation sim(m, prefs());
+    Simulation sim(m, sftest::releaseBuild(prefs()));
     sim.run(100);             // warm-up
     const double sleep = 0.3; // [s]
     const Span plain = measure(sim, [&] {
@@ -151,7 +151,7 @@ TEST_P(BusyTime, CustomUpdatesAndResetsCount) {
     nudge.varRefs = {{"V", "scalar", CustomUpdateVarAccess::ReadWrite}};
     nudge.updateCode = "V += 0.001;";
     m.addCustomUpdate("NudgeCells", "Nudge", nudge, {}, {}, {{"V", {"Cells", "V"}}});
-    Simulation sim(m, prefs());
+    Simulation sim(m, sftest::releaseBuild(prefs()));
     const Span update = measure(sim, [&] {
         for (int i = 0; i < 20; i++)
             sim.customUpdate("Nudge");

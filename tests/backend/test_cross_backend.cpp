@@ -266,7 +266,7 @@ TEST_P(CrossBackendCoba, InitialStateIsIdenticalAndRatesAgree) {
     SKIP_UNLESS_CPU_AND(gpu);
     const std::vector<std::string> sets = {"N=1000", "p=0.08"};
     sftest::ExampleRun cpu("coba.toml", sets, on("cpu"), batch);
-    sftest::ExampleRun ocl("coba.toml", sets, on(gpu), batch);
+    sftest::ExampleRun ocl("coba.toml", sets, sftest::releaseBuild(on(gpu)), batch);
     for (const char* pop : {"E", "I"})
         EXPECT_TRUE(pulledBits(*cpu.sim, pop, "v") == pulledBits(*ocl.sim, pop, "v")) << pop;
     for (const char* g : {"EE", "EI", "IE", "II"})

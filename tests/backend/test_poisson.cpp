@@ -154,7 +154,7 @@ TEST_P(PoissonTest, SpikeTrainsArePoissonAndRateZeroIsSilent) {
                          {{"timeStepToSpike", 0.0}})
             .setSpikeRecording(true);
     }
-    Simulation sim(m, prefs());
+    Simulation sim(m, sftest::releaseBuild(prefs()));
     sim.setRecordingWindow(kSteps);
     sim.run(kSteps);
     sim.pullRecording();

@@ -1,5 +1,6 @@
 #include "backends/opencl/opencl_backend.hpp"
 
+#include "backends/common/optimisation.hpp"
 #include "backends/opencl/opencl_device.hpp"
 #include "backends/opencl/opencl_dialect.hpp"
 #include "backends/opencl/program_cache.hpp"
@@ -62,7 +63,8 @@ std::unique_ptr<backends::Device> OpenClBackend::build(const codegen::Plan& plan
     const simt::Program program =
         simt::generate(plan, openclDialect(device->info(), m_prefs.openclKernels));
     info.generateSeconds = secondsSince(start);
-    const std::string options = buildOptions(device->info(), m_prefs.fastMath);
+    const std::string options =
+        buildOptions(device->info(), m_prefs.fastMath, backends::quickBuild(m_prefs));
     Program built = isPocl(device->info())
                         ? buildFromSource(*device, program.source, options, m_prefs, info)
                         : buildCached(*device, program.source, options, m_prefs, info);

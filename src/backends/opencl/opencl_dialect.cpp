@@ -96,14 +96,20 @@ simt::Dialect openclDialect(const DeviceInfo& device, BackendPreferences::Kernel
     return d;
 }
 
-std::string buildOptions(const DeviceInfo&, bool fastMath) {
+std::string buildOptions(const DeviceInfo&, bool fastMath, bool quick) {
     // Fast maths without -cl-fast-relaxed-math, which would add -cl-finite-math-only: NaN and Inf
     // must keep their meaning (isnan in snippets, the NaN checks of training).
-    // Quick builds (BackendPreferences::optimisation) change nothing here: -cl-opt-disable saves
-    // PoCL a quarter of a build but makes its kernels run up to 15x slower (the microcircuit
-    // test's GPU forms: 10 s -> 154 s), more than it saves.
-    return fastMath ? "-cl-std=CL1.2 -cl-unsafe-math-optimizations -cl-no-signed-zeros"
-                    : "-cl-std=CL1.2";
+    std::string options = fastMath ? "-cl-std=CL1.2 -cl-unsafe-math-optimizations -cl-no-signed-zeros"
+                                   : "-cl-std=CL1.2";
+    // Quick builds (BackendPreferences::optimisation, what the test suite uses) skip the
+    // optimiser: PoCL then builds and compiles a kernel in about two thirds of the time, and the
+    // arithmetic is the same (QuickBuildTest compares every bit). The kernels run slower, up to
+    // 9x for a long simulation (the microcircuit test's GPU forms: 17 s -> 154 s), so the few
+    // tests whose time is the simulation itself ask for Release (docs/backends.md). Fast maths
+    // keeps the optimiser: its flags only license rewrites the optimiser makes, and a build
+    // that asked for them must not silently compute the exact results.
+    if (quick && !fastMath) options += " -cl-opt-disable";
+    return options;
 }
 
 } // namespace spikeforge::opencl

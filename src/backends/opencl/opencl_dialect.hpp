@@ -15,7 +15,7 @@ openclDialect(const DeviceInfo& device,
 // PoCL (OpenCL on the CPU): its launches of stages with barriers run one merged-group table each
 // (simt::Dialect::tablesShareLaunches).
 bool isPocl(const DeviceInfo& device);
-// Options every SIMT program is built with.
-std::string buildOptions(const DeviceInfo& device, bool fastMath = false);
+// Options every SIMT program is built with; `quick` for quick builds (backends::quickBuild).
+std::string buildOptions(const DeviceInfo& device, bool fastMath = false, bool quick = false);
 
 } // namespace spikeforge::opencl

@@ -99,8 +99,9 @@ simt::Dialect openclDialect(const DeviceInfo& device, BackendPreferences::Kernel
 std::string buildOptions(const DeviceInfo&, bool fastMath, bool quick) {
     // Fast maths without -cl-fast-relaxed-math, which would add -cl-finite-math-only: NaN and Inf
     // must keep their meaning (isnan in snippets, the NaN checks of training).
-    std::string options = fastMath ? "-cl-std=CL1.2 -cl-unsafe-math-optimizations -cl-no-signed-zeros"
-                                   : "-cl-std=CL1.2";
+    std::string options = fastMath
+                              ? "-cl-std=CL1.2 -cl-unsafe-math-optimizations -cl-no-signed-zeros"
+                              : "-cl-std=CL1.2";
     // Quick builds (BackendPreferences::optimisation, what the test suite uses) skip the
     // optimiser: PoCL then builds and compiles a kernel in about two thirds of the time, and the
     // arithmetic is the same (QuickBuildTest compares every bit). The kernels run slower, up to

@@ -3,6 +3,7 @@
 #include "backend_fixture.hpp"
 #include "backends/backend.hpp"
 #include "backends/opencl/opencl_device.hpp"
+#include "backends/opencl/opencl_dialect.hpp"
 
 #include "spikeforge/errors.hpp"
 
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <memory>
 #include <numeric>
+#include <string>
 #include <vector>
 
 using namespace spikeforge;
@@ -265,4 +267,21 @@ TEST(OpenClBackend, IsMadeByTheFactory) {
     prefs.device = "0:0";
     expectContains(errorOf<ModelError>([&] { backends::makeBackend(prefs); }),
                    {"BackendPreferences::device", "0:0", "cpu"});
+}
+
+// The build options (opencl_dialect.cpp): a quick build skips the optimiser, a release build and
+// a fast-maths build keep it (fast maths only licenses rewrites the optimiser makes).
+TEST(OpenClBuildOptions, QuickSkipsTheOptimiserUnlessFastMathsIsAsked) {
+    const DeviceInfo device;
+    const auto has = [](const std::string& options, const std::string& flag) {
+        return options.find(flag) != std::string::npos;
+    };
+    EXPECT_FALSE(has(buildOptions(device, false, false), "-cl-opt-disable"));
+    EXPECT_TRUE(has(buildOptions(device, false, true), "-cl-opt-disable"));
+    const std::string fastQuick = buildOptions(device, true, true);
+    EXPECT_FALSE(has(fastQuick, "-cl-opt-disable")) << fastQuick;
+    EXPECT_TRUE(has(fastQuick, "-cl-unsafe-math-optimizations")) << fastQuick;
+    for (bool fast : {false, true})
+        for (bool quick : {false, true})
+            EXPECT_TRUE(has(buildOptions(device, fast, quick), "-cl-std=CL1.2"));
 }

@@ -103,7 +103,7 @@ std::string buildOptions(const DeviceInfo&, bool fastMath, bool quick) {
                               ? "-cl-std=CL1.2 -cl-unsafe-math-optimizations -cl-no-signed-zeros"
                               : "-cl-std=CL1.2";
     // Quick builds (BackendPreferences::optimisation, what the test suite uses) skip the
-    // optimiser: PoCL then builds and compiles a kernel in about two thirds of the time, and the
+    // optimiser: a test whose time is PoCL's builds takes a quarter to a half less, and the
     // arithmetic is the same (QuickBuildTest compares every bit). The kernels run slower, up to
     // 9x for a long simulation (the microcircuit test's GPU forms: 17 s -> 154 s), so the few
     // tests whose time is the simulation itself ask for Release (docs/backends.md). Fast maths

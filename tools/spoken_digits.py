@@ -21,8 +21,8 @@ import sys
 def _keep_freed_memory():
     """Large numpy temporaries (a few MB per frame matrix) are otherwise mmapped and unmapped
     for every example, and the page faults of touching them anew were a third of the run time:
-    glibc keeps freed blocks up to 256 MiB in the heap for reuse instead (mallopt; where libc
-    is not glibc the call is skipped)."""
+    glibc keeps freed blocks up to 256 MiB in the heap for reuse instead (mallopt; a C library
+    without mallopt, or one that ignores these settings, is left as it is)."""
     try:
         libc = ctypes.CDLL(None)
         m_trim_threshold, m_mmap_threshold = -1, -3

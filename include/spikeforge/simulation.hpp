@@ -239,9 +239,16 @@ public:
     void push(const std::string& group, const std::string& var);
     template <typename T> std::span<T> view(const std::string& group, const std::string& var);
     // The C element type view<T> takes for the variable ("float", "double", "int32_t",
-    // "uint32_t", "int16_t", "uint16_t", "int8_t", "uint8_t"), for callers that choose T at run
+    // "uint32_t", "int16_t", "uint16_t", "int8_t", "uint8_t", "int64_t", "uint64_t"; "bool",
+    // which view<uint8_t> reads, one byte of 0 or 1 per element), for callers that choose T at run
     // time (the Python module). ModelError for an unknown group or variable, as view.
     std::string elementType(const std::string& group, const std::string& var);
+    // How many copies of the variable view() holds, one per batch element laid out first
+    // ([batch][element]): the model's batch size for a variable with a batch dimension, 1 for
+    // one the batch shares (ReadOnly, ReadOnlyShared…, a batch reduction's target, the
+    // variables of an unbatched custom update, connectivity). From the declaration, not the
+    // count. ModelError for an unknown group or variable, as view.
+    unsigned batchCopies(const std::string& group, const std::string& var);
     // ---- synapses of any matrix type (through the connectivity's host codec) ----
     // Each synapse of a synapse group as (pre, post), in the order its variables hold them (row
     // by row for Dense and Sparse). Reads the connectivity from the device: a sync point, as

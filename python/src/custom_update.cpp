@@ -187,6 +187,13 @@ void bindCustomUpdates(nb::module_& m) {
         .def_prop_ro("name", &CustomUpdate::name)
         .def_prop_ro("update_group", &CustomUpdate::updateGroup)
         .def_prop_ro("is_wu_shaped", &CustomUpdate::isWUShaped)
+        .def_prop_ro("var_names",
+                     [](const CustomUpdate& c) {
+                         std::vector<std::string> out;
+                         for (const auto& v : c.model().vars)
+                             out.push_back(v.name);
+                         return out;
+                     })
         .def("set_param_dynamic", &CustomUpdate::setParamDynamic, nb::arg("param"),
              nb::arg("dynamic") = true)
         .def("__repr__", [](const CustomUpdate& c) { return "<CustomUpdate '" + c.name() + "'>"; });

@@ -44,10 +44,26 @@ SynapseGroup& addSynapsePopulation(Model& m, const std::string& name, const std:
     return m.addSynapseGroup(name, type, delaySteps, pre, post, wu, ps);
 }
 
+std::vector<std::string> namesOf(const std::vector<VarDecl>& vars) {
+    std::vector<std::string> out;
+    for (const auto& v : vars)
+        out.push_back(v.name);
+    return out;
+}
+
+std::vector<std::string> namesOf(const std::vector<EGPDecl>& egps) {
+    std::vector<std::string> out;
+    for (const auto& e : egps)
+        out.push_back(e.name);
+    return out;
+}
+
 void bindPopulations(nb::module_& m) {
     nb::class_<NeuronGroup>(m, "NeuronGroup")
         .def_prop_ro("name", &NeuronGroup::name)
         .def_prop_ro("num_neurons", &NeuronGroup::size)
+        .def_prop_ro("var_names", [](const NeuronGroup& g) { return namesOf(g.model().vars); })
+        .def_prop_ro("egp_names", [](const NeuronGroup& g) { return namesOf(g.model().egps); })
         .def_prop_rw("spike_recording_enabled", &NeuronGroup::spikeRecording,
                      &NeuronGroup::setSpikeRecording)
         .def("set_param_dynamic", &NeuronGroup::setParamDynamic, nb::arg("param"),
@@ -55,6 +71,18 @@ void bindPopulations(nb::module_& m) {
         .def("__repr__", [](const NeuronGroup& g) { return "<NeuronGroup '" + g.name() + "'>"; });
     nb::class_<SynapseGroup>(m, "SynapseGroup")
         .def_prop_ro("name", &SynapseGroup::name)
+        .def_prop_ro("wu_var_names",
+                     [](const SynapseGroup& g) { return namesOf(g.wu().model.vars); })
+        .def_prop_ro("wu_pre_var_names",
+                     [](const SynapseGroup& g) { return namesOf(g.wu().model.preVars); })
+        .def_prop_ro("wu_post_var_names",
+                     [](const SynapseGroup& g) { return namesOf(g.wu().model.postVars); })
+        .def_prop_ro("ps_var_names",
+                     [](const SynapseGroup& g) { return namesOf(g.ps().model.vars); })
+        .def_prop_ro("wu_egp_names",
+                     [](const SynapseGroup& g) { return namesOf(g.wu().model.egps); })
+        .def_prop_ro("ps_egp_names",
+                     [](const SynapseGroup& g) { return namesOf(g.ps().model.egps); })
         .def_prop_ro(
             "matrix_type",
             [](const SynapseGroup& g) { return std::string(matrixTypeName(g.matrixType())); })
@@ -75,6 +103,10 @@ void bindPopulations(nb::module_& m) {
         .def("__repr__", [](const SynapseGroup& g) { return "<SynapseGroup '" + g.name() + "'>"; });
     nb::class_<CurrentSource>(m, "CurrentSource")
         .def_prop_ro("name", &CurrentSource::name)
+        .def_prop_ro("var_names",
+                     [](const CurrentSource& c) { return namesOf(c.bound().model.vars); })
+        .def_prop_ro("egp_names",
+                     [](const CurrentSource& c) { return namesOf(c.bound().model.egps); })
         .def("set_param_dynamic", &CurrentSource::setParamDynamic, nb::arg("param"),
              nb::arg("dynamic") = true)
         .def("__repr__",

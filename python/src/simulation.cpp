@@ -22,41 +22,20 @@ namespace {
 
 using Array = nb::ndarray<nb::numpy>;
 
-// Whether variable `var` of `group` has a batch dimension: from its declaration where the model
-// has one (a variable of a population, synapse group or current source), else (internal arrays:
-// inSyn, st, …) when the batch divides its elements.
-bool batched(const Model& model, const std::string& group, const std::string& var, size_t count) {
-    const unsigned b = model.batchSize();
-    if (b < 2 || count % b != 0) return false;
-    auto declared = [&](const std::vector<VarDecl>& vars) -> const VarDecl* {
-        for (const auto& v : vars)
-            if (v.name == var) return &v;
-        return nullptr;
-    };
-    const VarDecl* v = nullptr;
-    for (const auto& ng : model.neuronGroups())
-        if (ng->name() == group) v = declared(ng->model().vars);
-    for (const auto& sg : model.synapseGroups())
-        if (sg->name() == group) {
-            for (const auto* vars : {&sg->wu().model.vars, &sg->wu().model.preVars,
-                                     &sg->wu().model.postVars, &sg->ps().model.vars})
-                if (!v) v = declared(*vars);
-        }
-    for (const auto& cs : model.currentSources())
-        if (cs->name() == group) v = declared(cs->bound().model.vars);
-    return v ? hasBatchDim(v->access) : true;
-}
-
+// A view over the host mirror: [batch, element] where the variable has one copy per batch
+// element (Simulation::batchCopies, from its declaration), [element] otherwise. `dtype` is T's
+// except for bool variables, stored as one byte of 0 or 1 and viewed as numpy's bool.
 template <typename T>
-Array viewOf(Simulation& sim, nb::handle owner, const std::string& group, const std::string& var) {
+Array viewOf(Simulation& sim, nb::handle owner, const std::string& group, const std::string& var,
+             nb::dlpack::dtype dtype = nb::dtype<T>()) {
     const std::span<T> s = sim.view<T>(group, var);
-    const unsigned b = sim.model().batchSize();
-    if (batched(sim.model(), group, var, s.size())) {
+    const size_t b = sim.batchCopies(group, var);
+    if (b > 1) {
         const size_t shape[2] = {b, s.size() / b};
-        return Array(s.data(), 2, shape, owner, nullptr, nb::dtype<T>());
+        return Array(s.data(), 2, shape, owner, nullptr, dtype);
     }
     const size_t shape[1] = {s.size()};
-    return Array(s.data(), 1, shape, owner, nullptr, nb::dtype<T>());
+    return Array(s.data(), 1, shape, owner, nullptr, dtype);
 }
 
 // The numpy view of a variable, typed as the device array is.
@@ -71,6 +50,9 @@ Array view(nb::handle self, const std::string& group, const std::string& var) {
     if (type == "uint16_t") return viewOf<uint16_t>(sim, self, group, var);
     if (type == "int8_t") return viewOf<int8_t>(sim, self, group, var);
     if (type == "uint8_t") return viewOf<uint8_t>(sim, self, group, var);
+    if (type == "int64_t") return viewOf<int64_t>(sim, self, group, var);
+    if (type == "uint64_t") return viewOf<uint64_t>(sim, self, group, var);
+    if (type == "bool") return viewOf<uint8_t>(sim, self, group, var, nb::dtype<bool>());
     throw InternalError("no numpy type for element type " + type);
 }
 

@@ -96,25 +96,28 @@ namespace {
 struct ArrayList {
     std::vector<ArrayDecl> out;
     void add(const std::string& owner, const std::string& var, const std::string& ctype,
-             std::initializer_list<size_t> dims, bool state = false) {
-        add(owner, var, ctype, std::vector<size_t>(dims), state);
+             std::initializer_list<size_t> dims, bool state = false, bool batched = false) {
+        add(owner, var, ctype, std::vector<size_t>(dims), state, batched);
     }
     void add(const std::string& owner, const std::string& var, const std::string& ctype,
-             const std::vector<size_t>& dims, bool state = false) {
+             const std::vector<size_t>& dims, bool state = false, bool batched = false) {
         const std::string name = owner + "." + var;
         size_t count = 1;
         if (std::find(dims.begin(), dims.end(), size_t(0)) != dims.end()) count = 0;
         for (size_t d : dims)
             if (count) count = checkedMul(count, d, "array " + name);
         checkedMul(count, fieldSize(ctype), "array " + name + " (bytes)");
-        out.push_back({name, ctype, count, false, state});
+        out.push_back({name, ctype, count, false, state, batched});
+    }
+    void addBuffer(const std::string& owner, const BufferArray& a) {
+        add(owner, a.var, a.ctype, a.dims, a.state, a.batched);
     }
     void addVars(const std::string& group, const std::vector<VarDecl>& vars, size_t elements,
                  unsigned batch, Precision p, bool state) {
         for (const auto& v : vars)
             add(group, v.name, resolveType(v.type, p),
-                {hasElementDim(v.access) ? elements : 1, hasBatchDim(v.access) ? batch : 1u},
-                state);
+                {hasElementDim(v.access) ? elements : 1, hasBatchDim(v.access) ? batch : 1u}, state,
+                hasBatchDim(v.access));
     }
     void addEGPs(const std::string& group, const SnippetBase& s, Precision p) {
         for (const auto& e : s.egps)
@@ -127,16 +130,16 @@ void addNeuronArrays(ArrayList& l, const NeuronGroup& ng, unsigned B, Precision 
     const std::string scalar = resolveType("scalar", p);
     const size_t N = ng.size();
     for (const auto& a : SpikeQueue::arrays(spikesOf(ng), B))
-        l.add(n, a.var, a.ctype, a.dims, a.state);
-    if (ng.spikeTimeRequired()) l.add(n, "st", scalar, {B, N}, true);
-    if (ng.prevSpikeTimeRequired()) l.add(n, "prevSt", scalar, {B, N}, true);
+        l.addBuffer(n, a);
+    if (ng.spikeTimeRequired()) l.add(n, "st", scalar, {B, N}, true, true);
+    if (ng.prevSpikeTimeRequired()) l.add(n, "prevSt", scalar, {B, N}, true, true);
     for (const auto& a : VariableHistory::arrays(historyOf(ng, p), B))
-        l.add(n, a.var, a.ctype, a.dims, a.state);
+        l.addBuffer(n, a);
     for (const auto& a : SpikeRecording::arrays(spikesOf(ng), B))
-        l.add(n, a.var, a.ctype, a.dims, a.state);
+        l.addBuffer(n, a);
     l.addVars(n, ng.model().vars, N, B, p, true);
     for (const auto& a : ng.model().arrays)
-        l.add(n, a.name, resolveType(a.type, p), {B, N, a.slots}, a.trialState);
+        l.add(n, a.name, resolveType(a.type, p), {B, N, a.slots}, a.trialState, true);
     l.addEGPs(n, ng.model(), p);
 }
 
@@ -146,11 +149,11 @@ void addSynapseArrays(ArrayList& l, const Model& m, const SynapseGroup& sg) {
     const unsigned B = m.batchSize();
     const std::string scalar = resolveType("scalar", p);
     const size_t pre = sg.source().size(), post = sg.target().size();
-    l.add(n, "inSyn", scalar, {B, post}, true);
+    l.add(n, "inSyn", scalar, {B, post}, true, true);
     if (usesDendriticDelay(m, sg))
         for (const auto& a : DendriticRing::arrays(sg, B, scalar))
-            l.add(n, a.var, a.ctype, a.dims, a.state);
-    if (usesAddToPre(m, sg)) l.add(n, "outPre", scalar, {B, pre}, true);
+            l.addBuffer(n, a);
+    if (usesAddToPre(m, sg)) l.add(n, "outPre", scalar, {B, pre}, true, true);
     const auto& wu = sg.wu().model;
     if (connectivityOf(sg)->storesSynapseVars()) // weights: kept across trials
         l.addVars(n, wu.vars, synapseCount(sg), B, p, false);
@@ -158,22 +161,22 @@ void addSynapseArrays(ArrayList& l, const Model& m, const SynapseGroup& sg) {
     l.addVars(n, wu.postVars, post, B, p, true);
     for (const bool side : {true, false})
         for (const auto& a : VariableHistory::arrays(wuHistoryOf(sg, side, p), B))
-            l.add(n, a.var, a.ctype, a.dims, a.state);
+            l.addBuffer(n, a);
     // Spike-like events: each neuron's flag of the step (set by the neuron update), the event
     // queue and bits (the event detection kernel), the last event time where read.
     for (const bool side : {true, false}) {
         if (!hasEventCondition(sg, side)) continue;
         const EventStream events = eventsOf(sg, side);
         const size_t neurons = side ? pre : post;
-        l.add(n, eventFlagArray(side), "uint32_t", {B, neurons}, true);
+        l.add(n, eventFlagArray(side), "uint32_t", {B, neurons}, true, true);
         for (const auto& a : SpikeQueue::arrays(events, B))
-            l.add(n, a.var, a.ctype, a.dims, true);
+            l.add(n, a.var, a.ctype, a.dims, true, a.batched);
         for (const auto& a : SpikeRecording::arrays(events, B))
-            l.add(n, a.var, a.ctype, a.dims, a.state);
+            l.addBuffer(n, a);
     }
     for (const bool side : {true, false})
         if (sg.eventTimeRequired(side))
-            l.add(n, eventTimeArray(side), scalar, {B, side ? pre : post}, true);
+            l.add(n, eventTimeArray(side), scalar, {B, side ? pre : post}, true, true);
     l.addVars(n, sg.ps().model.vars, post, B, p, true);
     l.addEGPs(n, wu, p);
     l.addEGPs(n, sg.ps().model, p);
@@ -199,7 +202,8 @@ std::vector<ArrayDecl> planArrays(const Model& m) {
         l.addEGPs(cu->name(), cu->model(), p); // bound by the custom-update emitter
         for (const auto& v : cu->model().vars) {
             const auto r = refs::ownVar(*cu, v, B);
-            l.add(cu->name(), v.name, resolveType(v.type, p), {r.elements, r.batchDim ? B : 1u});
+            l.add(cu->name(), v.name, resolveType(v.type, p), {r.elements, r.batchDim ? B : 1u},
+                  false, r.batchDim);
         }
     }
     for (const auto& cc : m.customConnectivityUpdates()) {

@@ -3,12 +3,14 @@
 // or max) that is written once, without the reduced dimension.
 #include "codegen/arrays.hpp"
 #include "codegen/connectivity.hpp"
+#include "codegen/layouts/buffers.hpp"
 #include "codegen/lowerer.hpp"
 #include "model/analysis.hpp"
 #include "model/contexts.hpp"
 #include "model/var_refs.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace spikeforge::codegen {
 
@@ -24,7 +26,30 @@ struct Slot {
     std::string transpose; // placeholder of the transpose target's array, or ""
     bool transposeBatched = false;
     std::string transposeGroup; // the synapse group transposed into
+    // Broadcast into a variable with delay slots: placeholder of its history's array (every
+    // batch element's every slot is written too, as GeNN writes every delay slot), or "".
+    std::string history;
+    size_t historyCopies = 0; // batch x slots
 };
+
+// The history of the variable a reference names, where it keeps one (the neuron group's or a
+// synapse group's presynaptic or postsynaptic variable read with a delay): its delayed values.
+std::optional<HistoryOf> historyOfRef(const Model& m, const VarReference& ref) {
+    std::optional<HistoryOf> h;
+    for (const auto& ng : m.neuronGroups())
+        if (ng->name() == ref.group) h = historyOf(*ng, m.precision());
+    for (const auto& sg : m.synapseGroups()) {
+        if (sg->name() != ref.group) continue;
+        for (const bool pre : {true, false}) {
+            const auto& vars = pre ? sg->wu().model.preVars : sg->wu().model.postVars;
+            if (std::any_of(vars.begin(), vars.end(),
+                            [&](const VarDecl& v) { return v.name == ref.var; }))
+                h = wuHistoryOf(*sg, pre, m.precision());
+        }
+    }
+    if (h && !h->types.count(ref.var)) h.reset();
+    return h;
+}
 
 // The element of a slot's target for batch element `batch`: [batch][slot][element], the
 // dimensions it has.
@@ -67,6 +92,13 @@ std::vector<Slot> slots(Lowerer& e, const CustomUpdate& cu, const std::string& p
             s.transposeBatched = t.batchDim && cu.isBatched();
             s.transposeGroup = ref->second.transposeGroup;
         }
+        if (s.access != A::Broadcast || ref == cu.varRefs().end()) continue;
+        if (const auto h = historyOfRef(e.model, ref->second)) {
+            s.history = e.env.array(prefix + "h_" + s.name, s.type,
+                                    h->owner + "." + VariableHistory::arrayVar(ref->second.var),
+                                    Use::Write);
+            s.historyCopies = size_t(e.model.batchSize()) * h->slots;
+        }
     }
     return out;
 }
@@ -77,8 +109,12 @@ std::vector<Slot> slots(Lowerer& e, const CustomUpdate& cu, const std::string& p
 std::string broadcastStore(Lowerer& e, const Slot& s) {
     const size_t copies =
         (s.target.batchDim ? e.model.batchSize() : 1u) * static_cast<size_t>(s.target.slots);
-    return "if (sfW_" + s.name + ") {\nfor (uint32_t sfC = 0u; sfC < " + std::to_string(copies) +
-           "u; sfC++) " + s.array + "[(size_t)sfC * sfN + id] = l_" + s.name + ";\n}\n";
+    std::string c = "for (uint32_t sfC = 0u; sfC < " + std::to_string(copies) + "u; sfC++) " +
+                    s.array + "[(size_t)sfC * sfN + id] = l_" + s.name + ";\n";
+    if (!s.history.empty()) // [batch][slot][element], as the variable's own copies
+        c += "for (uint32_t sfC = 0u; sfC < " + std::to_string(s.historyCopies) + "u; sfC++) " +
+             s.history + "[(size_t)sfC * sfN + id] = l_" + s.name + ";\n";
+    return "if (sfW_" + s.name + ") {\n" + c + "}\n";
 }
 
 // Loads, the user's code and the stores of one element in one batch element.

@@ -25,6 +25,10 @@ struct ArrayDecl {
     // pre/post and current-source variables, spike queues, spike times and synaptic input;
     // not weights, connectivity, custom-update state, EGPs or recording buffers.
     bool state = false;
+    // One copy per batch element, the batch the leading dimension ([batch][…]): what a host view
+    // is shaped by. Set from the declaration (access mode, custom-update batching), not guessed
+    // from the count.
+    bool batched = false;
 };
 
 // What one struct field holds for one group.

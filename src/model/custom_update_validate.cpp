@@ -59,8 +59,11 @@ bool referencesSynapses(const std::vector<NamedRef>& refs) {
 // ReduceSum / ReduceMax on a reference become the reduction over the dimension its variable
 // lacks (GeNN's rule): the batch of a batched update, or else the elements. A variable lacking
 // both (a batched update's shared scalar) or neither is refused: the dimension is not implied.
+// In a model of batch size 1 the batch is no dimension to choose, so that the model a user
+// batches builds unbatched too (as in GeNN): a shared variable with elements is the reduction
+// over the one batch element (a copy), one without elements the reduction over them.
 void resolveReductions(CustomUpdate& cu, CustomUpdateModel& model,
-                       const std::vector<NamedRef>& refs) {
+                       const std::vector<NamedRef>& refs, unsigned batchSize) {
     for (const auto& v : model.vars) {
         if (v.access == A::ReduceSum || v.access == A::ReduceMax)
             throw ModelError(where(cu) + "variable '" + v.name + "' has access " +
@@ -78,8 +81,10 @@ void resolveReductions(CustomUpdate& cu, CustomUpdateModel& model,
                                     [&](const NamedRef& n) { return n.decl->name == d.name; });
         if (r == refs.end()) throw InternalError("reference '" + d.name + "' not resolved");
         const bool sum = d.access == A::ReduceSum;
-        const bool lacksBatch = cu.isBatched() && !r->target.batchDim;
+        const bool batchOfOne = batchSize == 1;
         const bool lacksElements = !r->target.elementDim;
+        const bool lacksBatch =
+            (cu.isBatched() || (batchOfOne && !lacksElements)) && !r->target.batchDim;
         if (lacksBatch == lacksElements)
             throw ModelError(where(cu) + "reference '" + d.name + "' (" + r->target.array +
                              ") has access " + toString(d.access) + ", but its variable " +
@@ -291,7 +296,7 @@ void Model::finaliseCustomUpdates() {
             m_batchSize > 1 && std::any_of(refs.begin(), refs.end(), [](const NamedRef& r) {
                 return r.target.batchDim && r.decl->access != A::Broadcast;
             });
-        resolveReductions(cu, cu.m_model, refs);
+        resolveReductions(cu, cu.m_model, refs, m_batchSize);
         checkAccess(cu, refs);
         checkTransposes(*this, cu, refs);
         checkReductionTypes(cu, m_precision);

@@ -154,6 +154,10 @@ std::string Simulation::elementType(const std::string& group, const std::string&
     return m_impl->array(group, var).decl.ctype;
 }
 
+unsigned Simulation::batchCopies(const std::string& group, const std::string& var) {
+    return m_impl->array(group, var).decl.batched ? m_impl->model.batchSize() : 1u;
+}
+
 template std::span<float> Simulation::view<float>(const std::string&, const std::string&);
 template std::span<double> Simulation::view<double>(const std::string&, const std::string&);
 template std::span<int32_t> Simulation::view<int32_t>(const std::string&, const std::string&);

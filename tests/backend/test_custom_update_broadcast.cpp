@@ -2,9 +2,10 @@
 // and references to spike counts and to a dendritic-delay buffer (docs/custom_updates.md). An
 // update whose only references are Broadcast is not batched and resets every batch element's
 // copy — only where the code assigned it; a Broadcast reference to a dendritic-delay buffer
-// empties every slot; a spike-count reference reads the last step's count of each batch element
-// (through the spike queue's slots, with an axonal delay); every misuse is a ModelError naming
-// the update and the reference. Every backend, batch 3.
+// empties every slot, one to a variable read with a delay writes every delay slot; a spike-count
+// reference reads the last step's count of each batch element (through the spike queue's slots,
+// with an axonal delay); every misuse is a ModelError naming the update and the reference. Every
+// backend, batch 3.
 #include "backend_fixture.hpp"
 #include "probe_models.hpp"
 
@@ -109,6 +110,44 @@ TEST_P(CustomUpdateBroadcast, EmptiesEverySlotOfADendriticDelayBuffer) {
         EXPECT_EQ(v, 2.0);
 }
 
+// A neuron variable that synapse code reads with an axonal delay keeps its past values, one per
+// delay slot and batch element; a Broadcast write replaces every one of them (GeNN writes every
+// delay slot), so the spikes in flight deliver the new value at once, and so do later ones.
+TEST_P(CustomUpdateBroadcast, WritesEveryDelaySlotOfADelayedNeuronVariable) {
+    Model m("broadcast_delayed_var");
+    m.setBatchSize(kBatch);
+    m.setPrecision(Precision::Double);
+    NeuronModel keeper = always();
+    keeper.name = "Keeper";
+    keeper.vars = {{"V"}}; // ReadWrite: one copy per batch element; the update leaves it
+    m.addNeuronGroup("Pre", 2, keeper, {}, {{"V", 1.0}});
+    m.addNeuronGroup("Post", kPost, accumulate(), {}, {{"acc", 0.0}});
+    WeightUpdateModel delayed;
+    delayed.name = "DelayedV";
+    delayed.preSpikeSynCode = "addToPost(V_pre);";
+    m.addSynapseGroup("S", MatrixType::Dense, 3, "Pre", "Post", {delayed, {}, {}, {}, {}},
+                      {models::DeltaCurr(), {}, {}});
+    CustomUpdateModel set;
+    set.name = "SetV";
+    set.varRefs = {{"x", "scalar", A::Broadcast}};
+    set.updateCode = "x = 5.0 + id;";
+    m.addCustomUpdate("Set", "Set", set, {}, {}, {{"x", {"Pre", "V"}}});
+    Simulation sim(m, prefs());
+    ASSERT_GT(m.neuronGroup("Pre").numDelaySlots(), 3u);
+    sim.run(6); // every step from step 4 on delivers a spike of each source: V_pre = 1 + 1
+    sim.pull("Post", "acc");
+    const auto acc = sim.view<double>("Post", "acc");
+    const std::vector<double> before(acc.begin(), acc.end());
+    sim.customUpdate("Set");
+    for (unsigned step = 1; step <= 3; step++) {
+        sim.run(1); // the spike delivered was emitted three steps before the update
+        sim.pull("Post", "acc");
+        for (size_t k = 0; k < acc.size(); k++)
+            EXPECT_EQ(acc[k], before[k] + step * (5.0 + 6.0))
+                << "step " << step << " after the update, batch " << k / kPost;
+    }
+}
+
 // Spikes where (id + batch + n) % 4 == 0, n the step count after the update: the count of the
 // last step, per batch element, through a queue of 5 slots (an axonal delay of 3).
 TEST_P(CustomUpdateBroadcast, SpikeCountsReadTheLastStepPerBatchElement) {
@@ -134,6 +173,7 @@ TEST_P(CustomUpdateBroadcast, SpikeCountsReadTheLastStepPerBatchElement) {
                       {{"n", {"Clock", "n"}}, {"k", {"Clock", "spikeCount"}}});
     Simulation sim(m, prefs());
     ASSERT_GT(m.neuronGroup("Clock").numDelaySlots(), 2u);
+    EXPECT_EQ(sim.batchCopies("Counts", "c"), kBatch) << "a batched update's own variable";
     for (unsigned steps : {5u, 6u, 9u}) {
         sim.run(steps - static_cast<unsigned>(sim.timestep()));
         sim.customUpdate("Counts");

@@ -50,6 +50,10 @@ TEST_P(CustomUpdateInference, GenericReductionsReduceOverTheDimensionTheTargetLa
     Simulation sim(m, prefs());
     EXPECT_EQ(overBatch.model().varRefs[1].access, A::ReduceBatchSum);
     EXPECT_EQ(overNeurons.model().varRefs[1].access, A::ReduceNeuronMax);
+    // A view's batch copies come from the declaration: ReadOnly is shared by the batch.
+    EXPECT_EQ(sim.batchCopies("Pop", "x"), kBatch);
+    EXPECT_EQ(sim.batchCopies("Pop", "shared"), 1u);
+    EXPECT_EQ(sim.batchCopies("Pop", "perBatch"), kBatch);
     auto x = sim.view<double>("Pop", "x");
     for (unsigned b = 0; b < kBatch; b++)
         for (unsigned i = 0; i < kN; i++)
@@ -64,6 +68,41 @@ TEST_P(CustomUpdateInference, GenericReductionsReduceOverTheDimensionTheTargetLa
     const std::vector<double> peaks = {14.0, 20.0, 34.0};
     for (unsigned b = 0; b < kBatch; b++)
         EXPECT_EQ(sim.view<double>("Pop", "perBatch")[b], peaks[b]) << b;
+}
+
+// The same model at batch size 1 (GeNN builds it too): `shared` (elements, no batch dimension)
+// is the batch reduction over the one batch element, a copy; `perBatch` stays a neuron
+// reduction; a reference with every dimension is still refused.
+TEST_P(CustomUpdateInference, AtBatchSizeOneASharedTargetTakesTheCopyAsInGeNN) {
+    Model m("cu_infer_batch_one");
+    m.setPrecision(Precision::Double);
+    m.addNeuronGroup("Pop", kN, holder(), {}, {{"x", 0.0}, {"shared", 0.0}, {"perBatch", 0.0}});
+    auto& overBatch = m.addCustomUpdate("OverBatch", "Batch", reducer(A::ReduceSum), {}, {},
+                                        {{"x", {"Pop", "x"}}, {"out", {"Pop", "shared"}}});
+    auto& overNeurons = m.addCustomUpdate("OverNeurons", "Neurons", reducer(A::ReduceSum), {}, {},
+                                          {{"x", {"Pop", "x"}}, {"out", {"Pop", "perBatch"}}});
+    Simulation sim(m, prefs());
+    EXPECT_EQ(overBatch.model().varRefs[1].access, A::ReduceBatchSum);
+    EXPECT_EQ(overNeurons.model().varRefs[1].access, A::ReduceNeuronSum);
+    auto x = sim.view<double>("Pop", "x");
+    for (unsigned i = 0; i < kN; i++)
+        x[i] = 3.0 * i - 2.5;
+    sim.push("Pop", "x");
+    sim.customUpdate("Batch");
+    sim.customUpdate("Neurons");
+    sim.pull("Pop", "shared");
+    sim.pull("Pop", "perBatch");
+    for (unsigned i = 0; i < kN; i++)
+        EXPECT_EQ(sim.view<double>("Pop", "shared")[i], 3.0 * i - 2.5) << i;
+    EXPECT_EQ(sim.view<double>("Pop", "perBatch")[0], 17.5); // 3 * (0 + .. + 4) - 5 * 2.5
+
+    Model every("cu_infer_batch_one_every");
+    every.addNeuronGroup("Pop", kN, holder(), {}, {{"x", 0.0}, {"shared", 0.0}, {"perBatch", 0.0}});
+    every.addCustomUpdate("Every", "A", reducer(A::ReduceSum), {}, {},
+                          {{"x", {"Pop", "x"}}, {"out", {"Pop", "x"}}});
+    sftest::expectError<ModelError>(
+        [&] { every.finalise(); },
+        {"custom update 'Every'", "reference 'out' (", "has every dimension of the update"});
 }
 
 TEST_P(CustomUpdateInference, AddCustomUpdateOverSynapseVariablesRunsPerSynapse) {

@@ -18,6 +18,7 @@ struct BufferArray {
     std::string var, ctype;
     std::vector<size_t> dims;
     bool state = true;
+    bool batched = true; // dims[0] is the batch (ArrayDecl::batched)
 };
 
 // The slot of a queue of `slots` slots (an expression) that step a->step reads for what was

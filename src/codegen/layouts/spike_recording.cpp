@@ -7,7 +7,7 @@ namespace spikeforge::codegen {
 
 std::vector<BufferArray> SpikeRecording::arrays(const EventStream& s, unsigned batch) {
     return {{s.bits, "uint32_t", {batch, bitWords(s.neurons)}, true},
-            {s.record, "uint32_t", {0}, false}}; // sized by the recording window
+            {s.record, "uint32_t", {0}, false, false}}; // sized by the recording window
 }
 
 SpikeRecording::SpikeRecording(Env& env, const EventStream& s)

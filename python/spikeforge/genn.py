@@ -1,0 +1,457 @@
+"""PyGeNN 5's API over spikeforge: a PyGeNN script runs after changing only its imports.
+
+    from spikeforge.genn import GeNNModel, init_var, init_weight_update, init_postsynaptic
+
+    model = GeNNModel("float", "example", backend="single_threaded_cpu")
+    model.dt = 0.1
+    pop = model.add_neuron_population("Pop", 100, "LIF", {...}, {"V": -65.0, "RefracTime": 0.0})
+    pop.spike_recording_enabled = True
+    model.build()
+    model.load(num_recording_timesteps=1000)
+    while model.timestep < 1000:
+        model.step_time()
+    model.pull_recording_buffers_from_device()
+    times, ids = pop.spike_recording_data[0]
+
+A thin layer over the native API (``spikeforge.Model`` and ``spikeforge.Simulation``): the
+model is described as in PyGeNN (groups whose properties may be set until ``build()``), and
+``build()`` turns the description into a native model and compiles it. docs/python.md, "Coming
+from PyGeNN", maps every PyGeNN name; what spikeforge does not support raises
+``NotImplementedError`` naming what to use instead.
+"""
+
+import enum
+
+from . import _spikeforge as _sf
+from .genn_groups import (  # noqa: F401  (re-exported: PyGeNN's names)
+    CurrentSource,
+    CustomUpdate,
+    NeuronGroup,
+    SynapseGroup,
+    Variable,
+    unsupported,
+)
+
+
+class VarAccess(enum.Enum):
+    """Access modes of a model's variables (PyGeNN's VarAccess)."""
+    READ_WRITE = "ReadWrite"
+    READ_ONLY = "ReadOnly"
+    READ_ONLY_DUPLICATE = "ReadOnlyDuplicate"
+    READ_ONLY_SHARED_NEURON = "ReadOnlySharedNeuron"
+
+
+class CustomUpdateVarAccess(enum.Enum):
+    """Access modes of a custom update's own variables."""
+    READ_WRITE = "ReadWrite"
+    READ_ONLY = "ReadOnly"
+    READ_ONLY_SHARED = "ReadOnlyShared"
+    READ_ONLY_SHARED_NEURON = "ReadOnlySharedNeuron"
+    REDUCE_BATCH_SUM = "ReduceBatchSum"
+    REDUCE_BATCH_MAX = "ReduceBatchMax"
+    REDUCE_NEURON_SUM = "ReduceNeuronSum"
+    REDUCE_NEURON_MAX = "ReduceNeuronMax"
+
+
+class VarAccessMode(enum.Enum):
+    """How a custom update uses a variable it references."""
+    READ_WRITE = "ReadWrite"
+    READ_ONLY = "ReadOnly"
+    BROADCAST = "Broadcast"
+    REDUCE_SUM = "ReduceSum"
+    REDUCE_MAX = "ReduceMax"
+
+
+class SynapseMatrixType(enum.Enum):
+    """Connectivity layouts; the value is spikeforge's, None where it has none."""
+    DENSE = "dense"
+    SPARSE = "sparse"
+    PROCEDURAL = "procedural"
+    TOEPLITZ = "toeplitz"
+    BITMASK = None
+    DENSE_PROCEDURALG = None
+    PROCEDURAL_KERNELG = None
+
+
+class VarLocation(enum.Enum):
+    """Where PyGeNN keeps a variable. spikeforge keeps every variable on the device and makes
+    a host copy the first time it is pulled, pushed or viewed, so every location behaves as
+    HOST_DEVICE; setting one changes nothing."""
+    DEVICE = 1
+    HOST_DEVICE = 2
+    HOST_DEVICE_ZERO_COPY = 3
+
+
+class types:  # noqa: N801  (PyGeNN's module name)
+    """PyGeNN's type names (``from pygenn import types``), as spikeforge spells them."""
+    Float = "float"
+    Double = "double"
+    Bool = "bool"
+    Int8 = "int8_t"
+    Int16 = "int16_t"
+    Int32 = "int32_t"
+    Int64 = "int64_t"
+    Uint8 = "uint8_t"
+    Uint16 = "uint16_t"
+    Uint32 = "uint32_t"
+    Uint64 = "uint64_t"
+
+
+# PyGeNN's backend names and the native backend and thread count each stands for.
+_BACKENDS = {"single_threaded_cpu": ("cpu", 1), "cpu": ("cpu", 0), "opencl": ("opencl", 0),
+             "cuda": ("cuda", 0)}
+
+
+def _type_name(t):
+    """A type given as a PyGeNN type or name: spikeforge's name, a pointer's element type for
+    extra global parameters ("scalar*" is an array of scalar)."""
+    name = str(t.value if isinstance(t, enum.Enum) else t).strip()
+    return name[:-1].strip() if name.endswith("*") else name
+
+
+def _access_name(access):
+    return access.value if isinstance(access, enum.Enum) else str(access)
+
+
+def _vars(decls, what):
+    """PyGeNN's [(name, type[, access])] as the native [(name, type[, access])]."""
+    out = []
+    for d in decls or []:
+        if isinstance(d, str):
+            out.append(d)
+            continue
+        if len(d) not in (2, 3):
+            raise ValueError(f"{what}: {d!r} is not (name, type) or (name, type, access)")
+        item = (d[0], _type_name(d[1]))
+        out.append(item + ((_access_name(d[2]),) if len(d) == 3 else ()))
+    return out
+
+
+def _params(decls):
+    """PyGeNN's parameters: names or (name, type). spikeforge's parameters are scalars."""
+    return [d if isinstance(d, str) else d[0] for d in decls or []]
+
+
+def _egps(decls):
+    return [(d, "scalar") if isinstance(d, str) else (d[0], _type_name(d[1]))
+            for d in decls or []]
+
+
+def _refuse(argument, value, alternative):
+    if value:
+        unsupported(argument, alternative)
+
+
+def create_neuron_model(class_name, params=None, vars=None, derived_params=None,
+                        sim_code=None, threshold_condition_code=None, reset_code=None,
+                        extra_global_params=None, additional_input_vars=None,
+                        auto_refractory_required=False):
+    _refuse("additional_input_vars", additional_input_vars,
+            "a variable of the neuron model that a weight update adds to")
+    _refuse("auto_refractory_required", auto_refractory_required,
+            "a refractory test in threshold_condition_code")
+    return _sf.create_neuron_model(
+        class_name, params=_params(params), vars=_vars(vars, class_name),
+        sim_code=sim_code or "", threshold_condition_code=threshold_condition_code or "",
+        reset_code=reset_code or "", derived_params=derived_params or [],
+        extra_global_params=_egps(extra_global_params))
+
+
+def create_weight_update_model(class_name, params=None, vars=None, pre_vars=None,
+                               post_vars=None, pre_neuron_var_refs=None,
+                               post_neuron_var_refs=None, psm_var_refs=None,
+                               derived_params=None, pre_spike_syn_code=None,
+                               pre_event_syn_code=None, post_event_syn_code=None,
+                               post_spike_syn_code=None, synapse_dynamics_code=None,
+                               pre_event_threshold_condition_code=None,
+                               post_event_threshold_condition_code=None, pre_spike_code=None,
+                               post_spike_code=None, pre_dynamics_code=None,
+                               post_dynamics_code=None, extra_global_params=None):
+    _refuse("pre_neuron_var_refs", pre_neuron_var_refs, "V_pre (the source's variables by name)")
+    _refuse("post_neuron_var_refs", post_neuron_var_refs,
+            "V_post (the target's variables by name)")
+    _refuse("psm_var_refs", psm_var_refs, "a postsynaptic-model variable read in its own code")
+    return _sf.create_weight_update_model(
+        class_name, params=_params(params), vars=_vars(vars, class_name),
+        pre_vars=_vars(pre_vars, class_name), post_vars=_vars(post_vars, class_name),
+        pre_spike_syn_code=pre_spike_syn_code or "",
+        post_spike_syn_code=post_spike_syn_code or "", pre_spike_code=pre_spike_code or "",
+        post_spike_code=post_spike_code or "", pre_dynamics_code=pre_dynamics_code or "",
+        post_dynamics_code=post_dynamics_code or "", derived_params=derived_params or [],
+        extra_global_params=_egps(extra_global_params),
+        synapse_dynamics_code=synapse_dynamics_code or "",
+        pre_event_threshold_condition_code=pre_event_threshold_condition_code or "",
+        pre_event_syn_code=pre_event_syn_code or "",
+        post_event_threshold_condition_code=post_event_threshold_condition_code or "",
+        post_event_syn_code=post_event_syn_code or "")
+
+
+def create_postsynaptic_model(class_name, params=None, vars=None, neuron_var_refs=None,
+                              derived_params=None, sim_code=None, extra_global_params=None):
+    _refuse("neuron_var_refs", neuron_var_refs, "the target's variables by name (V)")
+    return _sf.create_postsynaptic_model(
+        class_name, params=_params(params), vars=_vars(vars, class_name),
+        sim_code=sim_code or "", derived_params=derived_params or [],
+        extra_global_params=_egps(extra_global_params))
+
+
+def create_current_source_model(class_name, params=None, vars=None, neuron_var_refs=None,
+                                derived_params=None, injection_code=None,
+                                extra_global_params=None):
+    _refuse("neuron_var_refs", neuron_var_refs, "the target's variables by name (V)")
+    return _sf.create_current_source_model(
+        class_name, params=_params(params), vars=_vars(vars, class_name),
+        injection_code=injection_code or "", derived_params=derived_params or [],
+        extra_global_params=_egps(extra_global_params))
+
+
+def create_custom_update_model(class_name, params=None, vars=None, derived_params=None,
+                               var_refs=None, update_code=None, extra_global_params=None,
+                               extra_global_param_refs=None):
+    return _sf.create_custom_update_model(
+        class_name, params=_params(params), vars=_vars(vars, class_name),
+        var_refs=_vars(var_refs, class_name), update_code=update_code or "",
+        derived_params=derived_params or [], extra_global_params=_egps(extra_global_params),
+        extra_global_param_refs=_egps(extra_global_param_refs))
+
+
+def create_var_init_snippet(class_name, params=None, derived_params=None, var_init_code=None,
+                            extra_global_params=None):
+    unsupported("create_var_init_snippet",
+                "a built-in initialiser (init_var(\"Uniform\", …), spikeforge.init_var) or "
+                "values computed with numpy and written through .values")
+
+
+def create_sparse_connect_init_snippet(class_name, **kwargs):
+    unsupported("create_sparse_connect_init_snippet",
+                "a built-in connectivity initialiser (spikeforge.init_sparse_connectivity)")
+
+
+def create_toeplitz_connect_init_snippet(class_name, **kwargs):
+    unsupported("create_toeplitz_connect_init_snippet",
+                "init_toeplitz_connectivity(\"Conv2D\", …) or \"AvgPoolConv2D\"")
+
+
+def init_var(snippet, params=None):
+    """A variable initialiser: a built-in's name with its parameters."""
+    return _sf.init_var(snippet, params or {})
+
+
+def init_sparse_connectivity(snippet, params=None):
+    return _sf.init_sparse_connectivity(snippet, params or {})
+
+
+def init_toeplitz_connectivity(snippet, params=None):
+    return _sf.init_toeplitz_connectivity(snippet, params or {})
+
+
+def init_weight_update(snippet, params=None, vars=None, pre_vars=None, post_vars=None,
+                       pre_var_refs=None, post_var_refs=None, psm_var_refs=None):
+    _refuse("pre_var_refs", pre_var_refs, "V_pre (the source's variables by name)")
+    _refuse("post_var_refs", post_var_refs, "V_post (the target's variables by name)")
+    _refuse("psm_var_refs", psm_var_refs, "a postsynaptic-model variable read in its own code")
+    return _sf.init_weight_update(snippet, params or {}, vars or {}, pre_vars or {},
+                                  post_vars or {})
+
+
+def init_postsynaptic(snippet, params=None, vars=None, var_refs=None):
+    _refuse("var_refs", var_refs, "the target's variables by name (V)")
+    return _sf.init_postsynaptic(snippet, params or {}, vars or {})
+
+
+def _name(group):
+    return group if isinstance(group, str) else group.name
+
+
+def create_var_ref(group, var_name):
+    """A reference to a per-neuron variable: of a population, a current source, a custom
+    update, or a synapse population's postsynaptic or presynaptic/postsynaptic variables."""
+    return _sf.create_var_ref(_name(group), var_name)
+
+
+create_psm_var_ref = create_var_ref
+create_wu_pre_var_ref = create_var_ref
+create_wu_post_var_ref = create_var_ref
+
+
+def create_wu_var_ref(group, var_name, transpose_group=None, transpose_var_name=None):
+    return _sf.create_wu_var_ref(
+        _name(group), var_name,
+        None if transpose_group is None else _name(transpose_group), transpose_var_name or "")
+
+
+def create_egp_ref(group, egp_name):
+    return _sf.create_egp_ref(_name(group), egp_name)
+
+
+def create_out_post_var_ref(group):
+    """The input a synapse population accumulates for its targets (GeNN's outPost)."""
+    return _sf.create_var_ref(_name(group), "inSyn")
+
+
+def create_den_delay_var_ref(group):
+    return _sf.create_var_ref(_name(group), "denDelay")
+
+
+def create_spike_time_var_ref(group):
+    return _sf.create_var_ref(_name(group), "st")
+
+
+def create_prev_spike_time_var_ref(group):
+    return _sf.create_var_ref(_name(group), "prev_st")
+
+
+class GeNNModel:
+    """A model as PyGeNN builds it: populations first, then ``build()``, ``load()`` and
+    ``step_time()``. ``backend``: "single_threaded_cpu" (cpu, one thread), "cpu" (every
+    thread), "opencl" or "cuda"; ``preference_kwargs`` go to ``spikeforge.Simulation``
+    (``cache_dir``, ``fast_math``, ``device``, ``threads``)."""
+
+    def __init__(self, precision="float", model_name="GeNNModel", backend=None,
+                 time_precision=None, **preference_kwargs):
+        self.precision = _type_name(precision)
+        if self.precision not in ("float", "double"):
+            raise ValueError(f"GeNNModel '{model_name}': precision must be float or double, "
+                             f"not {precision!r}")
+        if time_precision is not None and _type_name(time_precision) != self.precision:
+            unsupported("a time_precision other than the model's precision",
+                        "precision=\"double\" for the whole model")
+        self.name = model_name
+        backend = backend or "single_threaded_cpu"
+        if backend not in _BACKENDS:
+            raise ValueError(f"GeNNModel '{model_name}': unknown backend {backend!r} "
+                             f"(one of {', '.join(_BACKENDS)})")
+        self.backend_name = backend
+        self._preferences = dict(preference_kwargs)
+        self._native = None
+        self._sim = None
+        self.dt = 0.5  # [ms] GeNN's default
+        self.batch_size = 1
+        self.seed = 1234  # GeNN's 0 draws a seed; spikeforge's runs repeat unless it is set
+        self.neuron_populations = {}
+        self.synapse_populations = {}
+        self.current_sources = {}
+        self.custom_updates = {}
+        self._groups = []  # in the order they were added
+
+    # ---- description ----
+    def _add(self, registry, group):
+        if self._native is not None:
+            raise RuntimeError(f"model '{self.name}' is built: add groups before build()")
+        if any(group.name == g.name for g in self._groups):
+            raise ValueError(f"model '{self.name}' already has a group '{group.name}'")
+        registry[group.name] = group
+        self._groups.append(group)
+        return group
+
+    def add_neuron_population(self, pop_name, num_neurons, neuron, params=None, vars=None):
+        return self._add(self.neuron_populations,
+                         NeuronGroup(self, pop_name, num_neurons, neuron, params, vars))
+
+    def add_synapse_population(self, pop_name, matrix_type, source, target, weight_update_init,
+                               postsynaptic_init, connectivity_init=None):
+        layout = _layout(pop_name, matrix_type)
+        return self._add(self.synapse_populations,
+                         SynapseGroup(self, pop_name, layout, _name(source), _name(target),
+                                      weight_update_init, postsynaptic_init, connectivity_init))
+
+    def add_current_source(self, cs_name, current_source_model, pop, params=None, vars=None,
+                           var_refs=None):
+        _refuse("var_refs", var_refs, "the target's variables by name (V)")
+        return self._add(self.current_sources,
+                         CurrentSource(self, cs_name, current_source_model, _name(pop), params,
+                                       vars))
+
+    def add_custom_update(self, cu_name, group_name, custom_update_model, params=None,
+                          vars=None, var_refs=None, egp_refs=None):
+        return self._add(self.custom_updates,
+                         CustomUpdate(self, cu_name, group_name, custom_update_model, params,
+                                      vars, var_refs, egp_refs))
+
+    # ---- life cycle ----
+    def build(self, path_to_model="./", force_rebuild=False):
+        """Builds the native model and compiles it (an unchanged model comes from the cache)."""
+        native = _sf.Model(self.name, precision=self.precision, dt=self.dt,
+                           batch_size=self.batch_size, seed=self.seed)
+        for group in self._groups:
+            group._add_to(native)
+        backend, threads = _BACKENDS[self.backend_name]
+        prefs = dict(self._preferences)
+        prefs.setdefault("threads", threads)
+        self._sim = _sf.Simulation(native, backend=backend, **prefs)
+        self._native = native
+
+    def load(self, num_recording_timesteps=None):
+        """Sets the recording window and the extra global parameters' initial values."""
+        sim = self._simulation("load")
+        if num_recording_timesteps:
+            sim.set_recording_window(int(num_recording_timesteps))
+        for group in self._groups:
+            group._load(sim)
+
+    def unload(self):
+        self._sim = None
+        self._native = None
+
+    def _simulation(self, what):
+        if self._sim is None:
+            raise RuntimeError(f"model '{self.name}': {what} needs build() first")
+        return self._sim
+
+    # ---- running ----
+    def step_time(self):
+        self._simulation("step_time").step()
+
+    def custom_update(self, name):
+        self._simulation("custom_update").custom_update(name)
+
+    def pull_recording_buffers_from_device(self):
+        self._simulation("pull_recording_buffers_from_device").pull_recording()
+
+    @property
+    def t(self):
+        return self._sim.t if self._sim is not None else 0.0
+
+    @property
+    def timestep(self):
+        return self._sim.timestep if self._sim is not None else 0
+
+    @timestep.setter
+    def timestep(self, value):
+        if value != self.timestep:
+            unsupported("setting timestep", "Simulation.reset() (time and state to the start)")
+
+    @property
+    def batch_size(self):
+        return self._batch_size
+
+    @batch_size.setter
+    def batch_size(self, value):
+        if self._native is not None:
+            raise RuntimeError(f"model '{self.name}' is built: set batch_size before build()")
+        self._batch_size = int(value)
+
+    @property
+    def native_simulation(self):
+        """The ``spikeforge.Simulation`` behind the model (after build), for the native API."""
+        return self._sim
+
+
+def _layout(pop_name, matrix_type):
+    """A PyGeNN matrix type (enum or name, "DENSE_INDIVIDUALG" etc. included) as spikeforge's."""
+    name = matrix_type.name if isinstance(matrix_type, SynapseMatrixType) else str(matrix_type)
+    name = name.upper()
+    for suffix in ("_INDIVIDUALG", "_GLOBALG"):
+        name = name[:-len(suffix)] if name.endswith(suffix) else name
+    try:
+        layout = SynapseMatrixType[name].value
+    except KeyError:
+        raise ValueError(f"synapse population '{pop_name}': unknown matrix type {matrix_type!r} "
+                         f"(one of {', '.join(t.name for t in SynapseMatrixType)})") from None
+    if layout is None:
+        unsupported(f"matrix type {name}", "SPARSE (or DENSE, or PROCEDURAL for connectivity "
+                    "generated on the fly)")
+    return layout
+
+
+__all__ = [name for name in dir() if not name.startswith("_") and name != "enum"]

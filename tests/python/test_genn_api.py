@@ -1,0 +1,157 @@
+"""spikeforge.genn, PyGeNN 5's API: a PyGeNN-style script gives the spikes of the same network
+built with the native API; groups, variables, extra global parameters and what is refused."""
+
+import importlib.util
+import pathlib
+
+import numpy as np
+import pytest
+
+import spikeforge as sf
+from spikeforge import genn
+
+EXAMPLE = pathlib.Path(__file__).parents[2] / "examples" / "python" / "genn_style_balanced.py"
+
+
+def _example():
+    spec = importlib.util.spec_from_file_location("genn_style_balanced", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _native_balanced(ex, batch_size, steps, cache_dir):
+    """The example's network with the native API, group for group."""
+    model = sf.Model("genn_style_balanced", precision="float", dt=0.1, batch_size=batch_size)
+    init = {"V": sf.init_var("Uniform", {"min": -60.0, "max": -50.0}), "RefracTime": 0.0}
+    for name, size in (("E", ex.NUM_EXC), ("I", ex.NUM_INH)):
+        model.add_neuron_population(name, size, "LIF", ex.LIF_PARAMS, init)
+        model.neuron_population(name).spike_recording_enabled = True
+    for name, weight, tau in (("EE", ex.EXC_WEIGHT, 5.0), ("EI", ex.EXC_WEIGHT, 5.0),
+                              ("II", ex.INH_WEIGHT, 10.0), ("IE", ex.INH_WEIGHT, 10.0)):
+        model.add_synapse_population(
+            name, "sparse", name[0], name[1],
+            sf.init_weight_update("StaticPulseConstantWeight", {"g": weight}),
+            sf.init_postsynaptic("ExpCurr", {"tau": tau}),
+            sf.init_sparse_connectivity("FixedProbability", {"prob": ex.PROB}))
+    sim = sf.Simulation(model, backend="cpu", threads=1, cache_dir=cache_dir)
+    sim.set_recording_window(steps)
+    sim.run(steps)
+    sim.pull_recording()
+    return sim
+
+
+@pytest.mark.parametrize("batch_size", [1, 3])
+def test_a_pygenn_script_gives_the_native_apis_spikes(cache_dir, batch_size):
+    ex = _example()
+    steps = 600
+    spikes, peak = ex.run("single_threaded_cpu", batch_size, steps)
+    native = _native_balanced(ex, batch_size, steps, cache_dir)
+    total = 0
+    for name in ("E", "I"):
+        times, ids, batch = native.spikes(name)
+        assert len(spikes[name]) == batch_size
+        for b, (genn_times, genn_ids) in enumerate(spikes[name]):
+            np.testing.assert_array_equal(genn_times, times[batch == b])
+            np.testing.assert_array_equal(genn_ids, ids[batch == b])
+            total += len(genn_ids)
+    assert total > 100, "the network must be active for the comparison to mean anything"
+    # The custom update's peak: the largest V over the batch, per neuron, as the native V says.
+    native.pull("E", "V")
+    v = native.view("E", "V").reshape(batch_size, ex.NUM_EXC)
+    assert peak.shape == (ex.NUM_EXC,)
+    np.testing.assert_array_equal(peak, v.max(axis=0))
+
+
+def _small_model(batch_size=1, **kwargs):
+    model = genn.GeNNModel("double", "genn_small", **kwargs)
+    model.dt = 1.0
+    model.batch_size = batch_size
+    counter = genn.create_neuron_model(
+        "counter", params=["step"], vars=[("x", "scalar"), ("fixed", "scalar",
+                                                             genn.VarAccess.READ_ONLY)],
+        sim_code="x += step + shift[id];", extra_global_params=[("shift", "scalar*")])
+    pop = model.add_neuron_population("Pop", 4, counter, {"step": 1.0},
+                                      {"x": 0.0, "fixed": genn.init_var("Constant", {"constant": 2.0})})
+    pop.set_param_dynamic("step")
+    return model, pop
+
+
+@pytest.mark.parametrize("batch_size", [1, 2])
+def test_variables_egps_and_dynamic_parameters(cache_dir, batch_size):
+    model, pop = _small_model(batch_size, cache_dir=cache_dir)
+    pop.extra_global_params["shift"].set_init_values(np.array([0.0, 0.5, 1.0, 1.5]))
+    model.build()
+    model.load()
+    assert model.timestep == 0 and model.t == 0.0
+    for _ in range(3):
+        model.step_time()
+    assert model.timestep == 3 and model.t == pytest.approx(3.0)
+    pop.vars["x"].pull_from_device()
+    expected = 3.0 * (1.0 + np.array([0.0, 0.5, 1.0, 1.5]))
+    x = pop.vars["x"].view
+    assert x.shape == ((batch_size, 4) if batch_size > 1 else (4,))
+    np.testing.assert_allclose(x.reshape(batch_size, 4), np.tile(expected, (batch_size, 1)))
+    assert pop.vars["fixed"].view.shape == (4,)  # READ_ONLY: shared by the batch
+    pop.set_dynamic_param_value("step", 10.0)
+    pop.vars["x"].values = np.zeros_like(x)
+    pop.vars["x"].push_to_device()
+    model.step_time()
+    pop.vars["x"].pull_from_device()
+    np.testing.assert_allclose(pop.vars["x"].values.reshape(batch_size, 4),
+                               np.tile(10.0 + np.array([0.0, 0.5, 1.0, 1.5]), (batch_size, 1)))
+
+
+def test_sparse_values_follow_the_connectivity_order(cache_dir):
+    model = genn.GeNNModel("float", "genn_sparse", cache_dir=cache_dir)
+    pre = model.add_neuron_population("Pre", 6, "SpikeSourceArray", {},
+                                      {"startSpike": 0, "endSpike": 0})
+    post = model.add_neuron_population("Post", 5, "LIF",
+                                       {"C": 1.0, "TauM": 20.0, "Vrest": -65.0, "Vreset": -65.0,
+                                        "Vthresh": -50.0, "Ioffset": 0.0, "TauRefrac": 2.0},
+                                       {"V": -65.0, "RefracTime": 0.0})
+    syn = model.add_synapse_population(
+        "S", genn.SynapseMatrixType.SPARSE, pre, post,
+        genn.init_weight_update("StaticPulse", {}, {"g": genn.init_var("Uniform",
+                                                                        {"min": 0.0, "max": 1.0})}),
+        genn.init_postsynaptic("DeltaCurr"),
+        genn.init_sparse_connectivity("FixedProbability", {"prob": 0.5}))
+    model.build()
+    model.load()
+    syn.pull_connectivity_from_device()
+    pre_inds, post_inds = syn.get_sparse_pre_inds(), syn.get_sparse_post_inds()
+    syn.vars["g"].pull_from_device()
+    g = syn.vars["g"].values
+    assert g.dtype == np.float32 and g.shape == pre_inds.shape and len(g) > 0
+    # GeNN's order: row by row (the native synapse list's order).
+    assert (np.diff(pre_inds) >= 0).all()
+    np.testing.assert_array_equal(
+        g, model.native_simulation.synapse_values("S", "g").astype(np.float32))
+    syn.vars["g"].values = np.arange(len(g), dtype=np.float32)
+    np.testing.assert_array_equal(syn.vars["g"].values, np.arange(len(g), dtype=np.float32))
+
+
+def test_what_spikeforge_lacks_is_refused_naming_the_alternative():
+    with pytest.raises(NotImplementedError, match="BITMASK.*use SPARSE"):
+        model = genn.GeNNModel("float", "refused")
+        model.add_neuron_population("A", 2, "LIF", {}, {})
+        model.add_synapse_population("S", "BITMASK", "A", "A",
+                                     genn.init_weight_update("StaticPulse"),
+                                     genn.init_postsynaptic("DeltaCurr"))
+    with pytest.raises(NotImplementedError, match="psm_var_refs"):
+        genn.create_weight_update_model("w", psm_var_refs=[("x", "scalar")])
+    with pytest.raises(NotImplementedError, match="create_var_init_snippet"):
+        genn.create_var_init_snippet("v", var_init_code="value = 1.0;")
+    with pytest.raises(ValueError, match="unknown backend 'gpu'.*single_threaded_cpu"):
+        genn.GeNNModel("float", "bad", backend="gpu")
+    with pytest.raises(RuntimeError, match="step_time needs build"):
+        genn.GeNNModel("float", "unbuilt").step_time()
+
+
+def test_enums_and_types_carry_spikeforges_names():
+    assert genn.VarAccess.READ_ONLY_DUPLICATE.value == "ReadOnlyDuplicate"
+    assert genn.CustomUpdateVarAccess.REDUCE_BATCH_MAX.value == "ReduceBatchMax"
+    assert genn.VarAccessMode.BROADCAST.value == "Broadcast"
+    assert genn.types.Float == "float" and genn.types.Uint32 == "uint32_t"
+    m = genn.GeNNModel(genn.types.Double, "typed")
+    assert m.precision == "double" and m.dt == 0.5

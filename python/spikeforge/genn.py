@@ -217,19 +217,31 @@ def create_custom_update_model(class_name, params=None, vars=None, derived_param
 
 def create_var_init_snippet(class_name, params=None, derived_params=None, var_init_code=None,
                             extra_global_params=None):
-    unsupported("create_var_init_snippet",
-                "a built-in initialiser (init_var(\"Uniform\", …), spikeforge.init_var) or "
-                "values computed with numpy and written through .values")
+    """A variable initialiser: var_init_code assigns ``value`` (GeNN 5's names: ``id``,
+    ``num_neurons``, ``id_pre``, ``id_post``, ``gennrand_*``)."""
+    return _sf.create_var_init_snippet(
+        class_name, params=_params(params), var_init_code=var_init_code or "",
+        derived_params=derived_params or [], extra_global_params=_egps(extra_global_params))
 
 
-def create_sparse_connect_init_snippet(class_name, **kwargs):
-    unsupported("create_sparse_connect_init_snippet",
-                "a built-in connectivity initialiser (spikeforge.init_sparse_connectivity)")
+def create_sparse_connect_init_snippet(class_name, params=None, derived_params=None,
+                                       row_build_code=None, col_build_code=None,
+                                       calc_max_row_len_func=None, calc_max_col_len_func=None,
+                                       calc_kernel_size_func=None, extra_global_params=None):
+    """A connectivity initialiser built row by row: row_build_code calls ``addSynapse(j)``.
+    ``calc_max_col_len_func`` is not needed (spikeforge sizes the columns from the rows)."""
+    _refuse("col_build_code", col_build_code, "row_build_code (connectivity is built by rows)")
+    _refuse("calc_kernel_size_func", calc_kernel_size_func,
+            "a TOEPLITZ group for shared kernels, or per-synapse variables")
+    return _sf.create_sparse_connect_init_snippet(
+        class_name, params=_params(params), row_build_code=row_build_code or "",
+        derived_params=derived_params or [], calc_max_row_len_func=calc_max_row_len_func,
+        extra_global_params=_egps(extra_global_params))
 
 
 def create_toeplitz_connect_init_snippet(class_name, **kwargs):
     unsupported("create_toeplitz_connect_init_snippet",
-                "init_toeplitz_connectivity(\"Conv2D\", …) or \"AvgPoolConv2D\"")
+                "a built-in Toeplitz initialiser (init_toeplitz_connectivity(\"Conv2D\", …))")
 
 
 def init_var(snippet, params=None):

@@ -77,7 +77,53 @@ NeuronModel neuronModel(const std::string& name, const std::vector<std::string>&
     return m;
 }
 
+// Initialisers have no device arrays for extra global parameters (contexts.cpp): refused here,
+// naming the snippet, rather than left to fail as unknown names in the code.
+void refuseInitEGPs(const std::string& kind, const std::string& name, nb::handle egps) {
+    if (nb::len(egps) != 0)
+        throw ModelError(kind + " '" + name +
+                         "': extra global parameters are not supported in initialisers; pass "
+                         "the values as parameters, or set the variable's values from the host");
+}
+
+InitSnippet varInitSnippet(const std::string& name, const std::vector<std::string>& params,
+                           const std::string& code, nb::handle derived, nb::handle egps) {
+    refuseInitEGPs("variable initialiser", name, egps);
+    InitSnippet s;
+    fillBase(s, name, params, derived, nb::list());
+    s.code = code;
+    return s;
+}
+
+SparseInitSnippet sparseInitSnippet(const std::string& name, const std::vector<std::string>& params,
+                                    const std::string& rowBuildCode, nb::handle derived,
+                                    nb::handle calcMaxRowLength,
+                                    const std::string& preCalcRowLengthCode, nb::handle egps) {
+    refuseInitEGPs("connectivity initialiser", name, egps);
+    SparseInitSnippet s;
+    fillBase(s, name, params, derived, nb::list());
+    s.rowBuildCode = rowBuildCode;
+    s.preCalcRowLengthCode = preCalcRowLengthCode;
+    if (!calcMaxRowLength.is_none())
+        s.calcMaxRowLength =
+            nb::cast<std::function<unsigned(unsigned, unsigned, const ParamValues&)>>(
+                calcMaxRowLength);
+    return s;
+}
+
 void bindModelTypes(nb::module_& m) {
+    nb::class_<InitSnippet>(m, "VarInitSnippet")
+        .def_ro("name", &InitSnippet::name)
+        .def_ro("params", &InitSnippet::params)
+        .def_ro("var_init_code", &InitSnippet::code)
+        .def("__repr__", [](const InitSnippet& s) { return "<VarInitSnippet '" + s.name + "'>"; });
+    nb::class_<SparseInitSnippet>(m, "SparseConnectInitSnippet")
+        .def_ro("name", &SparseInitSnippet::name)
+        .def_ro("params", &SparseInitSnippet::params)
+        .def_ro("row_build_code", &SparseInitSnippet::rowBuildCode)
+        .def("__repr__", [](const SparseInitSnippet& s) {
+            return "<SparseConnectInitSnippet '" + s.name + "'>";
+        });
     nb::class_<NeuronModel>(m, "NeuronModel")
         .def_ro("name", &NeuronModel::name)
         .def_ro("params", &NeuronModel::params)
@@ -167,22 +213,42 @@ void bindSnippets(nb::module_& m) {
     bindInitTypes(m);
     m.def(
         "init_var",
-        [](const std::string& name, const ParamValues& params) {
+        [](nb::handle snippet, const ParamValues& params) {
+            if (nb::isinstance<InitSnippet>(snippet))
+                return VarInit(nb::cast<const InitSnippet&>(snippet), params);
+            const auto name = nb::cast<std::string>(snippet);
             const InitSnippet& s = builtIn(init::findVarInitSnippet(name), "variable initialiser",
                                            name, init::varInitSnippetNames());
             return VarInit(s, params);
         },
         nb::arg("snippet"), nb::arg("params") = ParamValues{},
-        "A variable initialiser by name (\"Uniform\", \"Normal\", …) with its parameters.");
+        "A variable initialiser, a built-in by name (\"Uniform\", \"Normal\", …) or one from "
+        "create_var_init_snippet, with its parameters.");
     m.def(
         "init_sparse_connectivity",
-        [](const std::string& name, const ParamValues& params) {
+        [](nb::handle snippet, const ParamValues& params) {
+            if (nb::isinstance<SparseInitSnippet>(snippet))
+                return SparseConnectivityInit{nb::cast<const SparseInitSnippet&>(snippet), params};
+            const auto name = nb::cast<std::string>(snippet);
             const SparseInitSnippet& s =
                 builtIn(init::findSparseInitSnippet(name), "connectivity initialiser", name,
                         init::sparseInitSnippetNames());
             return SparseConnectivityInit{s, params};
         },
         nb::arg("snippet"), nb::arg("params") = ParamValues{});
+    m.def("create_var_init_snippet", &varInitSnippet, nb::arg("name"),
+          nb::arg("params") = std::vector<std::string>{}, nb::arg("var_init_code") = "",
+          nb::arg("derived_params") = nb::list(), nb::arg("extra_global_params") = nb::list(),
+          "A variable initialiser written by the user: var_init_code assigns `value` for one "
+          "element (docs/snippets.md, \"Names each field sees\"); checked and run on the "
+          "device like the built-ins.");
+    m.def("create_sparse_connect_init_snippet", &sparseInitSnippet, nb::arg("name"),
+          nb::arg("params") = std::vector<std::string>{}, nb::arg("row_build_code") = "",
+          nb::arg("derived_params") = nb::list(), nb::arg("calc_max_row_len_func") = nb::none(),
+          nb::arg("pre_calc_row_length_code") = "", nb::arg("extra_global_params") = nb::list(),
+          "A connectivity initialiser written by the user: row_build_code calls addSynapse(j) "
+          "for each target of row id_pre; calc_max_row_len_func(num_pre, num_post, params) "
+          "bounds a row (or set the group's max_connections).");
     m.def(
         "init_toeplitz_connectivity",
         [](const std::string& name, const ParamValues& params) {

@@ -514,6 +514,9 @@ private:
 
     void call(Expr& e) {
         if (isLocal(e.name)) failAt(e, "'" + e.name + "' is a local variable, not a function");
+        // Another spelling of a function (GeNN's gennrand_uniform, …) becomes the function's own
+        // name in the tree, which is what the contexts declare and the printer prints.
+        if (const FunctionInfo* named = functionInfo(e.name)) e.name = named->name;
         const auto it = names().find(e.name);
         if (it != names().end() && it->second.kind != NameKind::Function)
             failAt(e, "'" + e.name + "' is not a function");

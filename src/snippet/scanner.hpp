@@ -166,7 +166,8 @@ struct FunctionInfo {
     bool rng;             // draws random numbers
 };
 
-// The one table of functions snippets may call; nullptr when `name` is not one.
+// The one table of functions snippets may call; nullptr when `name` is not one. GeNN's
+// spellings of the random functions (gennrand_uniform, …) give the function they spell.
 const FunctionInfo* functionInfo(const std::string& name);
 
 // The C maths functions snippets may call (callable in C++, CUDA and OpenCL C alike).

@@ -2,6 +2,8 @@
 #include "snippet/parser.hpp"
 
 #include <array>
+#include <string_view>
+#include <utility>
 
 namespace spikeforge::snippet {
 
@@ -69,11 +71,23 @@ constexpr std::array kFunctions = {
     FunctionInfo{"abs", 1, R::SameAsArg, 0, true, false},
 };
 
+// GeNN's spellings of the random functions, so that PyGeNN code strings run unchanged: a call
+// through one is checked and printed as a call of the function it names.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kGeNNSpellings = {{
+    {"gennrand_uniform", "rand_uniform"},
+    {"gennrand_normal", "rand_normal"},
+    {"gennrand_exponential", "rand_exponential"},
+    {"gennrand_gamma", "rand_gamma"},
+    {"gennrand_binomial", "rand_binomial"},
+}};
+
 } // namespace
 
 const FunctionInfo* functionInfo(const std::string& name) {
     for (const auto& f : kFunctions)
         if (name == f.name) return &f;
+    for (const auto& [spelling, function] : kGeNNSpellings)
+        if (name == spelling) return functionInfo(std::string(function));
     return nullptr;
 }
 

@@ -140,8 +140,11 @@ def test_what_spikeforge_lacks_is_refused_naming_the_alternative():
                                      genn.init_postsynaptic("DeltaCurr"))
     with pytest.raises(NotImplementedError, match="psm_var_refs"):
         genn.create_weight_update_model("w", psm_var_refs=[("x", "scalar")])
-    with pytest.raises(NotImplementedError, match="create_var_init_snippet"):
-        genn.create_var_init_snippet("v", var_init_code="value = 1.0;")
+    with pytest.raises(NotImplementedError, match="col_build_code.*use row_build_code"):
+        genn.create_sparse_connect_init_snippet("c", col_build_code="addSynapse(id_post);")
+    with pytest.raises(sf.ModelError, match="'v': extra global parameters are not supported"):
+        genn.create_var_init_snippet("v", var_init_code="value = e[0];",
+                                     extra_global_params=[("e", "scalar*")])
     with pytest.raises(ValueError, match="unknown backend 'gpu'.*single_threaded_cpu"):
         genn.GeNNModel("float", "bad", backend="gpu")
     with pytest.raises(RuntimeError, match="step_time needs build"):
@@ -155,3 +158,55 @@ def test_enums_and_types_carry_spikeforges_names():
     assert genn.types.Float == "float" and genn.types.Uint32 == "uint32_t"
     m = genn.GeNNModel(genn.types.Double, "typed")
     assert m.precision == "double" and m.dt == 0.5
+
+
+def test_genn_random_functions_draw_spikeforges_streams(cache_dir):
+    # gennrand_uniform() is rand_uniform(): the same model spelled either way draws the same
+    # numbers (a neuron model's stream depends on the group, not on the code's spelling).
+    draws = []
+    for spelling in ("gennrand_uniform", "rand_uniform"):
+        model = genn.GeNNModel("double", "genn_rng", cache_dir=cache_dir)
+        noisy = genn.create_neuron_model("noisy", vars=[("x", "scalar")],
+                                         sim_code=f"x = {spelling}();")
+        pop = model.add_neuron_population("Pop", 1000, noisy, {}, {"x": 0.0})
+        model.build()
+        model.load()
+        model.step_time()
+        pop.vars["x"].pull_from_device()
+        draws.append(pop.vars["x"].values)
+    np.testing.assert_array_equal(draws[0], draws[1])
+    assert draws[0].min() > 0.0 and draws[0].max() <= 1.0
+    assert abs(draws[0].mean() - 0.5) < 0.05  # 1000 uniform draws: standard error 0.009
+
+
+@pytest.mark.parametrize("batch_size", [1, 5])
+def test_user_written_initialisers_run_on_the_device(cache_dir, batch_size):
+    # A variable initialiser with a parameter and a derived one, and a row-built connectivity.
+    ramp = genn.create_var_init_snippet(
+        "ramp", params=["scale"], derived_params=[("offset", lambda pars, dt: 2.0 * pars["scale"])],
+        var_init_code="value = scale * id + offset + 1000.0 * batch + num_neurons;")
+    every_other = genn.create_sparse_connect_init_snippet(
+        "every_other", params=["stride"],
+        row_build_code="for (unsigned int j = id_pre % 2u; j < num_post; j += (unsigned int)stride) {\n"
+                       "    addSynapse(j);\n}",
+        calc_max_row_len_func=lambda num_pre, num_post, pars: num_post // int(pars["stride"]) + 1)
+    model = genn.GeNNModel("double", "genn_user_init", cache_dir=cache_dir)
+    model.batch_size = batch_size
+    lif = {"C": 1.0, "TauM": 20.0, "Vrest": -65.0, "Vreset": -65.0, "Vthresh": -50.0,
+           "Ioffset": 0.0, "TauRefrac": 2.0}
+    pre = model.add_neuron_population("Pre", 5, "LIF", lif,
+                                      {"V": genn.init_var(ramp, {"scale": 0.5}),
+                                       "RefracTime": 0.0})
+    post = model.add_neuron_population("Post", 7, "LIF", lif, {"V": -65.0, "RefracTime": 0.0})
+    syn = model.add_synapse_population(
+        "S", "SPARSE", pre, post, genn.init_weight_update("StaticPulse", {}, {"g": 1.0}),
+        genn.init_postsynaptic("DeltaCurr"),
+        genn.init_sparse_connectivity(every_other, {"stride": 2.0}))
+    model.build()
+    model.load()
+    pre.vars["V"].pull_from_device()
+    v = pre.vars["V"].view.reshape(batch_size, 5)
+    expected = 0.5 * np.arange(5) + 1.0 + 5.0
+    np.testing.assert_array_equal(v, expected + 1000.0 * np.arange(batch_size)[:, None])
+    pairs = set(zip(syn.get_sparse_pre_inds().tolist(), syn.get_sparse_post_inds().tolist()))
+    assert pairs == {(i, j) for i in range(5) for j in range(i % 2, 7, 2)}

@@ -167,6 +167,25 @@ TEST(SnippetNames, LocalsAreBlockScoped) {
     EXPECT_NO_THROW(scan("int k = 1;\n{ int k = 2; V += k; }\nV += k;", neuronContext()));
 }
 
+// PyGeNN code strings call gennrand_uniform() and friends: the same functions, checked and
+// printed under spikeforge's names, refused where the function is, and not a name to declare.
+TEST(SnippetNames, GeNNsSpellingsOfTheRandomFunctionsAreTheFunctions) {
+    const Scanned s = scan("V += gennrand_uniform() * dt;", neuronContext());
+    EXPECT_EQ(s.calledFunctions, (std::set<std::string>{"rand_uniform"}));
+    EXPECT_TRUE(s.usesRng);
+    const std::string printed = render(s, {}, Precision::Float, "");
+    EXPECT_TRUE(contains(printed, "rand_uniform()"));
+    EXPECT_FALSE(contains(printed, "gennrand"));
+    EXPECT_TRUE(contains(scanError("V += gennrand_normal();"),
+                         "line 1, column 6: 'rand_normal' cannot be called in simCode"));
+    EXPECT_TRUE(contains(scanError("V += gennrand_uniform(1.0);"),
+                         "'rand_uniform' takes 0 arguments, not 1"));
+    EXPECT_TRUE(contains(scanError("scalar gennrand_uniform = 1.0;"),
+                         "declaration of 'gennrand_uniform' shadows the function"));
+    EXPECT_TRUE(contains(scanError("V += gennrand_log_normal(0.0, 1.0);"),
+                         "unknown identifier 'gennrand_log_normal'"));
+}
+
 TEST(SnippetNames, FactsAreRecordedOnce) {
     const Scanned s = scan("V += Isyn * dt / tau; hist[id]++; --U; addToPost(V); V = exp(V);\n"
                            "if (rand_uniform() < 0.5) { addToPostDelay(V, count); }",

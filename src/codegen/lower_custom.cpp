@@ -287,13 +287,34 @@ LoweredGroup lowerCustomUpdate(const Model& m, const std::vector<const CustomUpd
 LoweredGroup lowerCustomUpdateInit(const Model& m, const CustomUpdate& cu) {
     Lowerer e(m);
     InitBody b;
+    // What the initialisers of variables with elements name beyond id and batch (contexts.cpp):
+    // the neurons' count, or the synapse group's sizes and each element's (id_pre, id_post),
+    // decoded from the rows the group's own initialisation built.
+    const SynapseGroup* sg = cu.isWUShaped() ? cu.synapseGroup() : nullptr;
+    std::string pairs;
+    if (sg) {
+        b.setup = sizesSetup(e, *sg);
+        e.initNames = {{"num_pre", "sfNpre"}, {"num_post", "sfNpost"}};
+        pairs = connectivityOf(*sg)->decode(e.env);
+    } else {
+        e.initNames = {{"num_neurons", e.env.number("numNeurons", "uint32_t", cu.numElements())}};
+    }
     for (const auto& v : cu.model().vars) {
         const auto r = refs::ownVar(cu, v, m.batchSize());
-        b.vars.push_back(
-            e.varInit(cu.name(), {v.name, v.type, VarAccess::ReadWrite}, cu.varInits().at(v.name),
-                      e.env.number("n_" + v.name, "uint64_t", double(r.elements)), r.batchDim));
+        const VarInit& init = cu.varInits().at(v.name);
+        const bool namesPairs =
+            init.hasSnippet() && r.elementDim && sg &&
+            (analysis::of(m, cu.name(), "init." + v.name).referencedNames.count("id_pre") ||
+             analysis::of(m, cu.name(), "init." + v.name).referencedNames.count("id_post"));
+        b.readsEarlierGroups = b.readsEarlierGroups || namesPairs;
+        e.initPairDecode = r.elementDim ? pairs : "";
+        b.vars.push_back(e.varInit(cu.name(), {v.name, v.type, VarAccess::ReadWrite}, init,
+                                   e.env.number("n_" + v.name, "uint64_t", double(r.elements)),
+                                   r.batchDim));
     }
-    return e.finish(cu.name(), std::move(b), cu.numElements());
+    e.initPairDecode.clear();
+    return e.finish(cu.name(), std::move(b), cu.numElements(),
+                    sg ? synapseExtent(*sg) : SynapseExtent{});
 }
 
 } // namespace spikeforge::codegen

@@ -1,6 +1,7 @@
 #include "model/contexts.hpp"
 
 #include "model/names.hpp"
+#include "model/var_refs.hpp"
 
 namespace spikeforge::contexts {
 
@@ -323,9 +324,14 @@ public:
 
     void addInits(const std::string& group, const VarInitMap& inits, InitShape shape) {
         for (const auto& [var, init] : inits)
-            if (init.hasSnippet())
-                add(group, "init." + var, &init.snippet().code,
-                    [&] { return varInitContext(m_model, group, var, init, shape); });
+            addInit(group, var, init, shape);
+    }
+
+    void addInit(const std::string& group, const std::string& var, const VarInit& init,
+                 InitShape shape) {
+        if (init.hasSnippet())
+            add(group, "init." + var, &init.snippet().code,
+                [&] { return varInitContext(m_model, group, var, init, shape); });
     }
 
     std::vector<CodeField> out;
@@ -394,7 +400,17 @@ std::vector<CodeField> listCodeFields(const Model& m, bool withContexts) {
         const CustomUpdate& c = *cu;
         l.add(c.name(), "updateCode", &c.model().updateCode,
               [&] { return customUpdateContext(m, c); });
-        l.addInits(c.name(), c.varInits(), InitShape::Other);
+        // A variable with elements sees the names of the update's shape (GeNN's: num_neurons,
+        // or id_pre, id_post, num_pre and num_post); one without (a reduction's target, a
+        // shared-neuron variable) only the element index and the batch.
+        for (const auto& v : c.model().vars) {
+            const auto init = c.varInits().find(v.name);
+            if (init == c.varInits().end()) continue;
+            const InitShape shape = !refs::ownVar(c, v, m.batchSize()).elementDim ? InitShape::Other
+                                    : c.isWUShaped() ? InitShape::Synapse
+                                                     : InitShape::Neuron;
+            l.addInit(c.name(), v.name, init->second, shape);
+        }
     }
     for (const auto& cc : m.customConnectivityUpdates()) {
         const CustomConnectivityUpdate& c = *cc;

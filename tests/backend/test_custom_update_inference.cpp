@@ -105,6 +105,62 @@ TEST_P(CustomUpdateInference, AtBatchSizeOneASharedTargetTakesTheCopyAsInGeNN) {
         {"custom update 'Every'", "reference 'out' (", "has every dimension of the update"});
 }
 
+// Initialisers of a custom update's variables see the update's shape, as GeNN's: num_neurons
+// over neurons; id_pre, id_post, num_pre and num_post over a synapse group's synapses (Sparse:
+// each element's pair comes from the rows the group's own initialisation built).
+TEST_P(CustomUpdateInference, VariableInitialisersSeeTheUpdatesShape) {
+    Model m("cu_init_names");
+    m.setBatchSize(kBatch);
+    m.setPrecision(Precision::Double);
+    m.addNeuronGroup("Pre", 4, holder(), {}, {{"x", 0.0}, {"shared", 0.0}, {"perBatch", 0.0}});
+    m.addNeuronGroup("Post", 6, holder(), {}, {{"x", 0.0}, {"shared", 0.0}, {"perBatch", 0.0}});
+    WeightUpdateModel w;
+    w.name = "Weight";
+    w.vars = {{"g", "scalar", VarAccess::ReadOnly}};
+    m.addSynapseGroup("Syn", MatrixType::Sparse, 0, "Pre", "Post", {w, {}, {{"g", 0.0}}, {}, {}},
+                      {models::DeltaCurr(), {}, {}}, init::FixedProbability(0.5));
+    InitSnippet pairCode;
+    pairCode.name = "PairCode";
+    pairCode.code = "value = id_pre * 100.0 + id_post + num_pre * 1000.0 + num_post * 10000.0;";
+    InitSnippet sizeCode;
+    sizeCode.name = "SizeCode";
+    sizeCode.code = "value = id + num_neurons * 10.0 + batch * 0.5;";
+    CustomUpdateModel tag;
+    tag.name = "Tag";
+    tag.vars = {{"tag"}};
+    tag.varRefs = {{"g", "scalar", A::ReadOnly}};
+    tag.updateCode = "tag += g;";
+    m.addCustomUpdate("TagSyn", "T", tag, {}, {{"tag", VarInit(pairCode, {})}},
+                      {{"g", {"Syn", "g"}}});
+    CustomUpdateModel count;
+    count.name = "Count";
+    count.vars = {{"c"}};
+    count.varRefs = {{"x", "scalar", A::ReadOnly}};
+    count.updateCode = "c += x;";
+    m.addCustomUpdate("CountPre", "T", count, {}, {{"c", VarInit(sizeCode, {})}},
+                      {{"x", {"Pre", "x"}}});
+    Simulation sim(m, prefs());
+    sim.pullConnectivity("Syn");
+    sim.pull("TagSyn", "tag");
+    const auto rowLength = sim.view<uint32_t>("Syn", "rowLength");
+    const auto ind = sim.view<uint8_t>("Syn", "ind");
+    const auto tags = sim.view<double>("TagSyn", "tag");
+    const unsigned stride = m.synapseGroup("Syn").maxRowLength();
+    ASSERT_EQ(sim.batchCopies("TagSyn", "tag"), 1u) << "g is shared: the update is not batched";
+    size_t checked = 0;
+    for (unsigned i = 0; i < 4; i++)
+        for (unsigned k = 0; k < rowLength[i]; k++, checked++)
+            EXPECT_EQ(tags[i * stride + k], i * 100.0 + ind[i * stride + k] + 4000.0 + 60000.0)
+                << "row " << i << ", synapse " << k;
+    EXPECT_GT(checked, 0u);
+    sim.pull("CountPre", "c");
+    const auto c = sim.view<double>("CountPre", "c");
+    ASSERT_EQ(c.size(), kBatch * 4u);
+    for (unsigned b = 0; b < kBatch; b++)
+        for (unsigned i = 0; i < 4; i++)
+            EXPECT_EQ(c[b * 4 + i], i + 40.0 + b * 0.5) << "batch " << b << ", neuron " << i;
+}
+
 TEST_P(CustomUpdateInference, AddCustomUpdateOverSynapseVariablesRunsPerSynapse) {
     Model m("cu_infer_shape");
     m.setBatchSize(kBatch);

@@ -131,7 +131,11 @@ std::unique_ptr<Model> everyField() {
     scale.vars = {{"s"}};
     scale.varRefs = {{"x"}};
     scale.updateCode = "x *= s;";
-    m.addCustomUpdate("CUN", "Update", scale, {}, {{"s", u}}, {{"x", {"N", "V"}}});
+    CustomUpdateModel scaleShared = scale;
+    scaleShared.name = "ScaleShared";
+    scaleShared.vars.push_back({"k", "scalar", CustomUpdateVarAccess::ReadOnlySharedNeuron});
+    scaleShared.updateCode = "x *= s * k;";
+    m.addCustomUpdate("CUN", "Update", scaleShared, {}, {{"s", u}, {"k", u}}, {{"x", {"N", "V"}}});
     m.addCustomUpdate("CUS", "Update", scale, {}, {{"s", u}}, {{"x", {"S", "g"}}});
     CustomConnectivityUpdateModel rewire;
     rewire.name = "Rewire";
@@ -173,9 +177,10 @@ std::string rowOf(const contexts::CodeField& f) {
         {"C.injectionCode", "current source `injectionCode`"},
         {"C.init.c", "initialiser of a neuron-shaped variable"},
         {"CUN.updateCode", "custom update `updateCode` over neurons"},
-        {"CUN.init.s", "initialiser of a custom-update variable"},
+        {"CUN.init.s", "initialiser of a neuron-shaped variable"},
+        {"CUN.init.k", "initialiser of a custom-update variable without elements"},
         {"CUS.updateCode", "custom update `updateCode` over synapses"},
-        {"CUS.init.s", "initialiser of a custom-update variable"},
+        {"CUS.init.s", "initialiser of a per-synapse variable"},
         {"CC.rowUpdateCode", "custom connectivity update `rowUpdateCode`"},
         {"CC.columnUpdateCode", "custom connectivity update `columnUpdateCode`"},
         {"CC.init.age", "initialiser of a per-synapse variable"},

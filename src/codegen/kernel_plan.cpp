@@ -1,5 +1,7 @@
 #include "codegen/kernel_plan.hpp"
 
+#include "spikeforge/errors.hpp"
+
 namespace spikeforge::codegen {
 
 const char* hookName(Hook h) {
@@ -77,6 +79,16 @@ std::string flags(const InitBody& b) {
 std::string structureOf(const KernelBody& body) {
     return std::to_string(body.index()) + ":" +
            std::visit([](const auto& b) { return flags(b); }, body);
+}
+
+std::string timeMinLiteral(Precision precision) {
+    switch (precision) {
+    case Precision::Float:
+        return "(-3.40282347e+38f)"; // -FLT_MAX
+    case Precision::Double:
+        return "(-1.7976931348623157e+308)"; // -DBL_MAX
+    }
+    throw InternalError("unknown precision");
 }
 
 } // namespace spikeforge::codegen

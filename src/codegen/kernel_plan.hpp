@@ -8,6 +8,8 @@
 // Names the printer provides to the fragments of every kind: `a` (const SFStepArgs*), `batch`
 // (the batch element), `sf_t` (a->t in the scalar type, update kernels), `seed` (init kernels);
 // each kind lists its own below.
+#include "spikeforge/types.hpp"
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -40,6 +42,9 @@ inline constexpr Hook kHooks[] = {
     Hook::AtomicAddU32, Hook::TimeMin,        Hook::LineResync, Hook::RngState,   Hook::RngInit,
     Hook::Global,       Hook::Prefetch,       Hook::FloatBits};
 const char* hookName(Hook h);
+// What Hook::TimeMin stands for: the spike time of a neuron that has not spiked (st, prev_st,
+// set_pre, …), the lowest finite value of the model's precision, as GeNN's -TIME_MAX.
+std::string timeMinLiteral(Precision precision);
 // `SF_GLOBAL <elementType>*`: the type of a pointer into a device array, in fragments.
 std::string globalPointer(const std::string& elementType);
 

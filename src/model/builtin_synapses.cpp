@@ -124,7 +124,7 @@ WeightUpdateModel makeStaticPulseDendriticDelay() {
 // So one postsynaptic spike may pair with several later presynaptic spikes (and vice versa):
 // only the nearest preceding partner of each spike counts. Spikes of both neurons in the same
 // step have equal times and count in both directions. A neuron that has not spiked yet has
-// st = -1e30 (or -inf), excluded by the `> -1.0e29` tests.
+// st = the precision's lowest value (or -inf), excluded by the `> -1.0e29` tests.
 WeightUpdateModel makeSTDPNearest() {
     WeightUpdateModel m;
     m.name = "STDPNearest";

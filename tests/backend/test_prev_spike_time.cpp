@@ -7,6 +7,9 @@
 
 #include "spikeforge/models.hpp"
 
+#include <limits>
+#include <string>
+
 namespace {
 
 using namespace spikeforge;
@@ -100,6 +103,49 @@ TEST_P(PrevSpikeTime, DelayedSpikeCodeSeesTheDeliveredSpikesTime) {
     for (size_t i = 0; i < got.size(); i++) {
         EXPECT_EQ(deliveries[i], 2u);
         EXPECT_NEAR(got[i], 2 * (0.2 + 0.4), 1e-12) << "element " << i; // two sources
+    }
+}
+
+// Before a neuron's first spike its st and prev_st are GeNN's "never", the lowest finite value
+// of the model's precision (-FLT_MAX, -DBL_MAX), and so are st_pre and prev_st_pre in synapse
+// code; after one spike prev_st is still "never".
+TEST_P(PrevSpikeTime, NeverIsTheLowestValueOfThePrecision) {
+    for (const Precision precision : {Precision::Float, Precision::Double}) {
+        NeuronModel once;
+        once.name = "Once";
+        once.vars = {{"n", "uint32_t"}, {"st0"}, {"prev0"}};
+        once.simCode = "n += 1u;\nst0 = st;\nprev0 = prev_st;";
+        once.thresholdConditionCode = "n == 2u";
+        Model m(std::string("spike_time_never_") + toString(precision));
+        m.setDT(kDt);
+        m.setPrecision(precision);
+        m.addNeuronGroup("Once", 2, once, {}, {{"n", 0.0}, {"st0", 0.0}, {"prev0", 0.0}});
+        m.addNeuronGroup("Post", 2, sftest::accumulate(), {}, {{"acc", 0.0}});
+        WeightUpdateModel read;
+        read.name = "ReadTimes";
+        read.vars = {{"stPre"}, {"prevPre"}};
+        read.synapseDynamicsCode = "stPre = st_pre;\nprevPre = prev_st_pre;";
+        m.addSynapseGroup("S", MatrixType::Dense, 0, "Once", "Post",
+                          {read, {}, {{"stPre", 0.0}, {"prevPre", 0.0}}, {}, {}},
+                          {models::DeltaCurr(), {}, {}});
+        Simulation sim(m, prefs());
+        const double never = precision == Precision::Float
+                                 ? static_cast<double>(std::numeric_limits<float>::lowest())
+                                 : std::numeric_limits<double>::lowest();
+        auto value = [&](const std::string& group, const std::string& var, size_t i) {
+            sim.pull(group, var);
+            return precision == Precision::Float
+                       ? static_cast<double>(sim.view<float>(group, var)[i])
+                       : sim.view<double>(group, var)[i];
+        };
+        sim.run(1); // step 0: no spike yet
+        EXPECT_EQ(value("Once", "st0", 0), never) << toString(precision);
+        EXPECT_EQ(value("Once", "prev0", 0), never) << toString(precision);
+        EXPECT_EQ(value("S", "stPre", 0), never) << toString(precision);
+        EXPECT_EQ(value("S", "prevPre", 0), never) << toString(precision);
+        sim.run(2); // step 1 spikes; step 2 sees st = 0.1 ms and no spike before it
+        EXPECT_NEAR(value("Once", "st0", 0), 0.1, 1e-6) << toString(precision);
+        EXPECT_EQ(value("Once", "prev0", 0), never) << toString(precision);
     }
 }
 

@@ -2,8 +2,8 @@
 
 The expected values are worked out here from GeNN 5's documented semantics: the shape PyGeNN
 gives a custom update's variable, bool variables as numpy bools, a BROADCAST reference writing
-every delay slot of a delayed variable, and REDUCE_SUM into a non-duplicated variable at batch
-size 1 (a copy)."""
+every delay slot of a delayed variable, REDUCE_SUM into a non-duplicated variable at batch
+size 1 (a copy), and spike times before the first spike (GeNN's -TIME_MAX)."""
 
 import numpy as np
 import pytest
@@ -109,3 +109,26 @@ def test_reduce_sum_into_a_non_duplicated_variable(cache_dir, batch):
     sim.pull("N", "total")
     assert sim.view("N", "total").shape == (N,)
     np.testing.assert_array_equal(sim.view("N", "total"), values.sum(axis=0))
+
+
+@pytest.mark.parametrize("precision", ["float", "double"])
+@pytest.mark.parametrize("batch", [1, 5])
+def test_spike_times_before_the_first_spike_are_the_lowest_value(cache_dir, batch, precision):
+    # GeNN's -TIME_MAX: np.finfo(scalar).min, for st and for prev_st until the second spike.
+    once = sf.create_neuron_model("Once", vars=[("n", "uint32_t"), ("st0", "scalar"),
+                                                ("prev0", "scalar")],
+                                  sim_code="n += 1u;\nst0 = st;\nprev0 = prev_st;",
+                                  threshold_condition_code="n == 2u")
+    model = sf.Model("st_never", batch_size=batch, precision=precision, dt=1.0)
+    model.add_neuron_population("N", N, once, {}, {"n": 0, "st0": 0.0, "prev0": 0.0})
+    sim = sf.Simulation(model, cache_dir=cache_dir)
+    lowest = np.finfo(np.float32 if precision == "float" else np.float64).min
+    sim.run(1)
+    for var in ("st0", "prev0"):
+        sim.pull("N", var)
+        assert (sim.view("N", var) == lowest).all(), var
+    sim.run(2)  # the spike of step 1 is st = 1 ms; no spike before it
+    sim.pull("N", "st0")
+    sim.pull("N", "prev0")
+    assert (sim.view("N", "st0") == 1.0).all()
+    assert (sim.view("N", "prev0") == lowest).all()

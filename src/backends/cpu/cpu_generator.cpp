@@ -43,7 +43,8 @@ std::string prelude(const codegen::Plan& plan) {
     else
         s += "typedef double scalar;\n#define SF_DOUBLE 1\n";
     s += "#define SF_BATCH " + std::to_string(plan.batchSize) + "u\n";
-    s += "#define " + std::string(hookName(Hook::TimeMin)) + " ((scalar)-1.0e30)\n";
+    s += "#define " + std::string(hookName(Hook::TimeMin)) + " " +
+         codegen::timeMinLiteral(plan.precision) + "\n";
     s += "#define " + std::string(hookName(Hook::Global)) + "\n"; // one address space
     s += "#define " + std::string(hookName(Hook::Prefetch)) + "(p) __builtin_prefetch(p)\n";
     s += "SF_FN uint32_t sf_float_bits(float x) {\nuint32_t u;\nmemcpy(&u, &x, sizeof u);\nreturn "

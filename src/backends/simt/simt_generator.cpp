@@ -46,7 +46,8 @@ std::string prelude(const codegen::Plan& plan, const Dialect& d) {
     s += "typedef uint32_t sf_u32;\ntypedef uint64_t sf_u64;\n";
     s += "#define SF_BATCH " + std::to_string(plan.batchSize) + "u\n";
     s += "#define SF_WG " + std::to_string(d.workGroupSize) + "u\n";
-    s += "#define " + std::string(hookName(Hook::TimeMin)) + " ((scalar)-1.0e30)\n";
+    s += "#define " + std::string(hookName(Hook::TimeMin)) + " " +
+         codegen::timeMinLiteral(plan.precision) + "\n";
     s += "#define " + std::string(hookName(Hook::ReportError)) +
          "(word, bit) ((void)sf_atomic_or_u32((word), (bit)))\n";
     s += "#define " + std::string(hookName(Hook::AtomicAddU32)) +

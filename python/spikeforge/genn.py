@@ -25,6 +25,7 @@ import enum
 from . import _spikeforge as _sf
 from .genn_groups import (  # noqa: F401  (re-exported: PyGeNN's names)
     CurrentSource,
+    CustomConnectivityUpdate,
     CustomUpdate,
     NeuronGroup,
     SynapseGroup,
@@ -215,6 +216,27 @@ def create_custom_update_model(class_name, params=None, vars=None, derived_param
         extra_global_param_refs=_egps(extra_global_param_refs))
 
 
+def create_custom_connectivity_update_model(class_name, params=None, vars=None, pre_vars=None,
+                                            post_vars=None, derived_params=None, var_refs=None,
+                                            pre_var_refs=None, post_var_refs=None,
+                                            row_update_code=None, host_update_code=None,
+                                            extra_global_params=None,
+                                            extra_global_param_refs=None):
+    """Structural plasticity: row_update_code walks a row with ``for_each_synapse``, removes
+    with ``remove_synapse()`` and adds with ``add_synapse(j, …)``, on the device."""
+    _refuse("host_update_code", host_update_code,
+            "row_update_code, or column code (spikeforge.create_custom_connectivity_update_model"
+            "(column_update_code=…)), which run on the device")
+    _refuse("extra_global_param_refs", extra_global_param_refs,
+            "extra_global_params of the update itself")
+    return _sf.create_custom_connectivity_update_model(
+        class_name, params=_params(params), vars=_vars(vars, class_name),
+        pre_vars=_vars(pre_vars, class_name), post_vars=_vars(post_vars, class_name),
+        var_refs=_vars(var_refs, class_name), pre_var_refs=_vars(pre_var_refs, class_name),
+        post_var_refs=_vars(post_var_refs, class_name), row_update_code=row_update_code or "",
+        derived_params=derived_params or [], extra_global_params=_egps(extra_global_params))
+
+
 def create_var_init_snippet(class_name, params=None, derived_params=None, var_init_code=None,
                             extra_global_params=None):
     """A variable initialiser: var_init_code assigns ``value`` (GeNN 5's names: ``id``,
@@ -344,6 +366,7 @@ class GeNNModel:
         self.synapse_populations = {}
         self.current_sources = {}
         self.custom_updates = {}
+        self.custom_connectivity_updates = {}
         self._groups = []  # in the order they were added
 
     # ---- description ----
@@ -379,6 +402,17 @@ class GeNNModel:
         return self._add(self.custom_updates,
                          CustomUpdate(self, cu_name, group_name, custom_update_model, params,
                                       vars, var_refs, egp_refs))
+
+    def add_custom_connectivity_update(self, cu_name, group_name, syn_group,
+                                       custom_conn_update_model, params=None, vars=None,
+                                       pre_vars=None, post_vars=None, var_refs=None,
+                                       pre_var_refs=None, post_var_refs=None, egp_refs=None):
+        _refuse("egp_refs", egp_refs, "extra_global_params of the update itself")
+        return self._add(self.custom_connectivity_updates,
+                         CustomConnectivityUpdate(self, cu_name, group_name, _name(syn_group),
+                                                  custom_conn_update_model, params, vars,
+                                                  pre_vars, post_vars, var_refs, pre_var_refs,
+                                                  post_var_refs))
 
     # ---- life cycle ----
     def build(self, path_to_model="./", force_rebuild=False):

@@ -299,3 +299,23 @@ class CustomUpdate(_Group):
         for name, dynamic in self._dynamic:
             g.set_param_dynamic(name, dynamic)
         self._make_vars(g.var_names)
+
+
+class CustomConnectivityUpdate(_Group):
+    """A custom connectivity update over a SPARSE synapse population. Its own variables are
+    not viewed through ``vars`` (read the synapse population's instead)."""
+
+    def __init__(self, model, name, group_name, synapse_group, update_model, params, vars,
+                 pre_vars, post_vars, var_refs, pre_var_refs, post_var_refs):
+        super().__init__(model, name)
+        self.update_group_name = group_name
+        self._synapse_group = synapse_group
+        self._cc = update_model
+        self._params = dict(params or {})
+        self._inits = (dict(vars or {}), dict(pre_vars or {}), dict(post_vars or {}))
+        self._refs = (dict(var_refs or {}), dict(pre_var_refs or {}), dict(post_var_refs or {}))
+
+    def _add_to(self, native):
+        native.add_custom_connectivity_update(
+            self.name, self.update_group_name, self._synapse_group, self._cc, self._params,
+            *self._inits, *self._refs)

@@ -210,3 +210,37 @@ def test_user_written_initialisers_run_on_the_device(cache_dir, batch_size):
     np.testing.assert_array_equal(v, expected + 1000.0 * np.arange(batch_size)[:, None])
     pairs = set(zip(syn.get_sparse_pre_inds().tolist(), syn.get_sparse_post_inds().tolist()))
     assert pairs == {(i, j) for i in range(5) for j in range(i % 2, 7, 2)}
+
+
+def test_a_custom_connectivity_update_prunes_on_the_device(cache_dir):
+    prune = genn.create_custom_connectivity_update_model(
+        "prune", params=["threshold"], var_refs=[("g", "scalar")],
+        row_update_code="for_each_synapse {\n    if (g < threshold) {\n        remove_synapse();\n"
+                        "    }\n}")
+    model = genn.GeNNModel("float", "genn_prune", cache_dir=cache_dir)
+    pop = model.add_neuron_population("Pop", 20, "LIF",
+                                      {"C": 1.0, "TauM": 20.0, "Vrest": -65.0, "Vreset": -65.0,
+                                       "Vthresh": -50.0, "Ioffset": 0.0, "TauRefrac": 2.0},
+                                      {"V": -65.0, "RefracTime": 0.0})
+    syn = model.add_synapse_population(
+        "S", "SPARSE", pop, pop,
+        genn.init_weight_update("StaticPulse", {}, {"g": genn.init_var("Uniform",
+                                                                        {"min": 0.0, "max": 1.0})}),
+        genn.init_postsynaptic("DeltaCurr"),
+        genn.init_sparse_connectivity("FixedProbability", {"prob": 0.5}))
+    model.add_custom_connectivity_update("Prune", "Structural", syn, prune, {"threshold": 0.5},
+                                         var_refs={"g": genn.create_wu_var_ref(syn, "g")})
+    with pytest.raises(NotImplementedError, match="host_update_code"):
+        genn.create_custom_connectivity_update_model("host", host_update_code="pull();")
+    model.build()
+    model.load()
+    syn.vars["g"].pull_from_device()
+    before = list(zip(syn.get_sparse_pre_inds(), syn.get_sparse_post_inds(),
+                      syn.vars["g"].values))
+    model.custom_update("Structural")
+    syn.vars["g"].pull_from_device()
+    after = list(zip(syn.get_sparse_pre_inds(), syn.get_sparse_post_inds(),
+                     syn.vars["g"].values))
+    kept = [s for s in before if s[2] >= 0.5]
+    assert 0 < len(kept) < len(before)
+    assert sorted(after) == sorted(kept)

@@ -244,3 +244,38 @@ def test_a_custom_connectivity_update_prunes_on_the_device(cache_dir):
     kept = [s for s in before if s[2] >= 0.5]
     assert 0 < len(kept) < len(before)
     assert sorted(after) == sorted(kept)
+
+
+def test_batched_sparse_values_are_one_row_per_batch_element(cache_dir):
+    # A per-synapse READ_WRITE variable of a batched model: values is (batch, synapses) in GeNN's
+    # order, and writing it sets each batch element's copy.
+    model = genn.GeNNModel("double", "genn_batched_sparse", cache_dir=cache_dir)
+    model.batch_size = 3
+    lif = {"C": 1.0, "TauM": 20.0, "Vrest": -65.0, "Vreset": -65.0, "Vthresh": -50.0,
+           "Ioffset": 0.0, "TauRefrac": 2.0}
+    pre = model.add_neuron_population("Pre", 5, "LIF", lif, {"V": -65.0, "RefracTime": 0.0})
+    post = model.add_neuron_population("Post", 4, "LIF", lif, {"V": -65.0, "RefracTime": 0.0})
+    plastic = genn.create_weight_update_model("plastic", vars=[("g", "scalar")],
+                                              pre_spike_syn_code="addToPost(g);")
+    syn = model.add_synapse_population(
+        "S", "SPARSE", pre, post, genn.init_weight_update(plastic, {}, {"g": 0.25}),
+        genn.init_postsynaptic("DeltaCurr"),
+        genn.init_sparse_connectivity("FixedProbability", {"prob": 0.6}))
+    shared = model.add_synapse_population(
+        "Shared", "SPARSE", pre, post, genn.init_weight_update("StaticPulse", {}, {"g": 0.5}),
+        genn.init_postsynaptic("DeltaCurr"),
+        genn.init_sparse_connectivity("FixedProbability", {"prob": 0.6}))
+    model.build()
+    model.load()
+    # StaticPulse's g is READ_ONLY, shared by the batch, as in GeNN: one row.
+    shared.vars["g"].pull_from_device()
+    assert shared.vars["g"].values.shape == (len(shared.get_sparse_pre_inds()),)
+    n = len(syn.get_sparse_pre_inds())
+    assert n > 0
+    syn.vars["g"].pull_from_device()
+    assert syn.vars["g"].values.shape == (3, n)
+    assert (syn.vars["g"].values == 0.25).all()
+    new = np.arange(3 * n, dtype=np.float64).reshape(3, n)
+    syn.vars["g"].values = new
+    syn.vars["g"].pull_from_device()
+    np.testing.assert_array_equal(syn.vars["g"].values, new)

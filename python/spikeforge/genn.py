@@ -143,6 +143,53 @@ def _refuse(argument, value, alternative):
         unsupported(argument, alternative)
 
 
+_TARGET_VARS = "the target neuron's variables, which spikeforge's code reads by name (V)"
+
+
+def _neuron_var_ref_names(decls, what):
+    """The names of a model's neuron_var_refs. spikeforge's postsynaptic and current-source
+    code reads the target neuron's variables by name, read-only, so a read-only reference
+    bound to the target's variable of the same name needs nothing more (checked when the group
+    is added); other kinds are refused."""
+    names = []
+    for d in decls or []:
+        name = d if isinstance(d, str) else d[0]
+        access = _access_name(d[2]) if not isinstance(d, str) and len(d) == 3 else "ReadOnly"
+        if access != "ReadOnly":
+            unsupported(f"{what}: the {access} neuron variable reference '{name}'",
+                        "a read-only reference; spikeforge's code reads " + _TARGET_VARS)
+        names.append(name)
+    return names
+
+
+def _check_target_refs(owner, refs, target):
+    """A group's neuron variable references must name the target's variable of the same name
+    (what the code reads when it says that name)."""
+    for name, ref in (refs or {}).items():
+        if ref.group != target or ref.var != name:
+            unsupported(f"'{owner}': the reference '{name}' to {ref.group}.{ref.var}",
+                        f"a reference to the target's own '{name}' ({target}.{name}); "
+                        "spikeforge's code reads " + _TARGET_VARS)
+
+
+class _WithTargetRefs:
+    """An initialiser or model with the neuron variable references PyGeNN gives it."""
+
+    def __init__(self, native, ref_names=(), refs=None):
+        self.native = native
+        self.ref_names = list(ref_names)
+        self.refs = dict(refs or {})
+
+
+def _bind_refs(owner, model, refs):
+    """The references given for a model's neuron_var_refs: every declared one, nothing else."""
+    declared = set(model.ref_names) if isinstance(model, _WithTargetRefs) else None
+    if declared is not None and declared != set(refs or {}):
+        raise ValueError(f"'{owner}': the model's neuron variable references are "
+                         f"{sorted(declared)}, the references given {sorted(refs or {})}")
+    return refs
+
+
 def create_neuron_model(class_name, params=None, vars=None, derived_params=None,
                         sim_code=None, threshold_condition_code=None, reset_code=None,
                         extra_global_params=None, additional_input_vars=None,
@@ -189,21 +236,25 @@ def create_weight_update_model(class_name, params=None, vars=None, pre_vars=None
 
 def create_postsynaptic_model(class_name, params=None, vars=None, neuron_var_refs=None,
                               derived_params=None, sim_code=None, extra_global_params=None):
-    _refuse("neuron_var_refs", neuron_var_refs, "the target's variables by name (V)")
-    return _sf.create_postsynaptic_model(
+    names = _neuron_var_ref_names(neuron_var_refs, class_name)
+    return _WithTargetRefs(_sf.create_postsynaptic_model(
         class_name, params=_params(params), vars=_vars(vars, class_name),
         sim_code=sim_code or "", derived_params=derived_params or [],
-        extra_global_params=_egps(extra_global_params))
+        extra_global_params=_egps(extra_global_params)), names)
 
 
 def create_current_source_model(class_name, params=None, vars=None, neuron_var_refs=None,
                                 derived_params=None, injection_code=None,
                                 extra_global_params=None):
-    _refuse("neuron_var_refs", neuron_var_refs, "the target's variables by name (V)")
-    return _sf.create_current_source_model(
+    names = _neuron_var_ref_names(neuron_var_refs, class_name)
+    return _WithTargetRefs(_sf.create_current_source_model(
         class_name, params=_params(params), vars=_vars(vars, class_name),
         injection_code=injection_code or "", derived_params=derived_params or [],
-        extra_global_params=_egps(extra_global_params))
+        extra_global_params=_egps(extra_global_params)), names)
+
+
+def _native_model(model):
+    return model.native if isinstance(model, _WithTargetRefs) else model
 
 
 def create_custom_update_model(class_name, params=None, vars=None, derived_params=None,
@@ -289,8 +340,11 @@ def init_weight_update(snippet, params=None, vars=None, pre_vars=None, post_vars
 
 
 def init_postsynaptic(snippet, params=None, vars=None, var_refs=None):
-    _refuse("var_refs", var_refs, "the target's variables by name (V)")
-    return _sf.init_postsynaptic(snippet, params or {}, vars or {})
+    """A postsynaptic model with its values; ``var_refs`` (GeNN 5's references to the target's
+    variables, e.g. ExpCond's V) must name the target's variables of the same names."""
+    native = _sf.init_postsynaptic(_native_model(snippet), params or {}, vars or {})
+    name = snippet if isinstance(snippet, str) else "postsynaptic model"
+    return _WithTargetRefs(native, refs=_bind_refs(name, snippet, var_refs))
 
 
 def _name(group):
@@ -386,16 +440,20 @@ class GeNNModel:
     def add_synapse_population(self, pop_name, matrix_type, source, target, weight_update_init,
                                postsynaptic_init, connectivity_init=None):
         layout = _layout(pop_name, matrix_type)
+        if isinstance(postsynaptic_init, _WithTargetRefs):
+            _check_target_refs(pop_name, postsynaptic_init.refs, _name(target))
+            postsynaptic_init = postsynaptic_init.native
         return self._add(self.synapse_populations,
                          SynapseGroup(self, pop_name, layout, _name(source), _name(target),
                                       weight_update_init, postsynaptic_init, connectivity_init))
 
     def add_current_source(self, cs_name, current_source_model, pop, params=None, vars=None,
                            var_refs=None):
-        _refuse("var_refs", var_refs, "the target's variables by name (V)")
+        _check_target_refs(cs_name, _bind_refs(cs_name, current_source_model, var_refs),
+                           _name(pop))
         return self._add(self.current_sources,
-                         CurrentSource(self, cs_name, current_source_model, _name(pop), params,
-                                       vars))
+                         CurrentSource(self, cs_name, _native_model(current_source_model),
+                                       _name(pop), params, vars))
 
     def add_custom_update(self, cu_name, group_name, custom_update_model, params=None,
                           vars=None, var_refs=None, egp_refs=None):

@@ -279,3 +279,54 @@ def test_batched_sparse_values_are_one_row_per_batch_element(cache_dir):
     syn.vars["g"].values = new
     syn.vars["g"].pull_from_device()
     np.testing.assert_array_equal(syn.vars["g"].values, new)
+
+
+def test_neuron_variable_references_of_the_target_are_read_by_name(cache_dir):
+    # GeNN 5 binds a conductance synapse's V with var_refs; spikeforge's code reads the target's
+    # V by name, so a reference to the target's own V is accepted and gives the same spikes as
+    # the model without it; anything else is refused naming the alternative.
+    def run(with_refs):
+        model = genn.GeNNModel("double", "genn_refs", cache_dir=cache_dir)
+        model.dt = 0.1
+        cond = genn.create_postsynaptic_model(
+            "cond", params=["E"], neuron_var_refs=[("V", "scalar", genn.VarAccessMode.READ_ONLY)]
+            if with_refs else None, sim_code="injectCurrent(inSyn * (E - V));\ninSyn *= 0.9;")
+        drive = genn.create_current_source_model(
+            "drive", params=["amp"], neuron_var_refs=[("V", "scalar")] if with_refs else None,
+            injection_code="injectCurrent(V < -40.0 ? amp : 0.0);")
+        lif = {"C": 1.0, "TauM": 20.0, "Vrest": -65.0, "Vreset": -65.0, "Vthresh": -50.0,
+               "Ioffset": 0.0, "TauRefrac": 2.0}
+        pre = model.add_neuron_population("Pre", 10, "LIF", lif, {"V": -65.0, "RefracTime": 0.0})
+        post = model.add_neuron_population("Post", 10, "LIF", lif,
+                                           {"V": -65.0, "RefracTime": 0.0})
+        post.spike_recording_enabled = True
+        model.add_current_source("Drive", drive, pre, {"amp": 2.0}, {},
+                                 {"V": genn.create_var_ref(pre, "V")} if with_refs else None)
+        model.add_synapse_population(
+            "S", "DENSE", pre, post, genn.init_weight_update("StaticPulse", {}, {"g": 0.05}),
+            genn.init_postsynaptic(cond, {"E": 0.0}, {},
+                                   {"V": genn.create_var_ref(post, "V")} if with_refs else None))
+        model.build()
+        model.load(num_recording_timesteps=500)
+        while model.timestep < 500:
+            model.step_time()
+        model.pull_recording_buffers_from_device()
+        return post.spike_recording_data[0]
+    with_refs, without = run(True), run(False)
+    assert len(with_refs[1]) > 0
+    np.testing.assert_array_equal(with_refs[0], without[0])
+    np.testing.assert_array_equal(with_refs[1], without[1])
+
+    model = genn.GeNNModel("float", "genn_bad_refs")
+    a = model.add_neuron_population("A", 2, "LIF", {}, {})
+    b = model.add_neuron_population("B", 2, "LIF", {}, {})
+    with pytest.raises(NotImplementedError, match="reference 'V' to A.V.*B.V"):
+        model.add_synapse_population(
+            "S", "DENSE", a, b, genn.init_weight_update("StaticPulse", {}, {"g": 1.0}),
+            genn.init_postsynaptic("ExpCond", {"tau": 5.0, "E": 0.0}, {},
+                                   {"V": genn.create_var_ref(a, "V")}))
+    with pytest.raises(NotImplementedError, match="ReadWrite neuron variable reference 'V'"):
+        genn.create_postsynaptic_model("w", neuron_var_refs=[("V", "scalar",
+                                                              genn.VarAccessMode.READ_WRITE)])
+    with pytest.raises(ValueError, match="references are \\['V'\\], the references given \\[\\]"):
+        genn.init_postsynaptic(genn.create_postsynaptic_model("c", neuron_var_refs=["V"]))

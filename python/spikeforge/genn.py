@@ -516,6 +516,11 @@ class GeNNModel:
     def t(self):
         return self._sim.t if self._sim is not None else 0.0
 
+    @t.setter
+    def t(self, value):
+        if value != self.t:
+            unsupported("setting t", "Simulation.reset() (time and state to the start)")
+
     @property
     def timestep(self):
         return self._sim.timestep if self._sim is not None else 0

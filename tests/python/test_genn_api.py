@@ -149,6 +149,11 @@ def test_what_spikeforge_lacks_is_refused_naming_the_alternative():
         genn.GeNNModel("float", "bad", backend="gpu")
     with pytest.raises(RuntimeError, match="step_time needs build"):
         genn.GeNNModel("float", "unbuilt").step_time()
+    unbuilt = genn.GeNNModel("float", "unbuilt")
+    unbuilt.timestep = 0  # the value it has: nothing to do
+    unbuilt.t = 0.0
+    with pytest.raises(NotImplementedError, match="setting timestep.*reset"):
+        unbuilt.timestep = 5
 
 
 def test_enums_and_types_carry_spikeforges_names():

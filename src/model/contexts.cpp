@@ -27,8 +27,7 @@ Type declaredType(const std::string& type, const std::string& owner, const std::
 }
 
 void addRandom(Names& n) {
-    for (const char* f :
-         {"rand_uniform", "rand_normal", "rand_exponential", "rand_gamma", "rand_binomial"})
+    for (const auto& f : snippet::randomFunctions())
         n[f] = NameKind::Function;
 }
 

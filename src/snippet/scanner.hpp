@@ -170,6 +170,10 @@ struct FunctionInfo {
 // spellings of the random functions (gennrand_uniform, …) give the function they spell.
 const FunctionInfo* functionInfo(const std::string& name);
 
+// The functions that draw random numbers (rand_uniform, …), from the same table: the fields
+// with random numbers declare these.
+const std::vector<std::string>& randomFunctions();
+
 // The C maths functions snippets may call (callable in C++, CUDA and OpenCL C alike).
 const std::set<std::string>& mathFunctions();
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace spikeforge::snippet {
 
@@ -20,6 +21,7 @@ constexpr std::array kFunctions = {
     FunctionInfo{"rand_exponential", 0, R::Scalar, 0, false, true},
     FunctionInfo{"rand_gamma", 1, R::Scalar, 0, false, true},
     FunctionInfo{"rand_binomial", 2, R::U32, 0, false, true},
+    FunctionInfo{"rand_log_normal", 2, R::Scalar, 0, false, true},
     FunctionInfo{"addToPost", 1, R::Void, 0, false, false},
     FunctionInfo{"addToPostDelay", 2, R::Void, 2, false, false},
     FunctionInfo{"addToPre", 1, R::Void, 0, false, false},
@@ -73,12 +75,13 @@ constexpr std::array kFunctions = {
 
 // GeNN's spellings of the random functions, so that PyGeNN code strings run unchanged: a call
 // through one is checked and printed as a call of the function it names.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kGeNNSpellings = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kGeNNSpellings = {{
     {"gennrand_uniform", "rand_uniform"},
     {"gennrand_normal", "rand_normal"},
     {"gennrand_exponential", "rand_exponential"},
     {"gennrand_gamma", "rand_gamma"},
     {"gennrand_binomial", "rand_binomial"},
+    {"gennrand_log_normal", "rand_log_normal"},
 }};
 
 } // namespace
@@ -89,6 +92,16 @@ const FunctionInfo* functionInfo(const std::string& name) {
     for (const auto& [spelling, function] : kGeNNSpellings)
         if (name == spelling) return functionInfo(std::string(function));
     return nullptr;
+}
+
+const std::vector<std::string>& randomFunctions() {
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> v;
+        for (const auto& f : kFunctions)
+            if (f.rng) v.push_back(f.name);
+        return v;
+    }();
+    return names;
 }
 
 const std::set<std::string>& mathFunctions() {

@@ -245,6 +245,19 @@ TEST_P(VarInitialiserTest, NormalClippedWithZeroSdIsTheMean) {
     EXPECT_EQ(std::count(x.begin(), x.end(), 0.25), std::ptrdiff_t(kSamples));
 }
 
+// rand_log_normal(m, s) (GeNN's gennrand_log_normal) is exp of a normal of mean m and standard
+// deviation s: the logarithms of the samples are that normal.
+TEST_P(VarInitialiserTest, LogNormalIsTheExponentialOfANormal) {
+    InitSnippet logNormal;
+    logNormal.name = "LogNormal";
+    logNormal.params = {"m", "s"};
+    logNormal.code = "value = rand_log_normal(m, s);";
+    std::vector<double> logs = sample(VarInit(logNormal, {{"m", 0.3}, {"s", 0.4}}));
+    for (double& v : logs)
+        v = std::log(v);
+    expectDistributed(logs, normal(0.3, 0.4));
+}
+
 TEST_P(VarInitialiserTest, Exponential) {
     expectDistributed(sample(init::Exponential(2.5)), exponential(2.5));
 }

@@ -183,7 +183,9 @@ TEST(SnippetNames, GeNNsSpellingsOfTheRandomFunctionsAreTheFunctions) {
     EXPECT_TRUE(contains(scanError("scalar gennrand_uniform = 1.0;"),
                          "declaration of 'gennrand_uniform' shadows the function"));
     EXPECT_TRUE(contains(scanError("V += gennrand_log_normal(0.0, 1.0);"),
-                         "unknown identifier 'gennrand_log_normal'"));
+                         "'rand_log_normal' cannot be called in simCode"));
+    EXPECT_TRUE(contains(scanError("V += gennrand_lognormal();"),
+                         "unknown identifier 'gennrand_lognormal'"));
 }
 
 TEST(SnippetNames, FactsAreRecordedOnce) {

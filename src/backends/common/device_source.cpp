@@ -16,7 +16,9 @@ std::string randomNumberSource() {
            "#define rand_gamma(a) sf_gamma(&sfRng, (scalar)(a))\n"
            // n may be a floating value: converted as a snippet's casts are.
            "#define rand_binomial(n, p) sf_binomial(&sfRng, sf_f64_to_u32((double)(n), 32u), "
-           "(scalar)(p))\n";
+           "(scalar)(p))\n"
+           // exp(m + s·N(0, 1)): GeNN's gennrand_log_normal(mean, sd) of the underlying normal.
+           "#define rand_log_normal(m, s) exp((scalar)(m) + (scalar)(s) * sf_normal(&sfRng))\n";
 }
 
 namespace {

@@ -413,6 +413,7 @@ class GeNNModel:
         self._preferences = dict(preference_kwargs)
         self._native = None
         self._sim = None
+        self.timing_enabled = False  # kernel timers (Simulation(kernel_timing=True))
         self.dt = 0.5  # [ms] GeNN's default
         self.batch_size = 1
         self.seed = 1234  # GeNN's 0 draws a seed; spikeforge's runs repeat unless it is set
@@ -482,6 +483,7 @@ class GeNNModel:
         backend, threads = _BACKENDS[self.backend_name]
         prefs = dict(self._preferences)
         prefs.setdefault("threads", threads)
+        prefs.setdefault("kernel_timing", bool(self.timing_enabled))
         self._sim = _sf.Simulation(native, backend=backend, **prefs)
         self._native = native
 
@@ -539,6 +541,41 @@ class GeNNModel:
         if self._native is not None:
             raise RuntimeError(f"model '{self.name}' is built: set batch_size before build()")
         self._batch_size = int(value)
+
+    # ---- timing (timing_enabled before build) [s] ----
+    def _kernel_time(self, kernel):
+        sim = self._simulation("timing")
+        if not self.timing_enabled:
+            raise RuntimeError(f"model '{self.name}': set timing_enabled before build()")
+        return sim.kernel_times().get(kernel, (0.0, 0))[0]
+
+    @property
+    def neuron_update_time(self):
+        return self._kernel_time("neuron_update")
+
+    @property
+    def presynaptic_update_time(self):
+        return self._kernel_time("presynaptic_update")
+
+    @property
+    def postsynaptic_update_time(self):
+        return self._kernel_time("postsynaptic_update")
+
+    @property
+    def synapse_dynamics_time(self):
+        return self._kernel_time("synapse_dynamics")
+
+    @property
+    def init_time(self):
+        """The whole initialisation, connectivity included (one kernel in spikeforge)."""
+        return self._kernel_time("initialise")
+
+    @property
+    def init_sparse_time(self):
+        unsupported("init_sparse_time (spikeforge initialises in one kernel)", "init_time")
+
+    def get_custom_update_time(self, name):
+        return self._kernel_time("custom_update." + name)
 
     @property
     def native_simulation(self):

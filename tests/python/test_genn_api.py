@@ -335,3 +335,39 @@ def test_neuron_variable_references_of_the_target_are_read_by_name(cache_dir):
                                                               genn.VarAccessMode.READ_WRITE)])
     with pytest.raises(ValueError, match="references are \\['V'\\], the references given \\[\\]"):
         genn.init_postsynaptic(genn.create_postsynaptic_model("c", neuron_var_refs=["V"]))
+
+
+def test_kernel_timers_when_timing_is_enabled(cache_dir):
+    model = genn.GeNNModel("float", "genn_timing", cache_dir=cache_dir)
+    model.timing_enabled = True
+    pop = model.add_neuron_population("Pop", 50, "LIF",
+                                      {"C": 1.0, "TauM": 20.0, "Vrest": -49.0, "Vreset": -60.0,
+                                       "Vthresh": -50.0, "Ioffset": 0.0, "TauRefrac": 2.0},
+                                      {"V": -55.0, "RefracTime": 0.0})
+    model.add_synapse_population("S", "DENSE", pop, pop,
+                                 genn.init_weight_update("StaticPulse", {}, {"g": 0.01}),
+                                 genn.init_postsynaptic("DeltaCurr"))
+    scale = genn.create_custom_update_model("scale", var_refs=[("V", "scalar")],
+                                            update_code="V *= 1.0;")
+    model.add_custom_update("Scale", "Reset", scale, {}, {}, {"V": genn.create_var_ref(pop, "V")})
+    model.build()
+    model.load()
+    for _ in range(200):
+        model.step_time()
+    assert model.get_custom_update_time("Reset") == 0.0  # not run yet
+    model.custom_update("Reset")
+    times = {"neuron": model.neuron_update_time, "pre": model.presynaptic_update_time,
+             "init": model.init_time, "custom": model.get_custom_update_time("Reset")}
+    assert all(t > 0.0 for t in times.values()), times
+    launches = model.native_simulation.kernel_times()
+    assert launches["neuron_update"][1] == 200 and launches["custom_update.Reset"][1] == 1
+    with pytest.raises(NotImplementedError, match="init_sparse_time.*use init_time"):
+        model.init_sparse_time
+    untimed = genn.GeNNModel("float", "genn_untimed", cache_dir=cache_dir)
+    untimed.add_neuron_population("Pop", 2, "LIF",
+                                  {"C": 1.0, "TauM": 20.0, "Vrest": -49.0, "Vreset": -60.0,
+                                   "Vthresh": -50.0, "Ioffset": 0.0, "TauRefrac": 2.0},
+                                  {"V": -55.0, "RefracTime": 0.0})
+    untimed.build()
+    with pytest.raises(RuntimeError, match="set timing_enabled before build"):
+        untimed.neuron_update_time

@@ -14,6 +14,9 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdint>
+#include <memory>
+
 namespace spikeforge::python {
 
 namespace {
@@ -77,6 +80,15 @@ NeuronModel neuronModel(const std::string& name, const std::vector<std::string>&
     return m;
 }
 
+// A built-in's name, or a ModelError saying what else the argument may be.
+std::string snippetName(nb::handle snippet, const std::string& function,
+                        const std::string& creator) {
+    if (!nb::isinstance<nb::str>(snippet))
+        throw ModelError(function + ": the snippet must be a built-in's name or made by " +
+                         creator + ", not " + nb::cast<std::string>(nb::repr(snippet)));
+    return nb::cast<std::string>(snippet);
+}
+
 // Initialisers have no device arrays for extra global parameters (contexts.cpp): refused here,
 // naming the snippet, rather than left to fail as unknown names in the code.
 void refuseInitEGPs(const std::string& kind, const std::string& name, nb::handle egps) {
@@ -104,10 +116,33 @@ SparseInitSnippet sparseInitSnippet(const std::string& name, const std::vector<s
     fillBase(s, name, params, derived, nb::list());
     s.rowBuildCode = rowBuildCode;
     s.preCalcRowLengthCode = preCalcRowLengthCode;
-    if (!calcMaxRowLength.is_none())
-        s.calcMaxRowLength =
-            nb::cast<std::function<unsigned(unsigned, unsigned, const ParamValues&)>>(
-                calcMaxRowLength);
+    if (!calcMaxRowLength.is_none()) {
+        if (!PyCallable_Check(calcMaxRowLength.ptr()))
+            throw ModelError(
+                "connectivity initialiser '" + name +
+                "': calc_max_row_len_func must be callable(num_pre, num_post, params)");
+        // The bound the user's function gives, checked: a whole number from 0 to 2^32 - 1.
+        // Copies of the snippet may be made and dropped where the GIL is released (building a
+        // simulation): the reference is released holding it.
+        std::shared_ptr<nb::object> func(new nb::object(nb::borrow(calcMaxRowLength)),
+                                         [](nb::object* f) {
+                                             nb::gil_scoped_acquire gil;
+                                             delete f;
+                                         });
+        s.calcMaxRowLength = [func, name](unsigned numPre, unsigned numPost,
+                                          const ParamValues& params) -> unsigned {
+            nb::gil_scoped_acquire gil;
+            nb::object r = (*func)(numPre, numPost, params);
+            long long n = -1;
+            if (!nb::isinstance<nb::int_>(r) || !nb::try_cast(r, n) || n < 0 ||
+                n > static_cast<long long>(UINT32_MAX))
+                throw ModelError("connectivity initialiser '" + name +
+                                 "': calc_max_row_len_func returned " +
+                                 nb::cast<std::string>(nb::repr(r)) +
+                                 ", not a whole number from 0 to 4294967295");
+            return static_cast<unsigned>(n);
+        };
+    }
     return s;
 }
 
@@ -216,7 +251,7 @@ void bindSnippets(nb::module_& m) {
         [](nb::handle snippet, const ParamValues& params) {
             if (nb::isinstance<InitSnippet>(snippet))
                 return VarInit(nb::cast<const InitSnippet&>(snippet), params);
-            const auto name = nb::cast<std::string>(snippet);
+            const auto name = snippetName(snippet, "init_var", "create_var_init_snippet");
             const InitSnippet& s = builtIn(init::findVarInitSnippet(name), "variable initialiser",
                                            name, init::varInitSnippetNames());
             return VarInit(s, params);
@@ -229,7 +264,8 @@ void bindSnippets(nb::module_& m) {
         [](nb::handle snippet, const ParamValues& params) {
             if (nb::isinstance<SparseInitSnippet>(snippet))
                 return SparseConnectivityInit{nb::cast<const SparseInitSnippet&>(snippet), params};
-            const auto name = nb::cast<std::string>(snippet);
+            const auto name = snippetName(snippet, "init_sparse_connectivity",
+                                          "create_sparse_connect_init_snippet");
             const SparseInitSnippet& s =
                 builtIn(init::findSparseInitSnippet(name), "connectivity initialiser", name,
                         init::sparseInitSnippetNames());

@@ -371,3 +371,26 @@ def test_kernel_timers_when_timing_is_enabled(cache_dir):
     untimed.build()
     with pytest.raises(RuntimeError, match="set timing_enabled before build"):
         untimed.neuron_update_time
+
+
+def test_bad_initialiser_arguments_are_model_errors_naming_the_snippet(cache_dir):
+    def build(calc):
+        rows = sf.create_sparse_connect_init_snippet("rows", row_build_code="addSynapse(0);",
+                                                     calc_max_row_len_func=calc)
+        model = sf.Model("bad_calc")
+        model.add_neuron_population("A", 3, "LeakyIntegrate",
+                                    {"C": 1.0, "TauM": 10.0, "Vrest": 0.0}, {"V": 0.0})
+        model.add_synapse_population("S", "sparse", "A", "A",
+                                     sf.init_weight_update("StaticPulse", {}, {"g": 1.0}),
+                                     sf.init_postsynaptic("DeltaCurr"),
+                                     sf.init_sparse_connectivity(rows))
+        sf.Simulation(model, cache_dir=cache_dir)
+    for bad in (-1, "x", 2.5, 2 ** 40):
+        with pytest.raises(sf.ModelError, match="'rows': calc_max_row_len_func returned"):
+            build(lambda num_pre, num_post, pars, bad=bad: bad)
+    with pytest.raises(ZeroDivisionError):  # the function's own error reaches the caller
+        build(lambda num_pre, num_post, pars: 1 // 0)
+    with pytest.raises(sf.ModelError, match="must be callable"):
+        sf.create_sparse_connect_init_snippet("rows", calc_max_row_len_func=3)
+    with pytest.raises(sf.ModelError, match="init_var: the snippet must be a built-in's name"):
+        sf.init_var(3.5)

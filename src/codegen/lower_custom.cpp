@@ -302,10 +302,11 @@ LoweredGroup lowerCustomUpdateInit(const Model& m, const CustomUpdate& cu) {
     for (const auto& v : cu.model().vars) {
         const auto r = refs::ownVar(cu, v, m.batchSize());
         const VarInit& init = cu.varInits().at(v.name);
-        const bool namesPairs =
-            init.hasSnippet() && r.elementDim && sg &&
-            (analysis::of(m, cu.name(), "init." + v.name).referencedNames.count("id_pre") ||
-             analysis::of(m, cu.name(), "init." + v.name).referencedNames.count("id_post"));
+        bool namesPairs = false;
+        if (init.hasSnippet() && r.elementDim && sg) {
+            const auto& named = analysis::of(m, cu.name(), "init." + v.name).referencedNames;
+            namesPairs = named.count("id_pre") || named.count("id_post");
+        }
         b.readsEarlierGroups = b.readsEarlierGroups || namesPairs;
         e.initPairDecode = r.elementDim ? pairs : "";
         b.vars.push_back(e.varInit(cu.name(), {v.name, v.type, VarAccess::ReadWrite}, init,
